@@ -1,0 +1,231 @@
+//! Acceptance sets: what a result register may hold. Most results are one
+//! exact value; where the ISA leaves bits open the set says so instead of
+//! guessing.
+//!
+//! Text syntax (vectors/README.md): alternatives joined by `|`, each one of
+//! - `ffffffc2`: exact bits, zero-padded to the register width;
+//! - `3f80????`: `?` digits are don't-care nibbles;
+//! - `3f800000/ffffe000`: value/mask, only bits set in the mask are compared;
+//! - `nan` (`nan:64` for a wider register): any NaN of the destination type.
+
+use std::fmt;
+
+use crate::format::Format;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Alt {
+    /// Bits equal to `value` wherever `mask` is set.
+    Bits { value: u64, mask: u64 },
+    /// Any NaN of the format, zero-extended to the register.
+    AnyNan(Format),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AcceptSet {
+    /// Register width in bits.
+    pub width: u32,
+    pub alts: Vec<Alt>,
+}
+
+pub fn width_mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+impl Alt {
+    fn contains(&self, bits: u64) -> bool {
+        match self {
+            Alt::Bits { value, mask } => bits & mask == value & mask,
+            Alt::AnyNan(f) => {
+                let n = f.container_bits();
+                bits & !width_mask(n) == 0 && f.float_layout().is_some_and(|l| l.is_nan_code(bits >> l.shift))
+            }
+        }
+    }
+}
+
+impl AcceptSet {
+    pub fn exact(width: u32, value: u64) -> AcceptSet {
+        AcceptSet { width, alts: vec![Alt::Bits { value, mask: width_mask(width) }] }
+    }
+    pub fn any_nan(width: u32, f: Format) -> AcceptSet {
+        AcceptSet { width, alts: vec![Alt::AnyNan(f)] }
+    }
+    /// The single value, when the set has exactly one member.
+    pub fn single(&self) -> Option<u64> {
+        match self.alts.as_slice() {
+            [Alt::Bits { value, mask }] if *mask == width_mask(self.width) => Some(*value),
+            _ => None,
+        }
+    }
+    pub fn contains(&self, bits: u64) -> bool {
+        bits & !width_mask(self.width) == 0 && self.alts.iter().any(|a| a.contains(bits))
+    }
+    /// Add the members of another set of the same width (deduplicated).
+    pub fn union(&mut self, other: AcceptSet) {
+        for a in other.alts {
+            if !self.alts.contains(&a) && !self.covers(&a) {
+                self.alts.push(a);
+            }
+        }
+    }
+    fn covers(&self, a: &Alt) -> bool {
+        match a {
+            Alt::Bits { value, mask } if *mask == width_mask(self.width) => self.contains(*value),
+            _ => self.alts.contains(a),
+        }
+    }
+    /// Whether every member of `self` is in `other` (sufficient test: exact
+    /// members are looked up; patterns must appear in `other` too, or be
+    /// implied by a looser pattern).
+    pub fn is_subset_of(&self, other: &AcceptSet) -> bool {
+        self.width == other.width
+            && self.alts.iter().all(|a| match a {
+                Alt::Bits { value, mask } if *mask == width_mask(self.width) => other.contains(*value),
+                Alt::Bits { value, mask } => other.alts.iter().any(|b| match b {
+                    Alt::Bits { value: v2, mask: m2 } => m2 & !mask == 0 && value & m2 == v2 & m2,
+                    Alt::AnyNan(_) => false,
+                }),
+                Alt::AnyNan(f) => other.alts.contains(&Alt::AnyNan(*f)),
+            })
+    }
+
+    /// Parse the text syntax. `natural` is the destination type's width, used for a bare `nan`.
+    pub fn parse(text: &str, nan_format: Option<Format>) -> Result<AcceptSet, String> {
+        if text.is_empty() {
+            return Err("empty result".into());
+        }
+        let mut width = None;
+        let mut alts = Vec::new();
+        for part in text.split('|') {
+            let (alt, w) = parse_alt(part, nan_format)?;
+            match width {
+                None => width = Some(w),
+                Some(w0) if w0 != w => {
+                    return Err(format!("alternatives of different widths in `{}` ({w0} and {w} bits)", clip(text)))
+                }
+                _ => {}
+            }
+            alts.push(alt);
+        }
+        Ok(AcceptSet { width: width.unwrap(), alts })
+    }
+}
+
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(40) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// Register width in bits from a count of hex digits.
+pub fn width_of_digits(n: usize) -> Option<u32> {
+    match n {
+        2 => Some(8),
+        4 => Some(16),
+        8 => Some(32),
+        16 => Some(64),
+        _ => None,
+    }
+}
+
+/// Parse plain hex (no `0x`), checking the digit count is a register width.
+pub fn parse_hex(s: &str) -> Result<(u64, u32), String> {
+    let w = width_of_digits(s.len())
+        .ok_or_else(|| format!("`{}` has {} hex digits; registers take 2, 4, 8 or 16 (zero-padded, no 0x)", clip(s), s.chars().count()))?;
+    if let Some(c) = s.chars().find(|c| !c.is_ascii_hexdigit()) {
+        return Err(format!("`{}` is not hex: unexpected `{c}`", clip(s)));
+    }
+    Ok((u64::from_str_radix(s, 16).expect("checked hex"), w))
+}
+
+fn parse_alt(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String> {
+    if let Some(rest) = s.strip_prefix("nan") {
+        let f = nan_format.ok_or_else(|| "`nan` needs a floating-point destination".to_string())?;
+        let w = match rest {
+            "" => f.container_bits(),
+            _ => rest
+                .strip_prefix(':')
+                .and_then(|n| n.parse::<u32>().ok())
+                .filter(|w| [8, 16, 32, 64].contains(w) && *w >= f.container_bits())
+                .ok_or_else(|| format!("`{}`: expected `nan` or `nan:WIDTH` with a register width", clip(s)))?,
+        };
+        return Ok((Alt::AnyNan(f), w));
+    }
+    if let Some((v, m)) = s.split_once('/') {
+        let (value, w) = parse_hex(v)?;
+        let (mask, wm) = parse_hex(m).map_err(|e| format!("mask: {e}"))?;
+        if w != wm {
+            return Err(format!("value and mask of different widths in `{}`", clip(s)));
+        }
+        return Ok((Alt::Bits { value: value & mask, mask }, w));
+    }
+    if s.contains('?') {
+        let w = width_of_digits(s.len())
+            .ok_or_else(|| format!("`{}` has {} digits; registers take 2, 4, 8 or 16", clip(s), s.chars().count()))?;
+        let (mut value, mut mask) = (0u64, 0u64);
+        for c in s.chars() {
+            value <<= 4;
+            mask <<= 4;
+            if c != '?' {
+                value |= c.to_digit(16).ok_or_else(|| format!("`{}` is not hex: unexpected `{c}`", clip(s)))? as u64;
+                mask |= 0xf;
+            }
+        }
+        return Ok((Alt::Bits { value, mask }, w));
+    }
+    let (value, w) = parse_hex(s)?;
+    Ok((Alt::Bits { value, mask: width_mask(w) }, w))
+}
+
+impl fmt::Display for AcceptSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let digits = (self.width / 4) as usize;
+        for (i, a) in self.alts.iter().enumerate() {
+            if i > 0 {
+                f.write_str("|")?;
+            }
+            match a {
+                Alt::AnyNan(fm) if fm.container_bits() == self.width => f.write_str("nan")?,
+                Alt::AnyNan(_) => write!(f, "nan:{}", self.width)?,
+                Alt::Bits { value, mask } if *mask == width_mask(self.width) => write!(f, "{value:0digits$x}")?,
+                Alt::Bits { value, mask } if (0..digits).all(|k| matches!((mask >> (4 * k)) & 0xf, 0 | 0xf)) => {
+                    for k in (0..digits).rev() {
+                        if (mask >> (4 * k)) & 0xf == 0 {
+                            f.write_str("?")?;
+                        } else {
+                            write!(f, "{:x}", (value >> (4 * k)) & 0xf)?;
+                        }
+                    }
+                }
+                Alt::Bits { value, mask } => write!(f, "{value:0digits$x}/{mask:0digits$x}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_round_trips() {
+        for s in ["ffffffc2", "3f80????", "3f800000/ffffe000", "nan", "7fff|7e00", "nan:32"] {
+            let set = AcceptSet::parse(s, Some(Format::F16)).unwrap();
+            assert_eq!(set.to_string(), s);
+        }
+        let nan = AcceptSet::parse("nan", Some(Format::F32)).unwrap();
+        assert!(nan.contains(0xffc0_0001) && !nan.contains(0x7f80_0000));
+        let m = AcceptSet::parse("3f800000/ffffe000", None).unwrap();
+        assert!(m.contains(0x3f80_1fff) && !m.contains(0x3f80_2000));
+        assert!(AcceptSet::exact(32, 0x3f80_0001).is_subset_of(&m));
+        for bad in ["", "123", "xyz0", "0x12", "12|1234", "nan:12", "12/1234", "1g"] {
+            assert!(AcceptSet::parse(bad, Some(Format::F16)).is_err(), "{bad}");
+        }
+    }
+}

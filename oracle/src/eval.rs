@@ -1,0 +1,448 @@
+//! Evaluation of scalar `cvt` forms: the PTX policy layer over the exact
+//! core. Each decision is recorded as a named `Rule` step so `explain` can
+//! show why a result is what it is.
+
+use std::fmt;
+
+use rug::Integer;
+
+use crate::accept::{width_mask, AcceptSet, Alt};
+use crate::encode::{self, fit, Fit, Overflow};
+use crate::exact::{decode, is_subnormal, Dyadic, Nan, Value};
+use crate::format::Format;
+use crate::instr::{self, Cvt, Family, Illegal, Regs, Type};
+use crate::policy::{Answers, NanOut, Profile, Question, Rule};
+use crate::round::{round, Grid, Mode, Rounded};
+
+/// A source operand: its bits and the width of the register holding them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Operand {
+    pub bits: u64,
+    pub width: u32,
+}
+
+/// One rule that fired, with what it did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub rule: Rule,
+    pub detail: String,
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:<24} [{}] {}", self.rule.name(), self.rule.evidence().tag(), self.detail)
+    }
+}
+
+/// What a conversion may produce, and why.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub accept: AcceptSet,
+    /// The exact source value.
+    pub input: Value,
+    pub trace: Vec<Step>,
+}
+
+impl Outcome {
+    /// The rule that decided the result: the last value-changing step.
+    pub fn deciding_rule(&self) -> Rule {
+        self.trace
+            .iter()
+            .rev()
+            .map(|s| s.rule)
+            .find(|r| !matches!(r, Rule::DestExtend | Rule::Decode | Rule::SourceChop))
+            .unwrap_or(Rule::Decode)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EvalError {
+    Illegal(Illegal),
+    Operands(String),
+}
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EvalError::Illegal(i) => write!(f, "{i}"),
+            EvalError::Operands(s) => f.write_str(s),
+        }
+    }
+}
+
+impl std::error::Error for EvalError {}
+
+/// Evaluate `c` on its operands, writing a register of `dst_width` bits.
+pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> Result<Outcome, EvalError> {
+    let [src] = srcs else {
+        return Err(EvalError::Operands(format!("{c} takes one source operand, got {}", srcs.len())));
+    };
+    instr::check(c, Regs { dst: dst_width, src: src.width }, None, None).map_err(EvalError::Illegal)?;
+    let base = profile.answers();
+    let first = Ctx::run(c, *src, dst_width, profile, base);
+    let mut accept = first.set.clone();
+    let mut trace = first.trace.clone();
+    if profile.accepts_all_answers() {
+        // Explore every combination of the open questions this input reached.
+        let mut seen = vec![base];
+        let mut queue = vec![(base, first.consulted)];
+        while let Some((a, consulted)) = queue.pop() {
+            for q in Question::ALL.into_iter().filter(|q| consulted & (1 << *q as u8) != 0) {
+                let b = a.flipped(q);
+                if seen.contains(&b) {
+                    continue;
+                }
+                seen.push(b);
+                let alt = Ctx::run(c, *src, dst_width, profile, b);
+                if !alt.set.is_subset_of(&accept) {
+                    trace.push(Step {
+                        rule: q.rule(),
+                        detail: format!("the ISA profile also accepts {} (the other answer to this open question)", alt.set),
+                    });
+                    accept.union(alt.set);
+                }
+                queue.push((b, alt.consulted));
+            }
+        }
+    }
+    Ok(Outcome { accept, input: first.input, trace })
+}
+
+/// The result at the destination type's width, before register extension.
+enum TypeResult {
+    Bits(u64),
+    AnyNan,
+}
+
+struct Run {
+    set: AcceptSet,
+    input: Value,
+    trace: Vec<Step>,
+    consulted: u8,
+}
+
+struct Ctx<'a> {
+    c: &'a Cvt,
+    profile: Profile,
+    answers: Answers,
+    consulted: u8,
+    trace: Vec<Step>,
+}
+
+fn signed(neg: bool, mag: &Dyadic) -> String {
+    format!("{}{}", if neg { "-" } else { "" }, mag)
+}
+
+impl<'a> Ctx<'a> {
+    fn run(c: &'a Cvt, src: Operand, dst_width: u32, profile: Profile, answers: Answers) -> Run {
+        let mut cx = Ctx { c, profile, answers, consulted: 0, trace: Vec::new() };
+        let abits = c.atype.bits();
+        let bits = src.bits & width_mask(abits);
+        if src.width > abits {
+            cx.note(
+                Rule::SourceChop,
+                format!("{}-bit register {:0w$x}: low {abits} bits {bits:0v$x}", src.width, src.bits, w = (src.width / 4) as usize, v = (abits as usize).div_ceil(4)),
+            );
+        }
+        let input = decode(c.atype.format(), bits);
+        cx.note(Rule::Decode, format!("{} {bits:0w$x} = {input}", c.atype.name(), w = (abits as usize).div_ceil(4)));
+        let r = match c.family() {
+            Family::IntToInt => cx.int_to_int(&input),
+            Family::IntToFloat => cx.int_to_float(&input),
+            Family::FloatToInt => cx.float_to_int(&input),
+            Family::SameFloat | Family::Widen | Family::Narrow => cx.float_to_float(&input),
+        };
+        let set = cx.extend(r, dst_width);
+        Run { set, input, trace: cx.trace, consulted: cx.consulted }
+    }
+
+    fn note(&mut self, rule: Rule, detail: impl Into<String>) {
+        self.trace.push(Step { rule, detail: detail.into() });
+    }
+
+    fn ask(&mut self, q: Question) -> bool {
+        self.consulted |= 1 << q as u8;
+        self.answers.get(q)
+    }
+
+    fn dformat(&self) -> Format {
+        self.c.dtype.format()
+    }
+
+    fn int_to_int(&mut self, v: &Value) -> TypeResult {
+        let i = v.as_integer().expect("integer source");
+        let d = self.c.dtype;
+        if self.c.sat {
+            let (lo, hi) = d.format().int_range().unwrap();
+            let clamped = i.clone().clamp(&lo, &hi);
+            let what = if clamped == i { "in range, unchanged".to_string() } else { format!("clamped to {clamped}") };
+            self.note(Rule::IntSatClamp, format!("{i} → {} range: {what}", d.name()));
+            return TypeResult::Bits(encode::encode_int(d.format(), &clamped));
+        }
+        let (ab, db) = (self.c.atype.bits(), d.bits());
+        let how = match ab.cmp(&db) {
+            std::cmp::Ordering::Greater => "chop to the low bits",
+            std::cmp::Ordering::Less if self.c.atype.format().is_signed_int() => "sign-extend",
+            std::cmp::Ordering::Less => "zero-extend",
+            std::cmp::Ordering::Equal => "reinterpret the bits",
+        };
+        let bits = encode::wrap(&i, db);
+        self.note(Rule::IntWrap, format!("{how}: {} {bits:0w$x}", d.name(), w = (db / 4) as usize));
+        TypeResult::Bits(bits)
+    }
+
+    fn mode(&self) -> Mode {
+        self.c.rounding.and_then(|r| r.mode()).unwrap_or(Mode::NearestEven)
+    }
+
+    fn note_rounding(&mut self, rule: Rule, neg: bool, exact: &Dyadic, r: &Rounded) {
+        let detail = if r.inexact() {
+            format!(
+                "{} lies between {} and {}, {}; {} → {}",
+                signed(neg, exact),
+                signed(neg, &r.lower),
+                signed(neg, &r.upper),
+                r.remainder,
+                r.mode.name(),
+                signed(neg, &r.mag)
+            )
+        } else {
+            format!("{} is representable: exact", signed(neg, exact))
+        };
+        self.note(rule, detail);
+    }
+
+    fn int_to_float(&mut self, v: &Value) -> TypeResult {
+        let Value::Num { neg, mag } = v else { unreachable!("integers are finite") };
+        let l = self.dformat().float_layout().unwrap();
+        let r = round(*neg, mag, Grid::float(l), self.mode());
+        self.note_rounding(Rule::RoundToFloat, *neg, mag, &r);
+        self.finish_float(*neg, mag, r)
+    }
+
+    fn float_to_int(&mut self, v: &Value) -> TypeResult {
+        let d = self.c.dtype;
+        let n = d.bits();
+        if let Value::Nan(_) = v {
+            if self.c.atype != Type::F64 && n != 64 {
+                self.note(Rule::NanToIntZero, format!("{} source, {n}-bit destination → 0", self.c.atype.name()));
+                return TypeResult::Bits(0);
+            }
+            let rule = if n <= 16 { Rule::NanToIntNarrowFromF64 } else { Rule::NanToIntSignBit };
+            let bits = 1u64 << (n - 1);
+            self.note(rule, format!("→ 1<<{} = {bits:0w$x}", n - 1, w = (n / 4) as usize));
+            return TypeResult::Bits(bits);
+        }
+        let v = self.ftz_input(v.clone());
+        let (lo, hi) = d.format().int_range().unwrap();
+        let i = match &v {
+            Value::Inf { neg } => {
+                let i = if *neg { lo.clone() } else { hi.clone() };
+                self.note(Rule::IntClamp, format!("{} → {}", v, i));
+                i
+            }
+            Value::Num { neg, mag } => {
+                let r = round(*neg, mag, Grid::integers(), self.mode());
+                self.note_rounding(Rule::RoundToInt, *neg, mag, &r);
+                let i = if *neg { -r.mag.floor_int() } else { r.mag.floor_int() };
+                let c = i.clone().clamp(&lo, &hi);
+                if c != i {
+                    self.note(Rule::IntClamp, format!("{i} is outside {} [{lo}, {hi}] → {c}", d.name()));
+                }
+                c
+            }
+            Value::Nan(_) => unreachable!(),
+        };
+        TypeResult::Bits(encode::encode_int(d.format(), &i))
+    }
+
+    /// .ftz on an f32 source (SPEC §5.6), with the f16.f32 erratum.
+    fn ftz_input(&mut self, v: Value) -> Value {
+        if !(self.c.ftz && self.c.atype == Type::F32 && is_subnormal(Format::F32, &v)) {
+            return v;
+        }
+        if self.c.dtype == Type::F16 && !self.ask(Question::FtzF16Input) {
+            self.note(Rule::FtzErratumF16, "the f32 subnormal source is kept");
+            return v;
+        }
+        let neg = v.is_negative();
+        self.note(Rule::FtzInput, format!("f32 subnormal source {v} → {}0", if neg { "-" } else { "+" }));
+        Value::num(neg, Dyadic::zero())
+    }
+
+    fn nan(&mut self, out: NanOut, rule: Rule, n: &Nan) -> TypeResult {
+        let d = self.dformat();
+        let l = d.float_layout().unwrap();
+        let r = match out {
+            NanOut::Any(_) => TypeResult::AnyNan,
+            NanOut::Canonical => TypeResult::Bits(encode::encode_nan(d, false, u64::MAX)),
+            NanOut::Copy => TypeResult::Bits(encode::encode_nan(d, n.neg, n.payload) & !(l.quiet_bit() * (!n.quiet) as u64)),
+            NanOut::Payload => {
+                // Align the payload's top bits under the quiet bit.
+                let pb = l.man_bits - 1;
+                let p = if n.payload_bits >= pb { n.payload >> (n.payload_bits - pb) } else { n.payload << (pb - n.payload_bits) };
+                TypeResult::Bits(encode::encode_nan(d, n.neg, p))
+            }
+        };
+        let shown = match &r {
+            TypeResult::AnyNan => "any NaN".to_string(),
+            TypeResult::Bits(b) => format!("{b:0w$x}", w = (d.container_bits() / 4) as usize),
+        };
+        self.note(rule, format!("NaN source → {shown}"));
+        r
+    }
+
+    fn float_to_float(&mut self, v: &Value) -> TypeResult {
+        let c = *self.c;
+        let d = self.dformat();
+        if let Value::Nan(n) = v {
+            if c.sat {
+                self.note(Rule::SatNan, "NaN → +0");
+                return TypeResult::Bits(encode::encode_finite(d, false, &Dyadic::zero()));
+            }
+            let plain = c.rounding.is_none() && !c.ftz && !c.relu && !c.satfinite;
+            let (out, rule) = if c.relu {
+                self.profile.canonical_nan(Rule::ReluNan)
+            } else if c.satfinite {
+                self.profile.canonical_nan(Rule::SatFiniteNan)
+            } else {
+                self.profile.nan_out(c.dtype, c.atype, plain)
+            };
+            return self.nan(out, rule, n);
+        }
+        let v = self.ftz_input(v.clone());
+        let (neg, mag) = match v {
+            Value::Num { neg, mag } => (neg, mag),
+            Value::Inf { neg } => return self.inf(neg),
+            Value::Nan(_) => unreachable!(),
+        };
+        let l = d.float_layout().unwrap();
+        let (grid, rule) = match (c.family(), c.rounding) {
+            (Family::SameFloat, Some(r)) if r.is_integer() => (Grid::integers(), Rule::RoundToIntegral),
+            (Family::SameFloat, _) => (Grid::float(l), Rule::Copy),
+            (Family::Widen, _) => (Grid::float(l), Rule::Exact),
+            _ => {
+                if c.rounding.is_none() {
+                    self.note(Rule::DefaultRounding, "no rounding modifier: rounding to nearest even");
+                }
+                (Grid::float(l), Rule::RoundToFloat)
+            }
+        };
+        let r = round(neg, &mag, grid, self.mode());
+        self.note_rounding(rule, neg, &mag, &r);
+        self.finish_float(neg, &mag, r)
+    }
+
+    fn inf(&mut self, neg: bool) -> TypeResult {
+        let d = self.dformat();
+        if self.c.sat {
+            let one = Dyadic::from_int(Integer::from(1));
+            let m = if neg { Dyadic::zero() } else { one };
+            self.note(Rule::SatClamp, format!("{}inf → {}", if neg { "-" } else { "+" }, m));
+            return TypeResult::Bits(encode::encode_finite(d, false, &m));
+        }
+        if self.c.relu && neg {
+            self.note(Rule::Relu, "-inf → +0");
+            return TypeResult::Bits(encode::encode_finite(d, false, &Dyadic::zero()));
+        }
+        if self.c.satfinite {
+            self.note(Rule::SatFinite, "±inf → ±MAX_NORM");
+            return TypeResult::Bits(encode::encode_max(d, neg));
+        }
+        self.note(Rule::InfToInf, "");
+        TypeResult::Bits(encode::encode_inf(d, neg))
+    }
+
+    /// After rounding to a float destination: .sat, .relu, overflow, .ftz, encode.
+    fn finish_float(&mut self, mut neg: bool, exact: &Dyadic, r: Rounded) -> TypeResult {
+        let c = *self.c;
+        let d = self.dformat();
+        let l = d.float_layout().unwrap();
+        let mut mag = r.mag.clone();
+        if c.sat {
+            let one = Dyadic::from_int(Integer::from(1));
+            if neg {
+                let rule = if mag.is_zero() { Rule::SatNegZero } else { Rule::SatClamp };
+                self.note(rule, format!("{} → +0", signed(true, &mag)));
+                (neg, mag) = (false, Dyadic::zero());
+            } else if mag > one {
+                self.note(Rule::SatClamp, format!("{mag} → 1"));
+                mag = one;
+            }
+            return TypeResult::Bits(encode::encode_finite(d, neg, &mag));
+        }
+        if c.relu && neg {
+            if !mag.is_zero() {
+                self.note(Rule::Relu, format!("{} → +0", signed(true, &mag)));
+                (neg, mag) = (false, Dyadic::zero());
+            } else if self.ask(Question::ReluNegZeroToPositive) {
+                self.note(Rule::ReluNegZero, "-0 → +0");
+                neg = false;
+            } else {
+                self.note(Rule::ReluNegZero, "-0 stays -0");
+            }
+        }
+        let policy = if c.satfinite { Overflow::SatFinite } else { Overflow::Ieee };
+        let rounded = Rounded { mag: mag.clone(), ..r };
+        match fit(l, neg, &rounded, policy) {
+            Fit::Finite => {}
+            Fit::OverflowToInf => {
+                self.note(Rule::OverflowToInf, format!("{} exceeds max finite {} → {}inf", mag, l.max_finite(), if neg { "-" } else { "+" }));
+                return TypeResult::Bits(encode::encode_inf(d, neg));
+            }
+            Fit::OverflowToMax => {
+                let rule = if c.satfinite { Rule::SatFinite } else { Rule::OverflowToMax };
+                self.note(rule, format!("{} exceeds max finite → {}", mag, signed(neg, &l.max_finite())));
+                return TypeResult::Bits(encode::encode_max(d, neg));
+            }
+        }
+        if c.ftz && c.dtype == Type::F32 {
+            let tiny_after = mag.msb_exp().is_some_and(|e| e < l.emin());
+            let tiny_before = exact.msb_exp().is_some_and(|e| e < l.emin());
+            if tiny_after != tiny_before {
+                let after = self.ask(Question::FtzAfterRounding);
+                let flush = if after { tiny_after } else { tiny_before };
+                self.note(
+                    Rule::FtzTininess,
+                    format!("judged {} rounding: {}", if after { "after" } else { "before" }, if flush { "subnormal" } else { "normal" }),
+                );
+                if flush {
+                    self.note(Rule::FtzOutput, format!("subnormal result → {}0", if neg { "-" } else { "+" }));
+                    mag = Dyadic::zero();
+                }
+            } else if tiny_after {
+                self.note(Rule::FtzOutput, format!("subnormal result {} → {}0", signed(neg, &mag), if neg { "-" } else { "+" }));
+                mag = Dyadic::zero();
+            }
+        }
+        TypeResult::Bits(encode::encode_finite(d, neg, &mag))
+    }
+
+    /// Place the type-width result in the destination register (SPEC §4).
+    fn extend(&mut self, r: TypeResult, width: u32) -> AcceptSet {
+        let d = self.c.dtype;
+        let n = d.bits();
+        match r {
+            TypeResult::AnyNan => AcceptSet { width, alts: vec![Alt::AnyNan(d.format())] },
+            TypeResult::Bits(b) => {
+                let mut bits = b & width_mask(n);
+                if width > n {
+                    let sext = d.format().is_signed_int() && (bits >> (n - 1)) & 1 == 1;
+                    if sext {
+                        bits |= width_mask(width) & !width_mask(n);
+                    }
+                    self.note(
+                        Rule::DestExtend,
+                        format!("{} into a {width}-bit register: {}", if sext { "sign-extend" } else { "zero-extend" }, fmt_hex(bits, width)),
+                    );
+                }
+                AcceptSet::exact(width, bits)
+            }
+        }
+    }
+}
+
+/// Zero-padded hex for a register width.
+pub fn fmt_hex(bits: u64, width: u32) -> String {
+    format!("{bits:0w$x}", w = (width / 4) as usize)
+}

@@ -1,0 +1,292 @@
+//! The format table: one row per number format `cvt` knows (SPEC §1).
+//!
+//! Every limit the oracle uses (max finite, smallest normal, precision, NaN
+//! encodings, integer ranges) is derived from these rows; nothing else in the
+//! crate hard-codes a format constant.
+
+use rug::Integer;
+
+use crate::exact::Dyadic;
+
+/// A number format. Packed instruction types (`f16x2`, `e4m3x2`, ...) are
+/// lanes of these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    U8,
+    U16,
+    U32,
+    U64,
+    S8,
+    S16,
+    S32,
+    S64,
+    F16,
+    Bf16,
+    Tf32,
+    F32,
+    F64,
+    E4m3,
+    E5m2,
+    E2m3,
+    E3m2,
+    E2m1,
+    Ue8m0,
+}
+
+/// How the all-ones exponent field is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Specials {
+    /// IEEE 754: exponent all ones is Inf (mantissa 0) or NaN.
+    Ieee,
+    /// Only S.1111.111 is NaN; the rest of the top binade is finite (e4m3).
+    NanAllOnes,
+    /// Every code is a finite number (e2m3, e3m2, e2m1).
+    None,
+    /// The all-ones code is NaN, everything else finite; no zero (ue8m0).
+    NanMaxCode,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FloatLayout {
+    pub exp_bits: u32,
+    /// Stored fraction bits (precision is `man_bits + 1`).
+    pub man_bits: u32,
+    pub bias: i32,
+    pub signed: bool,
+    pub specials: Specials,
+    /// Whether exponent field 0 means subnormal (false for ue8m0, where 00 is 2^-127).
+    pub subnormals: bool,
+    /// Position of the format's lowest bit inside its container (tf32: 13).
+    pub shift: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Int { signed: bool },
+    Float(FloatLayout),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct FormatInfo {
+    pub format: Format,
+    pub name: &'static str,
+    /// Bits of the container the format is stored in (tf32: 32, e2m3: 8).
+    pub container_bits: u32,
+    pub kind: Kind,
+}
+
+const fn int(format: Format, name: &'static str, bits: u32, signed: bool) -> FormatInfo {
+    FormatInfo { format, name, container_bits: bits, kind: Kind::Int { signed } }
+}
+
+#[allow(clippy::too_many_arguments)]
+const fn float(
+    format: Format,
+    name: &'static str,
+    container_bits: u32,
+    signed: bool,
+    exp_bits: u32,
+    man_bits: u32,
+    bias: i32,
+    specials: Specials,
+    shift: u32,
+) -> FormatInfo {
+    let subnormals = !matches!(specials, Specials::NanMaxCode);
+    FormatInfo {
+        format,
+        name,
+        container_bits,
+        kind: Kind::Float(FloatLayout { exp_bits, man_bits, bias, signed, specials, subnormals, shift }),
+    }
+}
+
+use Format::*;
+use Specials as Sp;
+
+/// The table. Order matches the `Format` enum.
+pub static TABLE: [FormatInfo; 19] = [
+    int(U8, "u8", 8, false),
+    int(U16, "u16", 16, false),
+    int(U32, "u32", 32, false),
+    int(U64, "u64", 64, false),
+    int(S8, "s8", 8, true),
+    int(S16, "s16", 16, true),
+    int(S32, "s32", 32, true),
+    int(S64, "s64", 64, true),
+    float(F16, "f16", 16, true, 5, 10, 15, Sp::Ieee, 0),
+    float(Bf16, "bf16", 16, true, 8, 7, 127, Sp::Ieee, 0),
+    float(Tf32, "tf32", 32, true, 8, 10, 127, Sp::Ieee, 13),
+    float(F32, "f32", 32, true, 8, 23, 127, Sp::Ieee, 0),
+    float(F64, "f64", 64, true, 11, 52, 1023, Sp::Ieee, 0),
+    float(E4m3, "e4m3", 8, true, 4, 3, 7, Sp::NanAllOnes, 0),
+    float(E5m2, "e5m2", 8, true, 5, 2, 15, Sp::Ieee, 0),
+    float(E2m3, "e2m3", 8, true, 2, 3, 1, Sp::None, 0),
+    float(E3m2, "e3m2", 8, true, 3, 2, 3, Sp::None, 0),
+    float(E2m1, "e2m1", 4, true, 2, 1, 1, Sp::None, 0),
+    float(Ue8m0, "ue8m0", 8, false, 8, 0, 127, Sp::NanMaxCode, 0),
+];
+
+impl Format {
+    pub const ALL: [Format; 19] = [
+        U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, Tf32, F32, F64, E4m3, E5m2, E2m3, E3m2, E2m1, Ue8m0,
+    ];
+
+    pub fn info(self) -> &'static FormatInfo {
+        &TABLE[self as usize]
+    }
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+    pub fn from_name(name: &str) -> Option<Format> {
+        TABLE.iter().find(|f| f.name == name).map(|f| f.format)
+    }
+    pub fn container_bits(self) -> u32 {
+        self.info().container_bits
+    }
+    pub fn is_float(self) -> bool {
+        matches!(self.info().kind, Kind::Float(_))
+    }
+    pub fn is_signed_int(self) -> bool {
+        matches!(self.info().kind, Kind::Int { signed: true })
+    }
+    pub fn float_layout(self) -> Option<&'static FloatLayout> {
+        match &self.info().kind {
+            Kind::Float(l) => Some(l),
+            Kind::Int { .. } => None,
+        }
+    }
+    /// Smallest and largest integer value (integer formats only).
+    pub fn int_range(self) -> Option<(Integer, Integer)> {
+        match self.info().kind {
+            Kind::Int { signed: true } => {
+                let n = self.container_bits();
+                Some((-(Integer::from(1) << (n - 1)), (Integer::from(1) << (n - 1)) - 1u32))
+            }
+            Kind::Int { signed: false } => Some((Integer::new(), (Integer::from(1) << self.container_bits()) - 1u32)),
+            Kind::Float(_) => None,
+        }
+    }
+}
+
+impl FloatLayout {
+    pub fn precision(&self) -> u32 {
+        self.man_bits + 1
+    }
+    /// Width of the encoding itself (sign + exponent + fraction).
+    pub fn width(&self) -> u32 {
+        self.signed as u32 + self.exp_bits + self.man_bits
+    }
+    pub fn exp_field_max(&self) -> u64 {
+        (1u64 << self.exp_bits) - 1
+    }
+    /// Unbiased exponent of the smallest normal number.
+    pub fn emin(&self) -> i64 {
+        if self.subnormals {
+            1 - self.bias as i64
+        } else {
+            -(self.bias as i64)
+        }
+    }
+    /// Exponent of the least significant bit at the bottom of the range: the
+    /// quantum of subnormals (or of the smallest normal binade).
+    pub fn qmin(&self) -> i64 {
+        self.emin() - self.man_bits as i64
+    }
+    /// The code (without sign) of the largest finite value.
+    pub fn max_finite_code(&self) -> u64 {
+        let all_man = (1u64 << self.man_bits) - 1;
+        let (e, m) = match self.specials {
+            Specials::Ieee | Specials::NanMaxCode => (self.exp_field_max() - 1, all_man),
+            Specials::NanAllOnes => (self.exp_field_max(), all_man - 1),
+            Specials::None => (self.exp_field_max(), all_man),
+        };
+        (e << self.man_bits) | m
+    }
+    /// Magnitude of the largest finite value, exactly.
+    pub fn max_finite(&self) -> Dyadic {
+        let code = self.max_finite_code();
+        let e = (code >> self.man_bits) as i64;
+        let m = code & ((1u64 << self.man_bits) - 1);
+        Dyadic::new(Integer::from(m | (1u64 << self.man_bits)), e - self.bias as i64 - self.man_bits as i64)
+    }
+    pub fn has_inf(&self) -> bool {
+        self.specials == Specials::Ieee
+    }
+    pub fn has_nan(&self) -> bool {
+        self.specials != Specials::None
+    }
+    pub fn sign_bit(&self) -> u64 {
+        if self.signed {
+            1u64 << (self.exp_bits + self.man_bits)
+        } else {
+            0
+        }
+    }
+    /// Quiet bit of a NaN (IEEE formats: top fraction bit).
+    pub fn quiet_bit(&self) -> u64 {
+        if self.man_bits == 0 {
+            0
+        } else {
+            1u64 << (self.man_bits - 1)
+        }
+    }
+    /// Positive infinity code (IEEE formats only).
+    pub fn inf_code(&self) -> Option<u64> {
+        self.has_inf().then(|| self.exp_field_max() << self.man_bits)
+    }
+    /// Whether a code (without container shift) is a NaN.
+    pub fn is_nan_code(&self, code: u64) -> bool {
+        let mag = code & !self.sign_bit() & ((1u64 << self.width()) - 1);
+        let e = mag >> self.man_bits;
+        let m = mag & ((1u64 << self.man_bits) - 1);
+        match self.specials {
+            Specials::Ieee => e == self.exp_field_max() && m != 0,
+            Specials::NanAllOnes => mag == (1u64 << (self.exp_bits + self.man_bits)) - 1,
+            Specials::None => false,
+            Specials::NanMaxCode => mag == self.exp_field_max(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Max-finite values from SPEC §1 table (IEEE 754 / OCP MX spec values).
+    #[test]
+    fn max_finite_codes_match_spec_table() {
+        let want: [(Format, u64); 10] = [
+            (F16, 0x7bff),
+            (Bf16, 0x7f7f),
+            (F32, 0x7f7f_ffff),
+            (F64, 0x7fef_ffff_ffff_ffff),
+            (E4m3, 0x7e),
+            (E5m2, 0x7b),
+            (E2m3, 0x1f),
+            (E3m2, 0x1f),
+            (E2m1, 0x7),
+            (Ue8m0, 0xfe),
+        ];
+        for (f, code) in want {
+            assert_eq!(f.float_layout().unwrap().max_finite_code(), code, "{}", f.name());
+        }
+    }
+
+    #[test]
+    fn table_rows_are_in_enum_order() {
+        for f in Format::ALL {
+            assert_eq!(f.info().format, f);
+            assert_eq!(Format::from_name(f.name()), Some(f));
+        }
+    }
+
+    #[test]
+    fn max_finite_values() {
+        // SPEC §1: e4m3 448, e5m2 57344, e2m3 7.5, e3m2 28, e2m1 6, f16 65504.
+        let cases: [(Format, i64, i64); 6] =
+            [(E4m3, 448, 0), (E5m2, 57344, 0), (E2m3, 15, -1), (E3m2, 28, 0), (E2m1, 6, 0), (F16, 65504, 0)];
+        for (f, sig, exp) in cases {
+            assert_eq!(f.float_layout().unwrap().max_finite(), Dyadic::new(Integer::from(sig), exp), "{}", f.name());
+        }
+    }
+}

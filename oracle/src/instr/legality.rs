@@ -1,0 +1,177 @@
+//! Legality of a spelling: for every target (form rules), for a register
+//! use, and for a chosen target and PTX ISA version (gates). Each rule has a
+//! stable name so tests, the snapshot comparison and users can refer to it.
+
+use std::fmt;
+
+use super::{Cvt, Family, PtxVersion, Regs, Rounding, Target, Type, REG_WIDTHS};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Illegal {
+    /// Stable rule name, e.g. `sat-superset`.
+    pub rule: &'static str,
+    pub message: String,
+}
+
+impl fmt::Display for Illegal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} [rule {}]", self.message, self.rule)
+    }
+}
+
+impl std::error::Error for Illegal {}
+
+fn no(rule: &'static str, message: impl Into<String>) -> Result<(), Illegal> {
+    Err(Illegal { rule, message: message.into() })
+}
+
+/// Check a spelling with its registers, optionally against a target and PTX
+/// version. Without a target only the rules that hold on every target apply.
+pub fn check(c: &Cvt, regs: Regs, target: Option<Target>, version: Option<PtxVersion>) -> Result<(), Illegal> {
+    check_form(c)?;
+    check_regs(c, regs)?;
+    check_gates(c, target, version)
+}
+
+fn arrow(c: &Cvt) -> String {
+    format!("{}→{}", c.atype.name(), c.dtype.name())
+}
+
+fn rounding_rule(c: &Cvt) -> Result<(), Illegal> {
+    let r = c.rounding;
+    let is = |f: fn(Rounding) -> bool| r.is_some_and(f);
+    let frnd = |x: Rounding| Rounding::FLOAT4.contains(&x);
+    let bf16 = |t: Type| t == Type::Bf16;
+    if let Some(x @ (Rounding::Rna | Rounding::Rs)) = r {
+        return no("rounding-packed-only", format!("`.{}` exists only for the tf32 and packed forms, not {}", x.name(), arrow(c)));
+    }
+    match c.family() {
+        Family::IntToInt if r.is_some() => {
+            no("rounding-int-to-int", format!("{} is exact or a chop: a rounding modifier is not allowed", arrow(c)))
+        }
+        Family::IntToFloat if !is(frnd) => no(
+            "rounding-required-frnd",
+            format!("{} needs a float rounding modifier (.rn .rz .rm .rp), even when exact", arrow(c)),
+        ),
+        Family::FloatToInt if !is(Rounding::is_integer) => {
+            no("rounding-required-irnd", format!("{} needs an integer rounding modifier (.rni .rzi .rmi .rpi)", arrow(c)))
+        }
+        Family::SameFloat if is(frnd) => no(
+            "rounding-same-size",
+            format!("{}: only integer rounding (.rni …) rounds to an integral value in the same format", arrow(c)),
+        ),
+        // ptxas tolerates .rn/.rz/.rm/.rp on widening from bf16 (SPEC §3); the result is exact.
+        Family::Widen if r.is_some() && !(bf16(c.atype) && is(frnd)) => {
+            no("rounding-widening", format!("{} is exact: a rounding modifier is not allowed", arrow(c)))
+        }
+        // f16↔bf16 also assemble without a rounding modifier (SPEC §3).
+        Family::Narrow if !is(frnd) && !(r.is_none() && (bf16(c.atype) || bf16(c.dtype)) && c.atype != Type::F32 && c.atype != Type::F64) => {
+            no("rounding-required-frnd", format!("{} can lose precision: it needs .rn, .rz, .rm or .rp", arrow(c)))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn sat_rule(c: &Cvt) -> Result<(), Illegal> {
+    if !c.sat {
+        return Ok(());
+    }
+    if c.atype == Type::Bf16 || c.dtype == Type::Bf16 {
+        return no("sat-bf16", format!("`.sat` is not allowed with bf16 ({})", arrow(c)));
+    }
+    if c.family() == Family::IntToInt {
+        let (smin, smax) = c.atype.format().int_range().unwrap();
+        let (dmin, dmax) = c.dtype.format().int_range().unwrap();
+        if dmin <= smin && smax <= dmax {
+            return no(
+                "sat-superset",
+                format!("`.sat` is not allowed: {} can hold every {} value", c.dtype.name(), c.atype.name()),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn check_form(c: &Cvt) -> Result<(), Illegal> {
+    rounding_rule(c)?;
+    if c.ftz && c.dtype != Type::F32 && c.atype != Type::F32 {
+        return no("ftz-needs-f32", format!("`.ftz` needs f32 as source or destination type, not {}", arrow(c)));
+    }
+    sat_rule(c)?;
+    let f16_from_f32 = c.atype == Type::F32 && matches!(c.dtype, Type::F16 | Type::Bf16);
+    if (c.relu || c.satfinite) && !f16_from_f32 {
+        let m = if c.relu { "relu" } else { "satfinite" };
+        return no("relu-satfinite-types", format!("`.{m}` on a scalar cvt exists only for f16/bf16 from f32, not {}", arrow(c)));
+    }
+    if (c.relu || c.satfinite) && !matches!(c.rounding, Some(Rounding::Rn | Rounding::Rz)) {
+        return no("relu-satfinite-rounding", "`.relu`/`.satfinite` forms take .rn or .rz");
+    }
+    if (c.relu || c.satfinite) && c.ftz {
+        return no("relu-satfinite-ftz", "`.ftz` cannot be combined with `.relu`/`.satfinite`");
+    }
+    Ok(())
+}
+
+/// Register widths (SPEC §4): wider registers are allowed, except for bf16.
+pub fn check_regs(c: &Cvt, regs: Regs) -> Result<(), Illegal> {
+    for (role, t, w) in [("destination", c.dtype, regs.dst), ("source", c.atype, regs.src)] {
+        if !REG_WIDTHS.contains(&w) {
+            return no("register-width", format!("{role} register of {w} bits: PTX registers have 8, 16, 32 or 64 bits"));
+        }
+        if w < t.bits() {
+            return no("register-narrow", format!("{role} register of {w} bits cannot hold a {}", t.name()));
+        }
+        if t == Type::Bf16 && w != 16 {
+            return no("register-bf16", format!("a bf16 {role} needs a 16-bit register, not {w} bits"));
+        }
+    }
+    Ok(())
+}
+
+fn check_gates(c: &Cvt, target: Option<Target>, version: Option<PtxVersion>) -> Result<(), Illegal> {
+    if let (Some(t), Some(v)) = (target, version) {
+        if let Some(min) = t.min_version() {
+            if v < min {
+                return no("target-version", format!("target {t} needs PTX ISA {min} or later, not {v}"));
+            }
+        }
+    }
+    let (need_sm, need_ptx, what) = gate(c);
+    if let Some(t) = target {
+        if !t.at_least(need_sm) {
+            return no("target-gate", format!("{c} needs sm_{need_sm} or later ({what}), not {t}"));
+        }
+    }
+    if let Some(v) = version {
+        if v < need_ptx {
+            return no("version-gate", format!("{c} needs PTX ISA {need_ptx} or later ({what}), not {v}"));
+        }
+    }
+    Ok(())
+}
+
+/// The (target, PTX version) a legal form first appeared with, and why (SPEC §3).
+fn gate(c: &Cvt) -> (u32, PtxVersion, &'static str) {
+    let v = PtxVersion::new;
+    let bf16 = c.atype == Type::Bf16 || c.dtype == Type::Bf16;
+    let mut g = (20, v(1, 0), "baseline");
+    let mut raise = |sm: u32, ptx: PtxVersion, why: &'static str| {
+        if sm > g.0 || ptx > g.1 {
+            g = (sm.max(g.0), ptx.max(g.1), why);
+        }
+    };
+    if c.relu {
+        raise(80, v(7, 0), ".relu on f16/bf16 from f32");
+    }
+    if c.satfinite {
+        raise(80, v(8, 1), ".satfinite on f16/bf16 from f32");
+    }
+    if bf16 {
+        match (c.dtype, c.atype) {
+            (Type::Bf16, Type::F32) => raise(80, v(7, 0), "bf16 from f32"),
+            (Type::F32, Type::Bf16) if !c.ftz => raise(80, v(7, 1), "f32 from bf16"),
+            _ => raise(90, v(7, 8), "bf16 with types other than f32"),
+        }
+    }
+    g
+}

@@ -1,0 +1,124 @@
+//! Parsing `cvt` spellings the way ptxas reads them: modifiers in any order,
+//! before or after the types (SPEC §3); the first type is the destination.
+
+use std::fmt;
+
+use super::{Cvt, Rounding, Type};
+
+/// Instruction types that exist in PTX but that this oracle does not evaluate yet.
+const NOT_MODELED: [&str; 17] = [
+    "tf32", "f16x2", "bf16x2", "e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2", "e2m1x2", "ue8m0x2", "e4m3x4", "e5m2x4",
+    "e2m3x4", "e3m2x4", "e2m1x4", "s2f6x2", "ue5m3x2", "b16",
+];
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+fn err<T>(message: impl Into<String>) -> Result<T, ParseError> {
+    Err(ParseError { message: message.into() })
+}
+
+/// Parse an instruction such as `cvt.rn.f16.f32` or `cvt.s8.f32.rni.sat`.
+pub fn parse(text: &str) -> Result<Cvt, ParseError> {
+    let shown = if text.len() > 80 { format!("{}…", &text[..text.floor_char_boundary(80)]) } else { text.to_string() };
+    if text.is_empty() {
+        return err("empty instruction: expected `cvt.<dtype>.<atype>`");
+    }
+    let mut parts = text.split('.');
+    let head = parts.next().unwrap_or("");
+    if head != "cvt" {
+        return err(format!("`{shown}` is not a cvt instruction (expected it to start with `cvt.`)"));
+    }
+    let mut types = Vec::new();
+    let mut c = Cvt::new(Type::U8, Type::U8);
+    for tok in parts {
+        let tok_shown = if tok.len() > 40 { format!("{}…", &tok[..tok.floor_char_boundary(40)]) } else { tok.to_string() };
+        if tok.is_empty() {
+            return err(format!("empty modifier (`..` or trailing `.`) in `{shown}`"));
+        }
+        if let Some(t) = Type::from_name(tok) {
+            types.push(t);
+        } else if let Some(r) = Rounding::from_name(tok) {
+            if let Some(prev) = c.rounding {
+                return err(format!(
+                    "second rounding modifier `.{}`: `.{}` is already given (ptxas accepts one)",
+                    r.name(),
+                    prev.name()
+                ));
+            }
+            c.rounding = Some(r);
+        } else {
+            match tok {
+                "ftz" if c.ftz => return err("`.ftz` given twice (ptxas rejects a repeated .ftz)"),
+                "ftz" => c.ftz = true,
+                // ptxas tolerates repeated .sat / .satfinite / .relu (SPEC §3).
+                "sat" => c.sat = true,
+                "satfinite" => c.satfinite = true,
+                "relu" => c.relu = true,
+                t if NOT_MODELED.contains(&t) => {
+                    return err(format!("type `.{t}` is a packed or narrow cvt form that this oracle does not evaluate yet"))
+                }
+                _ => {
+                    return err(format!(
+                        "unknown modifier or type `.{tok_shown}` in `{shown}` (types: u8 u16 u32 u64 s8 s16 s32 s64 bf16 f16 f32 f64; modifiers: rn rz rm rp rni rzi rmi rpi ftz sat)"
+                    ))
+                }
+            }
+        }
+    }
+    match types.as_slice() {
+        [d, a] => {
+            c.dtype = *d;
+            c.atype = *a;
+        }
+        [] | [_] => return err(format!("`{shown}` needs two types, destination then source (e.g. `cvt.rn.f16.f32`)")),
+        _ => return err(format!("`{shown}` has {} types; cvt takes exactly two (destination, source)", types.len())),
+    }
+    if c.sat && c.satfinite {
+        return err("`.sat` and `.satfinite` cannot be combined (ptxas rejects it)");
+    }
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn orders_and_canonical_print() {
+        // SPEC §3: ptxas 13.5 accepts modifiers after the types.
+        let c = parse("cvt.s8.f32.rni.ftz.sat").unwrap();
+        assert_eq!(c.to_string(), "cvt.rni.ftz.sat.s8.f32");
+        assert_eq!(parse("cvt.sat.sat.rni.s8.f32").unwrap().to_string(), "cvt.rni.sat.s8.f32");
+        assert_eq!(parse("cvt.f64.bf16.rp").unwrap().to_string(), "cvt.rp.f64.bf16");
+    }
+
+    #[test]
+    fn rejects_with_reasons() {
+        for (bad, needle) in [
+            ("", "empty"),
+            ("mov.f32.f32", "not a cvt"),
+            ("cvt.rn.rz.f16.f32", "second rounding"),
+            ("cvt.ftz.ftz.f32.f16", "twice"),
+            ("cvt.f32", "two types"),
+            ("cvt.f32.f16.f16", "3 types"),
+            ("cvt.rn.f17.f32", "unknown"),
+            ("cvt..f32.f16", "empty modifier"),
+            ("cvt.sat.satfinite.f16.f32", "combined"),
+            ("cvt.rn.f16x2.f32", "packed"),
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.message.contains(needle), "{bad}: {e}");
+        }
+    }
+}

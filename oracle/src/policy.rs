@@ -1,0 +1,230 @@
+//! The PTX policy layer's vocabulary: every rule that can decide a result,
+//! with its evidence, and the two evidence profiles.
+//!
+//! Where the ISA leaves a choice open ([OPEN]) or only NVIDIA's host
+//! emulation speaks ([EMU]), the profile decides here, in one place, so a
+//! hardware run can confirm or change it.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::instr::Type;
+
+/// Strength of the evidence behind a rule (SPEC preamble).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evidence {
+    /// Normative PTX ISA text.
+    Ptx,
+    /// A public run on NVIDIA hardware.
+    Hw,
+    /// NVIDIA's CPU emulation in the CUDA headers.
+    Emu,
+    /// Unknown; the profile's choice awaits a GPU run.
+    Open,
+    /// IEEE 754 arithmetic the ISA defers to.
+    Ieee,
+}
+
+impl Evidence {
+    pub fn tag(self) -> &'static str {
+        match self {
+            Evidence::Ptx => "PTX",
+            Evidence::Hw => "HW",
+            Evidence::Emu => "EMU",
+            Evidence::Open => "OPEN",
+            Evidence::Ieee => "IEEE",
+        }
+    }
+}
+
+macro_rules! rules {
+    ($($v:ident $name:literal $ev:ident $text:literal;)*) => {
+        /// Every named rule a conversion can apply; `explain` reports them.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Rule { $($v,)* }
+        impl Rule {
+            pub const ALL: &'static [Rule] = &[$(Rule::$v,)*];
+            /// Stable kebab-case name.
+            pub fn name(self) -> &'static str { match self { $(Rule::$v => $name,)* } }
+            pub fn evidence(self) -> Evidence { match self { $(Rule::$v => Evidence::$ev,)* } }
+            /// One-line statement of the rule.
+            pub fn text(self) -> &'static str { match self { $(Rule::$v => $text,)* } }
+        }
+    };
+}
+
+rules! {
+    Decode "decode" Ptx "read the source register's low bits as the source type";
+    SourceChop "source-chop" Ptx "a source register wider than the type: only the low bits are used (SPEC §4)";
+    IntWrap "int-wrap" Ptx "int→int without .sat: two's-complement chop, sign- or zero-extension (Table 15)";
+    IntSatClamp "int-sat-clamp" Hw "int→int .sat: clamp the value to the destination range";
+    RoundToFloat "round-to-float" Ieee "round the exact value once to the destination precision and exponent range";
+    RoundToIntegral "round-to-integral" Hw "integer rounding in the same float format: round to an integral value";
+    RoundToInt "round-to-int" Ptx "float→int: round to an integer with the .rni/.rzi/.rmi/.rpi rule";
+    Exact "exact" Ieee "the destination holds the value exactly: no rounding";
+    Copy "copy" Ptx "same type without rounding: the value is copied (.ftz/.sat still apply)";
+    DefaultRounding "f16-bf16-default-rn" Open "f16↔bf16 without a rounding modifier rounds to nearest even (SPEC §5.4)";
+    OverflowToInf "overflow-inf" Ieee "overflow rounding to nearest or away in the value's direction gives ±Inf";
+    OverflowToMax "overflow-max" Ieee "overflow rounding toward zero gives ±max finite";
+    InfToInf "inf-to-inf" Ieee "±Inf converts to ±Inf";
+    IntClamp "int-clamp" Hw "float→int: clamp to the destination range; ±Inf → MAX/MIN, negative → 0 for unsigned";
+    NanToIntZero "nan-to-int-zero" Ptx "NaN → 0 when the source is not f64 and the destination is not 64-bit";
+    NanToIntSignBit "nan-to-int-sign-bit" Ptx "NaN → 1<<(n−1) when the source is f64 or the destination is 64-bit";
+    NanToIntNarrowFromF64 "nan-to-int-narrow-f64" Open "f64 NaN → 8/16-bit integer: 1<<(n−1) by the PTX rule, unconfirmed";
+    FtzInput "ftz-input" Hw ".ftz flushes an f32 subnormal source to a signed zero";
+    FtzErratumF16 "ftz-f16-f32-erratum" Hw "cvt.ftz.f16.f32 does not flush the f32 source on hardware (SPEC §5.6)";
+    FtzOutput "ftz-output" Hw ".ftz flushes an f32 subnormal result to a signed zero";
+    FtzTininess "ftz-tininess" Open "whether .ftz judges the result subnormal before or after rounding is unconfirmed";
+    SatClamp "sat-clamp" Hw ".sat on a float destination clamps to [0.0, 1.0]";
+    SatNan "sat-nan" Hw ".sat maps NaN to +0";
+    SatNegZero "sat-neg-zero" Hw ".sat maps −0 to +0";
+    Relu "relu" Ptx ".relu: a negative result becomes +0";
+    ReluNegZero "relu-neg-zero" Open ".relu on −0: +0 or −0 is unconfirmed";
+    ReluNan "relu-nan" Ptx ".relu: NaN becomes the canonical NaN";
+    SatFinite "satfinite" Ptx ".satfinite: |x| > MAX_NORM (Inf included) gives ±MAX_NORM";
+    SatFiniteNan "satfinite-nan" Ptx ".satfinite: NaN gives NaN in the destination";
+    NanPayload "nan-payload" Emu "f32↔f64 NaN: sign and payload kept, quiet bit set (EMU, checked against a device)";
+    NanCanonical "nan-canonical" Emu "NaN becomes the canonical NaN (sign dropped) per NVIDIA's host emulation";
+    NanUnspecified "nan-unspecified" Ptx "the NaN's bits are not specified: any NaN is accepted";
+    NanOpen "nan-open" Open "the NaN's bits are unconfirmed: any NaN is accepted until a GPU run pins them";
+    NanCopy "nan-copy" Open "same-type cvt without modifiers moves the NaN unchanged";
+    DestExtend "dest-extend" Ptx "a destination register wider than the type: sign-extend signed integers, zero-extend the rest (SPEC §4)";
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} [{}]", self.name(), self.evidence().tag())
+    }
+}
+
+/// Which evidence the oracle follows where the ISA leaves room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Profile {
+    /// The ISA contract: every result the PTX text permits is accepted.
+    Isa,
+    /// The best evidence of what an sm_90 GPU emits, bit for bit ([HW], then [EMU]).
+    #[default]
+    Sm90,
+}
+
+impl Profile {
+    pub const ALL: [Profile; 2] = [Profile::Isa, Profile::Sm90];
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Isa => "isa",
+            Profile::Sm90 => "sm90",
+        }
+    }
+}
+
+impl FromStr for Profile {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Profile, String> {
+        Profile::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| format!("unknown profile `{s}` (known: isa, sm90)"))
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Open questions that split evaluation into alternatives. The ISA profile
+/// accepts every answer; the sm90 profile picks one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Question {
+    /// Does `cvt.ftz.f16.f32` flush the f32 source? (ISA text: yes; hardware: no.)
+    FtzF16Input,
+    /// Is a result subnormal for .ftz judged after rounding?
+    FtzAfterRounding,
+    /// Does .relu turn −0 into +0?
+    ReluNegZeroToPositive,
+}
+
+impl Question {
+    pub const ALL: [Question; 3] = [Question::FtzF16Input, Question::FtzAfterRounding, Question::ReluNegZeroToPositive];
+    pub fn rule(self) -> Rule {
+        match self {
+            Question::FtzF16Input => Rule::FtzErratumF16,
+            Question::FtzAfterRounding => Rule::FtzTininess,
+            Question::ReluNegZeroToPositive => Rule::ReluNegZero,
+        }
+    }
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// One answer to every open question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Answers(u8);
+
+impl Answers {
+    pub fn get(self, q: Question) -> bool {
+        self.0 & q.bit() != 0
+    }
+    /// The same answers with `q` flipped.
+    pub fn flipped(self, q: Question) -> Answers {
+        Answers(self.0 ^ q.bit())
+    }
+}
+
+impl Profile {
+    /// The answers this profile takes first (the sm90 profile takes only these).
+    pub fn answers(self) -> Answers {
+        // Hardware: the erratum keeps the input [HW]; after rounding and −0 → +0 are the guesses [OPEN].
+        let mut a = Answers(0);
+        a.0 |= Question::FtzAfterRounding.bit() | Question::ReluNegZeroToPositive.bit();
+        if self == Profile::Isa {
+            // ISA text: .ftz flushes f32 subnormal inputs, f16.f32 included.
+            a.0 |= Question::FtzF16Input.bit();
+        }
+        a
+    }
+    /// Whether results for other answers are also accepted.
+    pub fn accepts_all_answers(self) -> bool {
+        self == Profile::Isa
+    }
+}
+
+/// How a float→float conversion produces a NaN from a NaN source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NanOut {
+    /// Keep sign and the top payload bits, set the quiet bit.
+    Payload,
+    /// The destination's canonical NaN (all fraction bits set, sign clear).
+    Canonical,
+    /// Move the bits unchanged.
+    Copy,
+    /// Any NaN.
+    Any(Rule),
+}
+
+impl Profile {
+    /// NaN rule for float→float (SPEC §5.9). `plain` is true when the
+    /// instruction has no modifier at all (a same-type plain move).
+    pub fn nan_out(self, dtype: Type, atype: Type, plain: bool) -> (NanOut, Rule) {
+        use Type::*;
+        if self == Profile::Isa {
+            return (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified);
+        }
+        match (dtype, atype) {
+            (F64, F32) | (F32, F64) => (NanOut::Payload, Rule::NanPayload),
+            (F16 | Bf16, _) | (F32, F16) => (NanOut::Canonical, Rule::NanCanonical),
+            (F32 | F64, Bf16) => (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified),
+            (d, a) if d == a && plain => (NanOut::Copy, Rule::NanCopy),
+            _ => (NanOut::Any(Rule::NanOpen), Rule::NanOpen),
+        }
+    }
+    /// NaN produced by .relu / .satfinite: the canonical NaN (bits [OPEN] under the ISA profile).
+    pub fn canonical_nan(self, rule: Rule) -> (NanOut, Rule) {
+        match self {
+            Profile::Isa => (NanOut::Any(Rule::NanOpen), rule),
+            Profile::Sm90 => (NanOut::Canonical, rule),
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! Rounding: one grid model and one decision function for every mode.
+//!
+//! A value is rounded onto a grid of multiples of 2^q, where q follows the
+//! value's binade (float precision p) but never goes below `qmin` (subnormals,
+//! or 0 for integers). The exponent is unbounded above: overflow is the
+//! encoder's business, after rounding, as IEEE 754 §7.4 defines it.
+
+use std::fmt;
+
+use rug::Integer;
+
+use crate::exact::Dyadic;
+use crate::format::FloatLayout;
+
+/// A rounding rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// To nearest, ties to even (.rn, .rni).
+    NearestEven,
+    /// To nearest, ties away from zero (.rna).
+    NearestAway,
+    /// Toward zero (.rz, .rzi).
+    TowardZero,
+    /// Toward −∞ (.rm, .rmi).
+    Down,
+    /// Toward +∞ (.rp, .rpi).
+    Up,
+    /// Stochastic (.rs): round away iff adding `rbits` (`width` bits) to the
+    /// top `width` discarded bits carries out. Lower discarded bits are
+    /// ignored; which bits feed subnormal results is [OPEN] (SPEC §5.10).
+    Stochastic { rbits: u64, width: u32 },
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::NearestEven => "to nearest, ties to even",
+            Mode::NearestAway => "to nearest, ties away from zero",
+            Mode::TowardZero => "toward zero",
+            Mode::Down => "toward -inf",
+            Mode::Up => "toward +inf",
+            Mode::Stochastic { .. } => "stochastic",
+        }
+    }
+}
+
+/// The set of values a result may take: multiples of 2^q with at most
+/// `precision` significant bits, q ≥ `qmin`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grid {
+    pub precision: Option<u32>,
+    pub qmin: i64,
+}
+
+impl Grid {
+    pub fn float(l: &FloatLayout) -> Grid {
+        Grid { precision: Some(l.precision()), qmin: l.qmin() }
+    }
+    pub fn integers() -> Grid {
+        Grid { precision: None, qmin: 0 }
+    }
+    /// Quantum exponent for a value whose top bit is at 2^msb.
+    pub fn quantum(&self, msb: i64) -> i64 {
+        match self.precision {
+            Some(p) => (msb - (p as i64 - 1)).max(self.qmin),
+            None => self.qmin,
+        }
+    }
+}
+
+/// Where the exact value sat between its two grid neighbours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Remainder {
+    Exact,
+    BelowHalf,
+    Half,
+    AboveHalf,
+}
+
+/// The bits cut off by rounding: `value / 2^bits` is the fraction of an ulp.
+#[derive(Clone, Debug)]
+pub struct Discarded {
+    pub value: Integer,
+    pub bits: u32,
+}
+
+impl Discarded {
+    pub fn remainder(&self) -> Remainder {
+        if self.value == 0 {
+            return Remainder::Exact;
+        }
+        let half = Integer::from(1) << (self.bits - 1);
+        match self.value.cmp(&half) {
+            std::cmp::Ordering::Less => Remainder::BelowHalf,
+            std::cmp::Ordering::Equal => Remainder::Half,
+            std::cmp::Ordering::Greater => Remainder::AboveHalf,
+        }
+    }
+    /// The top `width` bits of the fraction (zero-padded when fewer were cut).
+    pub fn top_bits(&self, width: u32) -> Integer {
+        if self.bits >= width {
+            self.value.clone() >> (self.bits - width)
+        } else {
+            self.value.clone() << (width - self.bits)
+        }
+    }
+}
+
+/// The single rounding decision: move away from zero (to the upper
+/// neighbour in magnitude)?
+pub fn decide(mode: Mode, neg: bool, lower_is_odd: bool, cut: &Discarded) -> bool {
+    let rem = cut.remainder();
+    if rem == Remainder::Exact {
+        return false;
+    }
+    match mode {
+        Mode::TowardZero => false,
+        Mode::Down => neg,
+        Mode::Up => !neg,
+        Mode::NearestAway => rem != Remainder::BelowHalf,
+        Mode::NearestEven => rem == Remainder::AboveHalf || (rem == Remainder::Half && lower_is_odd),
+        Mode::Stochastic { rbits, width } => {
+            let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+            cut.top_bits(width) + Integer::from(rbits & mask) > mask
+        }
+    }
+}
+
+/// The outcome of rounding a magnitude, with what explain needs to show.
+#[derive(Clone, Debug)]
+pub struct Rounded {
+    /// The rounded magnitude.
+    pub mag: Dyadic,
+    /// Grid neighbours of the exact value (equal when exact).
+    pub lower: Dyadic,
+    pub upper: Dyadic,
+    pub remainder: Remainder,
+    pub away: bool,
+    pub mode: Mode,
+}
+
+impl Rounded {
+    pub fn inexact(&self) -> bool {
+        self.remainder != Remainder::Exact
+    }
+}
+
+/// Round the magnitude `x` of a value with sign `neg` onto `grid`.
+pub fn round(neg: bool, x: &Dyadic, grid: Grid, mode: Mode) -> Rounded {
+    let Some(msb) = x.msb_exp() else {
+        return Rounded {
+            mag: Dyadic::zero(),
+            lower: Dyadic::zero(),
+            upper: Dyadic::zero(),
+            remainder: Remainder::Exact,
+            away: false,
+            mode,
+        };
+    };
+    let q = grid.quantum(msb);
+    let cut_bits = q - x.exp;
+    let (lower, cut) = if cut_bits <= 0 {
+        (x.scaled_to(q), Discarded { value: Integer::new(), bits: 1 })
+    } else {
+        let b = cut_bits as u32;
+        let kept = x.sig.clone() >> b;
+        let rest = x.sig.clone().keep_bits(b);
+        (kept, Discarded { value: rest, bits: b })
+    };
+    let away = decide(mode, neg, lower.is_odd(), &cut);
+    let upper = if cut.remainder() == Remainder::Exact { lower.clone() } else { lower.clone() + 1u32 };
+    let chosen = if away { upper.clone() } else { lower.clone() };
+    Rounded {
+        mag: Dyadic::new(chosen, q),
+        lower: Dyadic::new(lower, q),
+        upper: Dyadic::new(upper, q),
+        remainder: cut.remainder(),
+        away,
+        mode,
+    }
+}
+
+impl fmt::Display for Remainder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Remainder::Exact => "exact",
+            Remainder::BelowHalf => "below half an ulp",
+            Remainder::Half => "exactly half an ulp (tie)",
+            Remainder::AboveHalf => "above half an ulp",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(sig: i64, exp: i64) -> Dyadic {
+        Dyadic::new(Integer::from(sig), exp)
+    }
+
+    // IEEE 754-2008 §4.3 rounding-direction definitions, on 2.5, 3.5 and -2.5.
+    #[test]
+    fn integer_ties() {
+        let g = Grid::integers();
+        let r = |neg, x: &Dyadic, m| round(neg, x, g, m).mag;
+        assert_eq!(r(false, &d(5, -1), Mode::NearestEven), d(2, 0));
+        assert_eq!(r(false, &d(7, -1), Mode::NearestEven), d(4, 0));
+        assert_eq!(r(false, &d(5, -1), Mode::NearestAway), d(3, 0));
+        assert_eq!(r(true, &d(5, -1), Mode::Down), d(3, 0));
+        assert_eq!(r(true, &d(5, -1), Mode::Up), d(2, 0));
+        assert_eq!(r(true, &d(5, -1), Mode::TowardZero), d(2, 0));
+    }
+
+    #[test]
+    fn stochastic_carry() {
+        // 1 + 3/8 on a 1-bit grid (values 1, 1.5 ... no: integers): cut = 0.375 = 011 in 3 bits.
+        let x = d(11, -3);
+        let g = Grid::integers();
+        let st = |rbits| round(false, &x, g, Mode::Stochastic { rbits, width: 3 }).away;
+        assert!(!st(0));
+        assert!(!st(4)); // 3 + 4 = 7 < 8
+        assert!(st(5)); // 3 + 5 = 8 carries
+    }
+}
