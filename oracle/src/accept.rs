@@ -27,13 +27,7 @@ pub struct AcceptSet {
     pub alts: Vec<Alt>,
 }
 
-pub fn width_mask(width: u32) -> u64 {
-    if width >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    }
-}
+pub use crate::format::low_mask as width_mask;
 
 impl Alt {
     fn contains(&self, bits: u64) -> bool {

@@ -6,7 +6,7 @@ use std::fmt;
 
 use rug::Integer;
 
-use crate::format::{Format, Kind};
+use crate::format::{low_mask, Format, Kind};
 
 /// A non-negative dyadic rational `sig × 2^exp`.
 #[derive(Clone, Debug)]
@@ -118,7 +118,7 @@ impl Value {
 /// Decode the low bits of a container as a value of `format`.
 pub fn decode(format: Format, bits: u64) -> Value {
     let n = format.container_bits();
-    let bits = if n == 64 { bits } else { bits & ((1u64 << n) - 1) };
+    let bits = bits & low_mask(n);
     match format.info().kind {
         Kind::Int { signed } => {
             let mut i = Integer::from(bits);
@@ -128,7 +128,7 @@ pub fn decode(format: Format, bits: u64) -> Value {
             Value::from_integer(i)
         }
         Kind::Float(l) => {
-            let code = (bits >> l.shift) & ((1u64 << l.width()) - 1);
+            let code = (bits >> l.shift) & low_mask(l.width());
             let neg = code & l.sign_bit() != 0;
             let e = (code >> l.man_bits) & l.exp_field_max();
             let m = code & ((1u64 << l.man_bits) - 1);
@@ -158,32 +158,43 @@ pub fn is_subnormal(format: Format, v: &Value) -> bool {
 }
 
 impl fmt::Display for Dyadic {
-    /// Exact decimal when short, otherwise 20 significant digits and `…`.
+    /// Decimal: exact when it has at most 21 significant digits, otherwise
+    /// 21 digits and `…`; scientific notation outside 1e-6 .. 1e21.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.exp >= 0 {
-            return write!(f, "{}", self.sig.clone() << self.exp as u32);
+        if self.is_zero() {
+            return f.write_str("0");
         }
-        // sig / 2^k = sig * 5^k / 10^k
-        let k = (-self.exp) as u32;
-        let digits = (self.sig.clone() * Integer::from(Integer::u_pow_u(5, k))).to_string();
-        let (int_part, frac) = if digits.len() > k as usize {
-            let (a, b) = digits.split_at(digits.len() - k as usize);
-            (a.to_string(), b.to_string())
+        // value = full × 10^-k exactly (full = sig × 5^k when exp < 0).
+        let (full, k) = if self.exp >= 0 {
+            ((self.sig.clone() << self.exp as u32).to_string(), 0i64)
         } else {
-            ("0".to_string(), format!("{}{}", "0".repeat(k as usize - digits.len()), digits))
+            let k = (-self.exp) as u32;
+            ((self.sig.clone() * Integer::from(Integer::u_pow_u(5, k))).to_string(), k as i64)
         };
-        let frac = frac.trim_end_matches('0');
-        if frac.is_empty() {
-            return write!(f, "{int_part}");
-        }
-        // Keep at most 20 significant digits.
-        let lead = if int_part == "0" { frac.len() - frac.trim_start_matches('0').len() } else { 0 };
-        let sig_in_int = if int_part == "0" { 0 } else { int_part.len() };
-        let keep = (20usize.saturating_sub(sig_in_int) + lead).max(1);
-        if frac.len() > keep {
-            write!(f, "{int_part}.{}…", &frac[..keep])
+        let e10 = full.len() as i64 - 1 - k;
+        let digits = full.trim_end_matches('0');
+        const MAX: usize = 21;
+        let (shown, cut) = if digits.len() > MAX { (&digits[..MAX], "…") } else { (digits, "") };
+        if (-6..21).contains(&e10) {
+            if e10 >= 0 {
+                let int_len = (e10 + 1) as usize;
+                if shown.len() <= int_len && cut.is_empty() {
+                    write!(f, "{}{}", shown, "0".repeat(int_len - shown.len()))
+                } else if shown.len() <= int_len {
+                    write!(f, "{}{}{cut}", shown, "0".repeat(int_len - shown.len()))
+                } else {
+                    write!(f, "{}.{}{cut}", &shown[..int_len], &shown[int_len..])
+                }
+            } else {
+                write!(f, "0.{}{}{cut}", "0".repeat((-e10 - 1) as usize), shown)
+            }
         } else {
-            write!(f, "{int_part}.{frac}")
+            let rest = &shown[1..];
+            if rest.is_empty() && cut.is_empty() {
+                write!(f, "{}e{}", &shown[..1], e10)
+            } else {
+                write!(f, "{}.{}{cut}e{}", &shown[..1], rest, e10)
+            }
         }
     }
 }
@@ -209,6 +220,18 @@ mod tests {
     use super::*;
 
     // Encodings from IEEE 754-2008 binary16/binary32 examples.
+    #[test]
+    fn displays_decimal() {
+        let d = |s: i64, e: i64| Dyadic::new(Integer::from(s), e).to_string();
+        assert_eq!(d(3, -1), "1.5");
+        assert_eq!(d(1, 10), "1024");
+        assert_eq!(d(1, -24), "5.9604644775390625e-8");
+        assert_eq!(d(1, -149), "1.40129846432481707092…e-45");
+        assert_eq!(d(1, 80), "1.20892581961462917470…e24");
+        assert_eq!(d(65504, 0), "65504");
+        assert_eq!(d(1, -3), "0.125");
+    }
+
     #[test]
     fn decodes_ieee() {
         assert_eq!(decode(Format::F32, 0x3f80_0000).to_string(), "1");

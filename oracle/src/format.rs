@@ -168,6 +168,15 @@ impl Format {
     }
 }
 
+/// A mask of the low `bits` bits (all ones for 64).
+pub fn low_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
 impl FloatLayout {
     pub fn precision(&self) -> u32 {
         self.man_bits + 1
@@ -236,12 +245,12 @@ impl FloatLayout {
     }
     /// Whether a code (without container shift) is a NaN.
     pub fn is_nan_code(&self, code: u64) -> bool {
-        let mag = code & !self.sign_bit() & ((1u64 << self.width()) - 1);
+        let mag = code & !self.sign_bit() & low_mask(self.width());
         let e = mag >> self.man_bits;
         let m = mag & ((1u64 << self.man_bits) - 1);
         match self.specials {
             Specials::Ieee => e == self.exp_field_max() && m != 0,
-            Specials::NanAllOnes => mag == (1u64 << (self.exp_bits + self.man_bits)) - 1,
+            Specials::NanAllOnes => mag == low_mask(self.exp_bits + self.man_bits),
             Specials::None => false,
             Specials::NanMaxCode => mag == self.exp_field_max(),
         }

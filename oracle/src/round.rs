@@ -120,7 +120,7 @@ pub fn decide(mode: Mode, neg: bool, lower_is_odd: bool, cut: &Discarded) -> boo
         Mode::NearestAway => rem != Remainder::BelowHalf,
         Mode::NearestEven => rem == Remainder::AboveHalf || (rem == Remainder::Half && lower_is_odd),
         Mode::Stochastic { rbits, width } => {
-            let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+            let mask = crate::format::low_mask(width);
             cut.top_bits(width) + Integer::from(rbits & mask) > mask
         }
     }

@@ -1,1 +1,90 @@
-fn main(){}
+//! `ptx-cvt`: the command line over the ptx-cvt oracle.
+
+mod check;
+mod common;
+mod eval;
+mod explain;
+mod list;
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use ptx_cvt::{Profile, PtxVersion, Target};
+
+/// Bit-exact reference oracle for the PTX `cvt` instruction.
+///
+/// Case lines look like `cvt.rn.f16.f32 3f800000 => 3c00`: the instruction,
+/// each source register in hex (no 0x, zero-padded to the register width:
+/// 2, 4, 8 or 16 digits) and, after `=>`, the result. See vectors/README.md.
+#[derive(Parser)]
+#[command(name = "ptx-cvt", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate an instruction on operands, or case lines from stdin.
+    ///
+    /// With operands, prints the result. Without, reads lines
+    /// `<instruction> <operand>... [=> ????????]` from stdin and writes
+    /// complete case lines (a `?`-only result asks for that destination
+    /// register width). Example: `ptx-cvt eval cvt.rn.f16.f32 3f800000`.
+    Eval(eval::EvalArgs),
+    /// Check case lines whose results came from elsewhere against the oracle.
+    ///
+    /// Reads each FILE (`-` for stdin). Prints every mismatch with its line,
+    /// the decoded input, expected and got, and the deciding rule; ends with
+    /// `N passed, M failed`. Exit status: 0 all pass, 1 any mismatch,
+    /// 2 unreadable input (malformed or illegal lines).
+    Check(check::CheckArgs),
+    /// Show which rules decide a conversion, step by step.
+    ///
+    /// Example: `ptx-cvt explain cvt.rn.f16.f32 3f801000`.
+    Explain(explain::ExplainArgs),
+    /// List every legal scalar spelling (canonical form), one per line.
+    ///
+    /// Example: `ptx-cvt list --target sm_90`.
+    List(list::ListArgs),
+}
+
+/// Options shared by commands that evaluate.
+#[derive(Args, Clone)]
+pub struct EvalOpts {
+    /// Evidence profile: `sm90` (bit-exact best evidence of sm_90 hardware)
+    /// or `isa` (accept every result the PTX ISA text permits).
+    #[arg(long, default_value = "sm90", value_parser = parse_profile)]
+    pub profile: Profile,
+    /// Check legality for this target (e.g. sm_90, sm_100a); without it,
+    /// every form the oracle models is evaluated.
+    #[arg(long, value_parser = parse_target)]
+    pub target: Option<Target>,
+    /// PTX ISA version for the legality check (default: the newest known, 9.5).
+    #[arg(long, value_parser = parse_version)]
+    pub ptx_version: Option<PtxVersion>,
+    /// Machine-readable JSON output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_profile(s: &str) -> Result<Profile, String> {
+    s.parse()
+}
+fn parse_target(s: &str) -> Result<Target, String> {
+    s.parse().map_err(|e: ptx_cvt::instr::TargetError| e.0)
+}
+fn parse_version(s: &str) -> Result<PtxVersion, String> {
+    s.parse().map_err(|e: ptx_cvt::instr::TargetError| e.0)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Eval(a) => eval::run(a),
+        Command::Check(a) => check::run(a),
+        Command::Explain(a) => explain::run(a),
+        Command::List(a) => list::run(a),
+    };
+    ExitCode::from(code)
+}

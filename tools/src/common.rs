@@ -1,0 +1,50 @@
+//! Pieces the commands share: legality against the chosen target, operand
+//! parsing, decoded display of result bits.
+
+use ptx_cvt::accept::{parse_hex, width_mask};
+use ptx_cvt::exact::decode;
+use ptx_cvt::{evaluate, instr, AcceptSet, Case, Cvt, Operand, Outcome, PtxVersion, Regs};
+
+use crate::EvalOpts;
+
+/// Evaluate a parsed case under the options: legality for the target (if
+/// any), then the oracle.
+pub fn eval_case(case: &Case, opts: &EvalOpts) -> Result<Outcome, String> {
+    let dst = case.dst_width();
+    if let Some(t) = opts.target {
+        let src = case.operands.first().map_or(case.instr.atype.bits(), |o| o.width);
+        let v = opts.ptx_version.unwrap_or(PtxVersion::LATEST);
+        instr::check(&case.instr, Regs { dst, src }, Some(t), Some(v))
+            .map_err(|e| format!("illegal on {t} with PTX ISA {v}: {e}"))?;
+    }
+    evaluate(&case.instr, &case.operands, dst, opts.profile).map_err(|e| e.to_string())
+}
+
+pub fn parse_operands(texts: &[String]) -> Result<Vec<Operand>, String> {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| parse_hex(t).map(|(bits, width)| Operand { bits, width }).map_err(|e| format!("operand {}: {e}", i + 1)))
+        .collect()
+}
+
+/// Human reading of result bits in the destination type, e.g. `3c00 (1)`.
+pub fn describe_bits(c: &Cvt, bits: u64, width: u32) -> String {
+    let n = c.dtype.bits();
+    let hex = format!("{bits:0w$x}", w = (width / 4) as usize);
+    let v = decode(c.dtype.format(), bits & width_mask(n));
+    let ext = if width > n && bits & !width_mask(n) != 0 && !c.dtype.format().is_signed_int() {
+        " (upper bits not zero)"
+    } else {
+        ""
+    };
+    format!("{hex} ({v}){ext}")
+}
+
+/// Human reading of an acceptance set.
+pub fn describe_set(c: &Cvt, set: &AcceptSet) -> String {
+    match set.single() {
+        Some(b) => describe_bits(c, b, set.width),
+        None => format!("{set} (any of these)"),
+    }
+}

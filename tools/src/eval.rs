@@ -1,0 +1,95 @@
+use std::io::{self, BufWriter, Write};
+
+use clap::Args;
+use ptx_cvt::{format_case, parse_case, Case};
+use serde_json::json;
+
+use crate::common::{eval_case, parse_operands};
+use crate::EvalOpts;
+
+#[derive(Args)]
+pub struct EvalArgs {
+    /// Instruction, e.g. `cvt.rn.f16.f32`; omit to read case lines from stdin.
+    instruction: Option<String>,
+    /// Source operands in hex (digits = register width: 2, 4, 8 or 16).
+    operands: Vec<String>,
+    /// Destination register width in bits (default: the type's width).
+    #[arg(long, value_parser = ["8", "16", "32", "64"])]
+    dst_width: Option<String>,
+    #[command(flatten)]
+    opts: EvalOpts,
+}
+
+pub fn run(a: EvalArgs) -> u8 {
+    match a.instruction.clone() {
+        Some(i) => one(&a, &i),
+        None => stream(&a.opts),
+    }
+}
+
+fn one(a: &EvalArgs, instr_text: &str) -> u8 {
+    let case = (|| -> Result<Case, String> {
+        let instr = ptx_cvt::instr::parse(instr_text).map_err(|e| e.to_string())?;
+        let operands = parse_operands(&a.operands)?;
+        if operands.is_empty() {
+            return Err(format!("{instr} needs a source operand in hex, e.g. `ptx-cvt eval {instr} {}`", "0".repeat((instr.atype.bits() / 4) as usize)));
+        }
+        let width = a.dst_width.as_deref().map(|w| w.parse::<u32>().unwrap()).unwrap_or(instr.dtype.bits());
+        let result = Some(ptx_cvt::AcceptSet { width, alts: vec![ptx_cvt::accept::Alt::Bits { value: 0, mask: 0 }] });
+        Ok(Case { instr, operands, result, comment: None })
+    })();
+    let out = case.and_then(|c| eval_case(&c, &a.opts).map(|o| (c, o)));
+    match out {
+        Ok((c, o)) => {
+            if a.opts.json {
+                println!("{}", json!({"instruction": c.instr.to_string(), "result": o.accept.to_string(), "profile": a.opts.profile.name()}));
+            } else {
+                println!("{}", o.accept);
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            2
+        }
+    }
+}
+
+/// Stream stdin to stdout: one complete case line per input line.
+fn stream(opts: &EvalOpts) -> u8 {
+    let stdin = io::stdin().lock();
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut errors = 0u64;
+    for (n, line) in crate::check::lines(stdin).enumerate() {
+        let n = n + 1;
+        let res = line.and_then(|l| parse_case(&l).map_err(|e| e.to_string())).and_then(|c| match c {
+            None => Ok(None),
+            Some(c) => eval_case(&c, opts).map(|o| Some((c, o))),
+        });
+        let written = match res {
+            Ok(None) => Ok(()),
+            Ok(Some((c, o))) => {
+                if opts.json {
+                    writeln!(out, "{}", json!({"line": n, "instruction": c.instr.to_string(), "operands": c.operands.iter().map(|o| ptx_cvt::eval::fmt_hex(o.bits, o.width)).collect::<Vec<_>>(), "result": o.accept.to_string()}))
+                } else {
+                    writeln!(out, "{}", format_case(&c.instr, &c.operands, &o.accept))
+                }
+            }
+            Err(e) => {
+                errors += 1;
+                eprintln!("stdin line {n}: {e}");
+                Ok(())
+            }
+        };
+        if written.is_err() {
+            return 0; // stdout closed (e.g. piped into head): stop quietly
+        }
+    }
+    let _ = out.flush();
+    if errors > 0 {
+        eprintln!("{errors} line(s) could not be evaluated");
+        2
+    } else {
+        0
+    }
+}

@@ -1,0 +1,69 @@
+use clap::Args;
+use ptx_cvt::{instr, Case, PtxVersion, Regs};
+use serde_json::json;
+
+use crate::common::{describe_set, eval_case, parse_operands};
+use crate::EvalOpts;
+
+#[derive(Args)]
+pub struct ExplainArgs {
+    /// Instruction, e.g. `cvt.rn.f16.f32`.
+    instruction: String,
+    /// Source operands in hex (digits = register width).
+    #[arg(required = true)]
+    operands: Vec<String>,
+    /// Destination register width in bits (default: the type's width).
+    #[arg(long, value_parser = ["8", "16", "32", "64"])]
+    dst_width: Option<String>,
+    #[command(flatten)]
+    opts: EvalOpts,
+}
+
+pub fn run(a: ExplainArgs) -> u8 {
+    let res = (|| -> Result<(), String> {
+        let c = instr::parse(&a.instruction).map_err(|e| e.to_string())?;
+        let operands = parse_operands(&a.operands)?;
+        let width = a.dst_width.as_deref().map(|w| w.parse::<u32>().unwrap()).unwrap_or(c.dtype.bits());
+        let placeholder = ptx_cvt::AcceptSet { width, alts: vec![ptx_cvt::accept::Alt::Bits { value: 0, mask: 0 }] };
+        let case = Case { instr: c, operands: operands.clone(), result: Some(placeholder), comment: None };
+        let o = eval_case(&case, &a.opts)?;
+        let src = operands.first().map_or(c.atype.bits(), |x| x.width);
+        let legality = match a.opts.target {
+            Some(t) => format!("legal on {t} with PTX ISA {}", a.opts.ptx_version.unwrap_or(PtxVersion::LATEST)),
+            None => match instr::check(&c, Regs { dst: width, src }, None, None) {
+                Ok(()) => "legal (form and registers; give --target to check a target)".to_string(),
+                Err(e) => e.to_string(),
+            },
+        };
+        if a.opts.json {
+            let steps: Vec<_> = o
+                .trace
+                .iter()
+                .map(|s| json!({"rule": s.rule.name(), "evidence": s.rule.evidence().tag(), "detail": s.detail}))
+                .collect();
+            println!(
+                "{}",
+                json!({"instruction": c.to_string(), "family": format!("{:?}", c.family()), "profile": a.opts.profile.name(),
+                       "legality": legality, "input": o.input.to_string(), "steps": steps,
+                       "result": o.accept.to_string(), "result_meaning": describe_set(&c, &o.accept)})
+            );
+            return Ok(());
+        }
+        println!("instruction {c}  ({:?})", c.family());
+        println!("profile     {}", a.opts.profile);
+        println!("legality    {legality}");
+        println!("steps");
+        for s in &o.trace {
+            println!("  {s}");
+        }
+        println!("result      {}", describe_set(&c, &o.accept));
+        Ok(())
+    })();
+    match res {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            2
+        }
+    }
+}
