@@ -93,9 +93,9 @@ pub fn run(a: CheckArgs) -> u8 {
         eprintln!("{} line(s) could not be checked", t.errors);
     }
     if a.opts.json {
-        println!("{}", json!({"passed": t.passed, "failed": t.failed, "errors": t.errors}));
+        say!("{}", json!({"passed": t.passed, "failed": t.failed, "errors": t.errors}));
     }
-    println!("{} passed, {} failed", t.passed, t.failed);
+    say!("{} passed, {} failed", t.passed, t.failed);
     if t.errors > 0 {
         2
     } else if t.failed > 0 {
@@ -122,7 +122,7 @@ fn check_stream(name: &str, r: impl BufRead, a: &CheckArgs, t: &mut Tally) {
             Err(e) => {
                 t.errors += 1;
                 if a.opts.json {
-                    println!("{}", json!({"file": name, "line": n, "error": e}));
+                    say!("{}", json!({"file": name, "line": n, "error": e}));
                 } else {
                     eprintln!("{name}:{n}: error: {e}");
                 }
@@ -151,7 +151,7 @@ fn report(name: &str, n: usize, c: &Case, o: &Outcome, as_json: bool) {
     let rule = o.deciding_rule();
     let operands: Vec<String> = c.operands.iter().map(|x| ptx_cvt::eval::fmt_hex(x.bits, x.width)).collect();
     if as_json {
-        println!(
+        say!(
             "{}",
             json!({"file": name, "line": n, "instruction": c.instr.to_string(), "operands": operands,
                    "input": o.input.to_string(), "expected": o.accept.to_string(), "got": got.to_string(),
@@ -159,9 +159,9 @@ fn report(name: &str, n: usize, c: &Case, o: &Outcome, as_json: bool) {
         );
         return;
     }
-    println!("{name}:{n}: MISMATCH {} {}", c.instr, operands.join(" "));
-    println!("  input    {} {} = {}", c.instr.atype.name(), operands.join(" "), o.input);
-    println!("  expected {}", describe_set(&c.instr, &o.accept));
-    println!("  got      {got_text}");
-    println!("  rule     {} [{}]: {}", rule.name(), rule.evidence().tag(), rule.text());
+    say!("{name}:{n}: MISMATCH {} {}", c.instr, operands.join(" "));
+    say!("  input    {} {} = {}", c.instr.atype.name(), operands.join(" "), o.input);
+    say!("  expected {}", describe_set(&c.instr, &o.accept));
+    say!("  got      {got_text}");
+    say!("  rule     {} [{}]: {}", rule.name(), rule.evidence().tag(), rule.text());
 }

@@ -48,3 +48,12 @@ pub fn describe_set(c: &Cvt, set: &AcceptSet) -> String {
         None => format!("{set} (any of these)"),
     }
 }
+
+/// Print a line to stdout; a closed stdout (e.g. `| head`) ends the program quietly.
+pub fn say_line(args: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    if writeln!(o, "{args}").is_err() {
+        std::process::exit(0);
+    }
+}

@@ -42,9 +42,9 @@ fn one(a: &EvalArgs, instr_text: &str) -> u8 {
     match out {
         Ok((c, o)) => {
             if a.opts.json {
-                println!("{}", json!({"instruction": c.instr.to_string(), "result": o.accept.to_string(), "profile": a.opts.profile.name()}));
+                say!("{}", json!({"instruction": c.instr.to_string(), "result": o.accept.to_string(), "profile": a.opts.profile.name()}));
             } else {
-                println!("{}", o.accept);
+                say!("{}", o.accept);
             }
             0
         }

@@ -41,7 +41,7 @@ pub fn run(a: ExplainArgs) -> u8 {
                 .iter()
                 .map(|s| json!({"rule": s.rule.name(), "evidence": s.rule.evidence().tag(), "detail": s.detail}))
                 .collect();
-            println!(
+            say!(
                 "{}",
                 json!({"instruction": c.to_string(), "family": format!("{:?}", c.family()), "profile": a.opts.profile.name(),
                        "legality": legality, "input": o.input.to_string(), "steps": steps,
@@ -49,14 +49,14 @@ pub fn run(a: ExplainArgs) -> u8 {
             );
             return Ok(());
         }
-        println!("instruction {c}  ({:?})", c.family());
-        println!("profile     {}", a.opts.profile);
-        println!("legality    {legality}");
-        println!("steps");
+        say!("instruction {c}  ({:?})", c.family());
+        say!("profile     {}", a.opts.profile);
+        say!("legality    {legality}");
+        say!("steps");
         for s in &o.trace {
-            println!("  {s}");
+            say!("  {s}");
         }
-        println!("result      {}", describe_set(&c, &o.accept));
+        say!("result      {}", describe_set(&c, &o.accept));
         Ok(())
     })();
     match res {

@@ -42,10 +42,10 @@ pub fn run(a: ListArgs) -> u8 {
         .map(|c| c.to_string())
         .collect();
     if a.opts.json {
-        println!("{}", json!(legal));
+        say!("{}", json!(legal));
     } else {
         for l in legal {
-            println!("{l}");
+            say!("{l}");
         }
     }
     0

@@ -1,5 +1,10 @@
 //! `ptx-cvt`: the command line over the ptx-cvt oracle.
 
+/// `println!` that stops quietly when stdout is closed.
+macro_rules! say {
+    ($($t:tt)*) => { $crate::common::say_line(format_args!($($t)*)) };
+}
+
 mod check;
 mod common;
 mod eval;

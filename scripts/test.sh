@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The test command: installs build needs, then runs every test in the workspace.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+scripts/bootstrap.sh
+cargo test --workspace --locked "$@"
