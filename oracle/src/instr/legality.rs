@@ -65,7 +65,7 @@ fn rounding_rule(c: &Cvt) -> Result<(), Illegal> {
             no("rounding-widening", format!("{} is exact: a rounding modifier is not allowed", arrow(c)))
         }
         // f16↔bf16 also assemble without a rounding modifier (SPEC §3).
-        Family::Narrow if !is(frnd) && !(r.is_none() && (bf16(c.atype) || bf16(c.dtype)) && c.atype != Type::F32 && c.atype != Type::F64) => {
+        Family::Narrow if !is(frnd) && !(r.is_none() && c.atype.bits() == 16 && c.dtype.bits() == 16) => {
             no("rounding-required-frnd", format!("{} can lose precision: it needs .rn, .rz, .rm or .rp", arrow(c)))
         }
         _ => Ok(()),
@@ -106,14 +106,17 @@ fn check_form(c: &Cvt) -> Result<(), Illegal> {
     if (c.relu || c.satfinite) && !matches!(c.rounding, Some(Rounding::Rn | Rounding::Rz)) {
         return no("relu-satfinite-rounding", "`.relu`/`.satfinite` forms take .rn or .rz");
     }
-    if (c.relu || c.satfinite) && c.ftz {
-        return no("relu-satfinite-ftz", "`.ftz` cannot be combined with `.relu`/`.satfinite`");
+    if (c.relu || c.satfinite) && (c.ftz || c.sat) {
+        let m = if c.ftz { "ftz" } else { "sat" };
+        return no("relu-satfinite-combination", format!("`.{m}` cannot be combined with `.relu`/`.satfinite`"));
     }
     Ok(())
 }
 
-/// Register widths (SPEC §4): wider registers are allowed, except for bf16.
+/// Register widths (SPEC §4): wider registers are allowed, except when bf16
+/// is involved: then ptxas wants both registers exactly as wide as their types.
 pub fn check_regs(c: &Cvt, regs: Regs) -> Result<(), Illegal> {
+    let bf16 = c.dtype == Type::Bf16 || c.atype == Type::Bf16;
     for (role, t, w) in [("destination", c.dtype, regs.dst), ("source", c.atype, regs.src)] {
         if !REG_WIDTHS.contains(&w) {
             return no("register-width", format!("{role} register of {w} bits: PTX registers have 8, 16, 32 or 64 bits"));
@@ -121,8 +124,11 @@ pub fn check_regs(c: &Cvt, regs: Regs) -> Result<(), Illegal> {
         if w < t.bits() {
             return no("register-narrow", format!("{role} register of {w} bits cannot hold a {}", t.name()));
         }
-        if t == Type::Bf16 && w != 16 {
-            return no("register-bf16", format!("a bf16 {role} needs a 16-bit register, not {w} bits"));
+        if bf16 && w != t.bits() {
+            return no(
+                "register-bf16-exact",
+                format!("with bf16 ({}), the {role} register must be exactly {} bits, not {w}", arrow(c), t.bits()),
+            );
         }
     }
     Ok(())
