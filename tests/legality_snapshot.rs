@@ -78,3 +78,46 @@ fn every_sm90_spelling_is_in_the_snapshot() {
         .count();
     assert!(n >= 12 * 12 * 9 * 4, "only {n} sm_90 rows");
 }
+
+#[test]
+fn every_spelling_ptxas_accepts_on_sm90_is_evaluated() {
+    // Operands that reach every branch: zeros, ones, sign bits, all ones, NaN/Inf
+    // patterns of every float width, subnormals and a few arbitrary bit strings.
+    let patterns: [u64; 14] = [
+        0,
+        1,
+        0x80,
+        0x8000,
+        0x7c00,
+        0x7e01,
+        0x7fc1,
+        0x8000_0000,
+        0x7f80_0001,
+        0x0000_0001,
+        0x7ff0_0000_0000_0001,
+        0x8000_0000_0000_0000,
+        u64::MAX,
+        0x1392_31c2_dead_beef,
+    ];
+    let mut evaluated = 0;
+    for line in SNAPSHOT.lines().filter(|l| l.starts_with("sm_90\t9.5\t") && l.contains("\tok\t")) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (instruction, dreg, areg) = (f[2], f[3], f[4]);
+        if deliberate_difference(instruction, dreg, areg).is_some() {
+            continue;
+        }
+        let c = instr::parse(instruction).unwrap();
+        let (dw, aw) = (bits(dreg), bits(areg));
+        for p in patterns {
+            let op = ptx_cvt::Operand { bits: p & ptx_cvt::accept::width_mask(aw), width: aw };
+            for profile in ptx_cvt::Profile::ALL {
+                let o = ptx_cvt::evaluate(&c, &[op], dw, profile)
+                    .unwrap_or_else(|e| panic!("{instruction} d.{dreg} a.{areg} on {p:x}: {e}"));
+                assert_eq!(o.accept.width, dw);
+                assert!(!o.accept.alts.is_empty());
+                evaluated += 1;
+            }
+        }
+    }
+    assert!(evaluated > 10_000, "{evaluated}");
+}
