@@ -109,11 +109,16 @@ impl AcceptSet {
     }
 }
 
-fn clip(s: &str) -> String {
-    match s.char_indices().nth(40) {
+/// At most `n` characters of user text for an error message.
+pub(crate) fn clip_to(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
     }
+}
+
+fn clip(s: &str) -> String {
+    clip_to(s, 40)
 }
 
 /// Register width in bits from a count of hex digits.

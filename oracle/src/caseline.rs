@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use crate::accept::{parse_hex, AcceptSet, Alt};
+use crate::accept::{clip_to, parse_hex, AcceptSet, Alt};
 use crate::eval::{fmt_hex, Operand};
 use crate::instr::{parse, Cvt};
 
@@ -69,7 +69,7 @@ pub fn parse_case(line: &str) -> Result<Option<Case>, CaseError> {
             let nan_format = instr.dtype.is_float().then(|| instr.dtype.format());
             result = Some(AcceptSet::parse(r, nan_format).map_err(|e| CaseError(format!("result: {e}")))?);
             if let Some(extra) = toks.next() {
-                return err(format!("unexpected `{}` after the result (comments start with #)", clip(extra)));
+                return err(format!("unexpected `{}` after the result (comments start with #)", clip_to(extra, 40)));
             }
             break;
         }
@@ -82,12 +82,6 @@ pub fn parse_case(line: &str) -> Result<Option<Case>, CaseError> {
     Ok(Some(Case { instr, operands, result, comment }))
 }
 
-fn clip(s: &str) -> String {
-    match s.char_indices().nth(40) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
-}
 
 /// Print a case line with a result.
 pub fn format_case(instr: &Cvt, operands: &[Operand], result: &AcceptSet) -> String {

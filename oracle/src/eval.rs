@@ -141,11 +141,11 @@ impl<'a> Ctx<'a> {
         if src.width > abits {
             cx.note(
                 Rule::SourceChop,
-                format!("{}-bit register {:0w$x}: low {abits} bits {bits:0v$x}", src.width, src.bits, w = (src.width / 4) as usize, v = (abits as usize).div_ceil(4)),
+                format!("{}-bit register {}: low {abits} bits {}", src.width, fmt_hex(src.bits, src.width), fmt_hex(bits, abits)),
             );
         }
         let input = decode(c.atype.format(), bits);
-        cx.note(Rule::Decode, format!("{} {bits:0w$x} = {input}", c.atype.name(), w = (abits as usize).div_ceil(4)));
+        cx.note(Rule::Decode, format!("{} {} = {input}", c.atype.name(), fmt_hex(bits, abits)));
         let r = match c.family() {
             Family::IntToInt => cx.int_to_int(&input),
             Family::IntToFloat => cx.int_to_float(&input),
@@ -187,7 +187,7 @@ impl<'a> Ctx<'a> {
             std::cmp::Ordering::Equal => "reinterpret the bits",
         };
         let bits = encode::wrap(&i, db);
-        self.note(Rule::IntWrap, format!("{how}: {} {bits:0w$x}", d.name(), w = (db / 4) as usize));
+        self.note(Rule::IntWrap, format!("{how}: {} {}", d.name(), fmt_hex(bits, db)));
         TypeResult::Bits(bits)
     }
 
@@ -230,7 +230,7 @@ impl<'a> Ctx<'a> {
             }
             let rule = if n <= 16 { Rule::NanToIntNarrowFromF64 } else { Rule::NanToIntSignBit };
             let bits = 1u64 << (n - 1);
-            self.note(rule, format!("→ 1<<{} = {bits:0w$x}", n - 1, w = (n / 4) as usize));
+            self.note(rule, format!("→ 1<<{} = {}", n - 1, fmt_hex(bits, n)));
             return TypeResult::Bits(bits);
         }
         let v = self.ftz_input(v.clone());
@@ -286,7 +286,7 @@ impl<'a> Ctx<'a> {
         };
         let shown = match &r {
             TypeResult::AnyNan => "any NaN".to_string(),
-            TypeResult::Bits(b) => format!("{b:0w$x}", w = (d.container_bits() / 4) as usize),
+            TypeResult::Bits(b) => fmt_hex(*b, d.container_bits()),
         };
         self.note(rule, format!("NaN source → {shown}"));
         r
@@ -444,5 +444,5 @@ impl<'a> Ctx<'a> {
 
 /// Zero-padded hex for a register width.
 pub fn fmt_hex(bits: u64, width: u32) -> String {
-    format!("{bits:0w$x}", w = (width / 4) as usize)
+    format!("{bits:0w$x}", w = width.div_ceil(4) as usize)
 }

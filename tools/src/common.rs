@@ -31,7 +31,7 @@ pub fn parse_operands(texts: &[String]) -> Result<Vec<Operand>, String> {
 /// Human reading of result bits in the destination type, e.g. `3c00 (1)`.
 pub fn describe_bits(c: &Cvt, bits: u64, width: u32) -> String {
     let n = c.dtype.bits();
-    let hex = format!("{bits:0w$x}", w = (width / 4) as usize);
+    let hex = ptx_cvt::eval::fmt_hex(bits, width);
     let v = decode(c.dtype.format(), bits & width_mask(n));
     let ext = if width > n && bits & !width_mask(n) != 0 && !c.dtype.format().is_signed_int() {
         " (upper bits not zero)"

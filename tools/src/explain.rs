@@ -43,13 +43,13 @@ pub fn run(a: ExplainArgs) -> u8 {
                 .collect();
             say!(
                 "{}",
-                json!({"instruction": c.to_string(), "family": format!("{:?}", c.family()), "profile": a.opts.profile.name(),
+                json!({"instruction": c.to_string(), "family": c.family().describe(), "profile": a.opts.profile.name(),
                        "legality": legality, "input": o.input.to_string(), "steps": steps,
                        "result": o.accept.to_string(), "result_meaning": describe_set(&c, &o.accept)})
             );
             return Ok(());
         }
-        say!("instruction {c}  ({:?})", c.family());
+        say!("instruction {c}  ({})", c.family().describe());
         say!("profile     {}", a.opts.profile);
         say!("legality    {legality}");
         say!("steps");

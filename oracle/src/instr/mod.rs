@@ -196,6 +196,19 @@ pub enum Family {
     Narrow,
 }
 
+impl Family {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Family::IntToInt => "int→int",
+            Family::IntToFloat => "int→float",
+            Family::FloatToInt => "float→int",
+            Family::SameFloat => "float→same float (copy or round to integral)",
+            Family::Widen => "float→float widening (exact)",
+            Family::Narrow => "float→float narrowing",
+        }
+    }
+}
+
 impl fmt::Display for Cvt {
     /// Canonical spelling: `cvt{.rnd}{.relu}{.ftz}{.sat}{.satfinite}.dtype.atype`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

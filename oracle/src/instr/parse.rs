@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::{Cvt, Rounding, Type};
+use crate::accept::clip_to;
 
 /// Instruction types that exist in PTX but that this oracle does not evaluate yet.
 const NOT_MODELED: [&str; 17] = [
@@ -30,7 +31,7 @@ fn err<T>(message: impl Into<String>) -> Result<T, ParseError> {
 
 /// Parse an instruction such as `cvt.rn.f16.f32` or `cvt.s8.f32.rni.sat`.
 pub fn parse(text: &str) -> Result<Cvt, ParseError> {
-    let shown = if text.len() > 80 { format!("{}…", &text[..text.floor_char_boundary(80)]) } else { text.to_string() };
+    let shown = clip_to(text, 80);
     if text.is_empty() {
         return err("empty instruction: expected `cvt.<dtype>.<atype>`");
     }
@@ -42,7 +43,7 @@ pub fn parse(text: &str) -> Result<Cvt, ParseError> {
     let mut types = Vec::new();
     let mut c = Cvt::new(Type::U8, Type::U8);
     for tok in parts {
-        let tok_shown = if tok.len() > 40 { format!("{}…", &tok[..tok.floor_char_boundary(40)]) } else { tok.to_string() };
+        let tok_shown = clip_to(tok, 40);
         if tok.is_empty() {
             return err(format!("empty modifier (`..` or trailing `.`) in `{shown}`"));
         }
