@@ -109,12 +109,14 @@ impl AcceptSet {
     }
 }
 
-/// At most `n` characters of user text for an error message.
+/// At most `n` characters of user text for an error message, with control
+/// characters escaped so that they stay visible.
 pub(crate) fn clip_to(s: &str, n: usize) -> String {
-    match s.char_indices().nth(n) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
+    let mut out: String = s.chars().take(n).map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect();
+    if s.chars().nth(n).is_some() {
+        out.push('…');
     }
+    out
 }
 
 fn clip(s: &str) -> String {
@@ -134,10 +136,16 @@ pub fn width_of_digits(n: usize) -> Option<u32> {
 
 /// Parse plain hex (no `0x`), checking the digit count is a register width.
 pub fn parse_hex(s: &str) -> Result<(u64, u32), String> {
+    if s.starts_with("0x") || s.starts_with("0X") {
+        return Err(format!("`{}`: write hex without the 0x prefix", clip(s)));
+    }
+    if s.starts_with("=>") {
+        return Err(format!("`{}`: put a space after `=>`", clip(s)));
+    }
     let w = width_of_digits(s.len())
         .ok_or_else(|| format!("`{}` has {} hex digits; registers take 2, 4, 8 or 16 (zero-padded, no 0x)", clip(s), s.chars().count()))?;
     if let Some(c) = s.chars().find(|c| !c.is_ascii_hexdigit()) {
-        return Err(format!("`{}` is not hex: unexpected `{c}`", clip(s)));
+        return Err(format!("`{}` is not hex: unexpected `{}`", clip(s), c.escape_default()));
     }
     Ok((u64::from_str_radix(s, 16).expect("checked hex"), w))
 }
@@ -171,7 +179,7 @@ fn parse_alt(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String> 
             value <<= 4;
             mask <<= 4;
             if c != '?' {
-                value |= c.to_digit(16).ok_or_else(|| format!("`{}` is not hex: unexpected `{c}`", clip(s)))? as u64;
+                value |= c.to_digit(16).ok_or_else(|| format!("`{}` is not hex: unexpected `{}`", clip(s), c.escape_default()))? as u64;
                 mask |= 0xf;
             }
         }

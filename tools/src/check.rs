@@ -27,13 +27,21 @@ const LINE_CAP: usize = 1 << 20;
 /// (which are skipped without holding them in memory).
 pub fn lines(r: impl BufRead) -> impl Iterator<Item = Result<String, String>> {
     let mut r = r;
+    let mut failed = false;
     std::iter::from_fn(move || {
+        if failed {
+            return None;
+        }
         let mut buf = Vec::new();
         let mut total = 0usize;
+        let mut newline = false;
         loop {
             let chunk = match r.fill_buf() {
                 Ok(c) => c,
-                Err(e) => return Some(Err(format!("read error: {e}"))),
+                Err(e) => {
+                    failed = true;
+                    return Some(Err(format!("read error: {e}")));
+                }
             };
             if chunk.is_empty() {
                 if total == 0 {
@@ -41,7 +49,7 @@ pub fn lines(r: impl BufRead) -> impl Iterator<Item = Result<String, String>> {
                 }
                 break;
             }
-            let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            let (take, found) = match chunk.iter().position(|&b| b == b'\n') {
                 Some(i) => (i + 1, true),
                 None => (chunk.len(), false),
             };
@@ -50,12 +58,14 @@ pub fn lines(r: impl BufRead) -> impl Iterator<Item = Result<String, String>> {
             }
             total += take;
             r.consume(take);
-            if done {
+            if found {
+                newline = true;
                 break;
             }
         }
         if total > LINE_CAP {
-            return Some(Err(format!("line is {total} bytes long; case lines are at most {}", ptx_cvt::caseline::MAX_LINE)));
+            let len = total - newline as usize;
+            return Some(Err(format!("line is {len} bytes long; case lines are at most {}", ptx_cvt::caseline::MAX_LINE)));
         }
         if buf.last() == Some(&b'\n') {
             buf.pop();
@@ -69,6 +79,7 @@ struct Tally {
     passed: u64,
     failed: u64,
     errors: u64,
+    unreadable_files: u64,
 }
 
 pub fn run(a: CheckArgs) -> u8 {
@@ -81,7 +92,7 @@ pub fn run(a: CheckArgs) -> u8 {
                 Ok(h) => Box::new(h),
                 Err(e) => {
                     eprintln!("error: cannot read {f}: {e}");
-                    t.errors += 1;
+                    t.unreadable_files += 1;
                     continue;
                 }
             }
@@ -92,11 +103,14 @@ pub fn run(a: CheckArgs) -> u8 {
     if t.errors > 0 {
         eprintln!("{} line(s) could not be checked", t.errors);
     }
+    if t.unreadable_files > 0 {
+        eprintln!("{} file(s) could not be read", t.unreadable_files);
+    }
     if a.opts.json {
-        say!("{}", json!({"passed": t.passed, "failed": t.failed, "errors": t.errors}));
+        say!("{}", json!({"passed": t.passed, "failed": t.failed, "errors": t.errors, "unreadable_files": t.unreadable_files}));
     }
     say!("{} passed, {} failed", t.passed, t.failed);
-    if t.errors > 0 {
+    if t.errors > 0 || t.unreadable_files > 0 {
         2
     } else if t.failed > 0 {
         1

@@ -49,11 +49,17 @@ pub fn describe_set(c: &Cvt, set: &AcceptSet) -> String {
     }
 }
 
-/// Print a line to stdout; a closed stdout (e.g. `| head`) ends the program quietly.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Print a line to stdout. Once stdout is closed (e.g. `| head`), output is
+/// dropped quietly and the command still ends with its true exit status.
 pub fn say_line(args: std::fmt::Arguments) {
     use std::io::Write;
-    let mut o = std::io::stdout().lock();
-    if writeln!(o, "{args}").is_err() {
-        std::process::exit(0);
+    use std::sync::atomic::Ordering::Relaxed;
+    if STDOUT_CLOSED.load(Relaxed) {
+        return;
+    }
+    if writeln!(std::io::stdout().lock(), "{args}").is_err() {
+        STDOUT_CLOSED.store(true, Relaxed);
     }
 }

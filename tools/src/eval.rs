@@ -23,7 +23,7 @@ pub struct EvalArgs {
 pub fn run(a: EvalArgs) -> u8 {
     match a.instruction.clone() {
         Some(i) => one(&a, &i),
-        None => stream(&a.opts),
+        None => stream(&a.opts, a.dst_width.as_deref().map(|w| w.parse().unwrap())),
     }
 }
 
@@ -35,7 +35,7 @@ fn one(a: &EvalArgs, instr_text: &str) -> u8 {
             return Err(format!("{instr} needs a source operand in hex, e.g. `ptx-cvt eval {instr} {}`", "0".repeat((instr.atype.bits() / 4) as usize)));
         }
         let width = a.dst_width.as_deref().map(|w| w.parse::<u32>().unwrap()).unwrap_or(instr.dtype.bits());
-        let result = Some(ptx_cvt::AcceptSet { width, alts: vec![ptx_cvt::accept::Alt::Bits { value: 0, mask: 0 }] });
+        let result = Some(placeholder(width));
         Ok(Case { instr, operands, result, comment: None })
     })();
     let out = case.and_then(|c| eval_case(&c, &a.opts).map(|o| (c, o)));
@@ -55,8 +55,13 @@ fn one(a: &EvalArgs, instr_text: &str) -> u8 {
     }
 }
 
+/// A result that only asks for a destination register width.
+pub fn placeholder(width: u32) -> ptx_cvt::AcceptSet {
+    ptx_cvt::AcceptSet { width, alts: vec![ptx_cvt::accept::Alt::Bits { value: 0, mask: 0 }] }
+}
+
 /// Stream stdin to stdout: one complete case line per input line.
-fn stream(opts: &EvalOpts) -> u8 {
+fn stream(opts: &EvalOpts, dst_width: Option<u32>) -> u8 {
     let stdin = io::stdin().lock();
     let mut out = BufWriter::new(io::stdout().lock());
     let mut errors = 0u64;
@@ -64,7 +69,13 @@ fn stream(opts: &EvalOpts) -> u8 {
         let n = n + 1;
         let res = line.and_then(|l| parse_case(&l).map_err(|e| e.to_string())).and_then(|c| match c {
             None => Ok(None),
-            Some(c) => eval_case(&c, opts).map(|o| Some((c, o))),
+            Some(mut c) => {
+                // --dst-width applies to lines that do not ask for a width themselves.
+                if let (None, Some(w)) = (&c.result, dst_width) {
+                    c.result = Some(placeholder(w));
+                }
+                eval_case(&c, opts).map(|o| Some((c, o)))
+            }
         });
         let written = match res {
             Ok(None) => Ok(()),

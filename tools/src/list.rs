@@ -36,6 +36,12 @@ pub fn all_scalar() -> Vec<Cvt> {
 
 pub fn run(a: ListArgs) -> u8 {
     let v = a.opts.ptx_version.or(a.opts.target.map(|_| PtxVersion::LATEST));
+    if let (Some(t), Some(v)) = (a.opts.target, v) {
+        if let Some(min) = t.min_version().filter(|m| v < *m) {
+            eprintln!("error: target {t} needs PTX ISA {min} or later, not {v}");
+            return 2;
+        }
+    }
     let legal: Vec<String> = all_scalar()
         .into_iter()
         .filter(|c| instr::check(c, Regs::natural(c), a.opts.target, v).is_ok())

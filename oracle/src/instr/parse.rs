@@ -71,7 +71,7 @@ pub fn parse(text: &str) -> Result<Cvt, ParseError> {
                 }
                 _ => {
                     return err(format!(
-                        "unknown modifier or type `.{tok_shown}` in `{shown}` (types: u8 u16 u32 u64 s8 s16 s32 s64 bf16 f16 f32 f64; modifiers: rn rz rm rp rni rzi rmi rpi ftz sat)"
+                        "unknown modifier or type `.{tok_shown}` in `{shown}` (types: u8 u16 u32 u64 s8 s16 s32 s64 bf16 f16 f32 f64; modifiers: rn rz rm rp rni rzi rmi rpi ftz sat relu satfinite)"
                     ))
                 }
             }

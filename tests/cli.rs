@@ -1,0 +1,1406 @@
+//! End-to-end tests of the `ptx-cvt` command line (tools/), run as a child
+//! process: exit codes, messages that name the offending line, streaming, and
+//! hostile input. No test may see a panic.
+//!
+//! The tests crate does not depend on the tools crate, so the binary is built
+//! once per test process with `cargo build -p ptx-cvt-tools` (dev profile) and
+//! run from `<target dir>/debug/ptx-cvt`. `PTX_CVT_BIN=/path/to/ptx-cvt`
+//! overrides that (no build).
+//!
+//! Sources of the known answers: vectors/README.md (case-line format and its
+//! examples) and SPEC §4/§5.3 as cited in vectors/known-answers/sm90.cases.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::thread;
+use std::time::{Duration, Instant};
+
+// ---------------------------------------------------------------------------
+// Harness
+// ---------------------------------------------------------------------------
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+}
+
+/// Path of the `ptx-cvt` binary, built once per test process.
+fn bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        if let Some(p) = std::env::var_os("PTX_CVT_BIN") {
+            return PathBuf::from(p);
+        }
+        let ws = workspace();
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
+        let out = Command::new(cargo)
+            .args(["build", "-q", "-p", "ptx-cvt-tools", "--bin", "ptx-cvt"])
+            .current_dir(&ws)
+            .output()
+            .expect("could not run cargo to build ptx-cvt");
+        assert!(out.status.success(), "cargo build -p ptx-cvt-tools failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        let target = match std::env::var_os("CARGO_TARGET_DIR") {
+            Some(d) if Path::new(&d).is_absolute() => PathBuf::from(d),
+            Some(d) => ws.join(d),
+            None => ws.join("target"),
+        };
+        let exe = target.join("debug").join(format!("ptx-cvt{}", std::env::consts::EXE_SUFFIX));
+        assert!(exe.is_file(), "built ptx-cvt but {} does not exist", exe.display());
+        exe
+    })
+}
+
+/// Upper bound for any single command.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+struct Run {
+    what: String,
+    code: Option<i32>,
+    out: String,
+    err: String,
+    raw_err: Vec<u8>,
+    secs: f64,
+}
+
+impl Run {
+    fn expect_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "{}: exit status\n--- stdout\n{}\n--- stderr\n{}",
+            self.what,
+            clip(&self.out),
+            clip(&self.err)
+        );
+        self
+    }
+    fn out_has(&self, needle: &str) -> &Self {
+        assert!(
+            self.out.contains(needle),
+            "{}: stdout lacks {needle:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.what,
+            clip(&self.out),
+            clip(&self.err)
+        );
+        self
+    }
+    fn err_has(&self, needle: &str) -> &Self {
+        assert!(self.err.contains(needle), "{}: stderr lacks {needle:?}\n--- stderr\n{}", self.what, clip(&self.err));
+        self
+    }
+    fn err_empty(&self) -> &Self {
+        assert!(self.err.is_empty(), "{}: unexpected stderr\n{}", self.what, clip(&self.err));
+        self
+    }
+    fn out_lines(&self) -> Vec<&str> {
+        self.out.lines().collect()
+    }
+    fn last_out_line(&self) -> &str {
+        self.out.lines().last().unwrap_or("")
+    }
+}
+
+fn clip(s: &str) -> String {
+    if s.len() <= 4000 {
+        s.to_string()
+    } else {
+        let mut end = 4000;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}… ({} bytes)", &s[..end], s.len())
+    }
+}
+
+fn describe(args: &[&str]) -> String {
+    let shown: Vec<String> =
+        args.iter().map(|a| if a.len() > 60 { format!("<{} bytes>", a.len()) } else { format!("{a:?}") }).collect();
+    format!("ptx-cvt {}", shown.join(" "))
+}
+
+fn spawn(args: &[&str], stdin: bool) -> Child {
+    Command::new(bin())
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .stdin(if stdin { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn ptx-cvt")
+}
+
+/// Collect a child's output, keeping at most `cap` bytes (the rest is drained
+/// so a runaway child cannot block on a full pipe or exhaust our memory).
+fn reader<R: Read + Send + 'static>(r: Option<R>, cap: usize) -> thread::JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let mut v = Vec::new();
+        if let Some(mut r) = r {
+            let mut buf = [0u8; 64 * 1024];
+            loop {
+                match r.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        let keep = n.min(cap.saturating_sub(v.len()));
+                        v.extend_from_slice(&buf[..keep]);
+                    }
+                }
+            }
+        }
+        v
+    })
+}
+
+/// Wait for a child with a deadline (killing it after), collecting output.
+fn finish(child: Child, what: String, writer: Option<thread::JoinHandle<()>>, start: Instant) -> Run {
+    finish_within(child, what, writer, start, DEADLINE)
+}
+
+fn finish_within(
+    mut child: Child,
+    what: String,
+    writer: Option<thread::JoinHandle<()>>,
+    start: Instant,
+    deadline: Duration,
+) -> Run {
+    let out = reader(child.stdout.take(), 64 << 20);
+    let err = reader(child.stderr.take(), 1 << 20);
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait for ptx-cvt") {
+            break s;
+        }
+        if start.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {deadline:?}; killed");
+        }
+        thread::sleep(Duration::from_millis(2));
+    };
+    let secs = start.elapsed().as_secs_f64();
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    let out = out.join().unwrap();
+    let raw_err = err.join().unwrap();
+    let r = Run {
+        what,
+        code: status.code(),
+        out: String::from_utf8_lossy(&out).into_owned(),
+        err: String::from_utf8_lossy(&raw_err).into_owned(),
+        raw_err,
+        secs,
+    };
+    assert_no_panic(&r);
+    r
+}
+
+fn assert_no_panic(r: &Run) {
+    assert!(
+        !r.err.contains("panicked") && r.code != Some(101) && r.code.is_some(),
+        "{}: ptx-cvt panicked or was killed (status {:?})\n--- stderr\n{}",
+        r.what,
+        r.code,
+        clip(&r.err)
+    );
+}
+
+/// Run with arguments and optional stdin bytes (written from a thread, so
+/// large inputs and outputs cannot deadlock).
+fn run_in(args: &[&str], input: Option<Vec<u8>>) -> Run {
+    let start = Instant::now();
+    let mut child = spawn(args, input.is_some());
+    let writer = input.map(|bytes| {
+        let mut w = child.stdin.take().unwrap();
+        thread::spawn(move || {
+            let _ = w.write_all(&bytes); // the child may stop reading early
+        })
+    });
+    finish(child, describe(args), writer, start)
+}
+
+fn run(args: &[&str]) -> Run {
+    run_in(args, None)
+}
+
+fn run_stdin(args: &[&str], input: impl Into<Vec<u8>>) -> Run {
+    run_in(args, Some(input.into()))
+}
+
+/// A scratch file, deleted when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(tag: &str, contents: impl AsRef<[u8]>) -> TempFile {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("ptx-cvt-cli-{}-{n}-{tag}.cases", std::process::id()));
+        std::fs::write(&p, contents).expect("write temp file");
+        TempFile(p)
+    }
+    fn path(&self) -> &str {
+        self.0.to_str().expect("temp path is UTF-8")
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Zero operand at the natural width of the source type (last `.type`).
+fn zero_operand(instr: &str) -> String {
+    let src = instr.rsplit('.').next().unwrap();
+    let bits: usize = src.trim_start_matches(|c: char| c.is_ascii_alphabetic()).parse().expect("type width");
+    "0".repeat(bits / 4)
+}
+
+// --- a minimal JSON reader (std only, so the lock file is untouched) ---------
+
+#[derive(Debug, Clone, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(BTreeMap<String, Json>),
+}
+
+impl Json {
+    fn parse(text: &str) -> Result<Json, String> {
+        let mut p = JsonParser { s: text.as_bytes(), i: 0 };
+        let v = p.value()?;
+        p.ws();
+        if p.i != p.s.len() {
+            return Err(format!("trailing text at byte {}", p.i));
+        }
+        Ok(v)
+    }
+    fn get(&self, key: &str) -> &Json {
+        match self {
+            Json::Obj(m) => m.get(key).unwrap_or_else(|| panic!("no key {key:?} in {self:?}")),
+            _ => panic!("not an object: {self:?}"),
+        }
+    }
+    fn str(&self) -> &str {
+        match self {
+            Json::Str(s) => s,
+            _ => panic!("not a string: {self:?}"),
+        }
+    }
+    fn num(&self) -> f64 {
+        match self {
+            Json::Num(n) => *n,
+            _ => panic!("not a number: {self:?}"),
+        }
+    }
+    fn arr(&self) -> &[Json] {
+        match self {
+            Json::Arr(a) => a,
+            _ => panic!("not an array: {self:?}"),
+        }
+    }
+}
+
+struct JsonParser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl JsonParser<'_> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+    fn eat(&mut self, b: u8) -> Result<(), String> {
+        self.ws();
+        if self.s.get(self.i) == Some(&b) {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(format!("expected `{}` at byte {}", b as char, self.i))
+        }
+    }
+    fn lit(&mut self, word: &str, v: Json) -> Result<Json, String> {
+        if self.s[self.i..].starts_with(word.as_bytes()) {
+            self.i += word.len();
+            Ok(v)
+        } else {
+            Err(format!("bad literal at byte {}", self.i))
+        }
+    }
+    fn value(&mut self) -> Result<Json, String> {
+        self.ws();
+        match self.s.get(self.i).copied() {
+            Some(b'{') => {
+                self.i += 1;
+                let mut m = BTreeMap::new();
+                self.ws();
+                if self.s.get(self.i) == Some(&b'}') {
+                    self.i += 1;
+                    return Ok(Json::Obj(m));
+                }
+                loop {
+                    self.ws();
+                    let Json::Str(k) = self.string()? else { unreachable!() };
+                    self.eat(b':')?;
+                    let v = self.value()?;
+                    m.insert(k, v);
+                    self.ws();
+                    match self.s.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b'}') => {
+                            self.i += 1;
+                            return Ok(Json::Obj(m));
+                        }
+                        _ => return Err(format!("expected , or }} at byte {}", self.i)),
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.i += 1;
+                let mut a = Vec::new();
+                self.ws();
+                if self.s.get(self.i) == Some(&b']') {
+                    self.i += 1;
+                    return Ok(Json::Arr(a));
+                }
+                loop {
+                    a.push(self.value()?);
+                    self.ws();
+                    match self.s.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b']') => {
+                            self.i += 1;
+                            return Ok(Json::Arr(a));
+                        }
+                        _ => return Err(format!("expected , or ] at byte {}", self.i)),
+                    }
+                }
+            }
+            Some(b'"') => self.string(),
+            Some(b't') => self.lit("true", Json::Bool(true)),
+            Some(b'f') => self.lit("false", Json::Bool(false)),
+            Some(b'n') => self.lit("null", Json::Null),
+            Some(c) if c == b'-' || c.is_ascii_digit() => {
+                let st = self.i;
+                while self.i < self.s.len() && matches!(self.s[self.i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    self.i += 1;
+                }
+                let t = std::str::from_utf8(&self.s[st..self.i]).unwrap();
+                t.parse().map(Json::Num).map_err(|_| format!("bad number {t:?}"))
+            }
+            _ => Err(format!("unexpected input at byte {}", self.i)),
+        }
+    }
+    fn string(&mut self) -> Result<Json, String> {
+        if self.s.get(self.i) != Some(&b'"') {
+            return Err(format!("expected string at byte {}", self.i));
+        }
+        self.i += 1;
+        let mut out = Vec::new();
+        loop {
+            let c = *self.s.get(self.i).ok_or("unterminated string")?;
+            self.i += 1;
+            match c {
+                b'"' => return String::from_utf8(out).map(Json::Str).map_err(|_| "bad UTF-8".to_string()),
+                b'\\' => {
+                    let e = *self.s.get(self.i).ok_or("bad escape")?;
+                    self.i += 1;
+                    match e {
+                        b'"' | b'\\' | b'/' => out.push(e),
+                        b'n' => out.push(b'\n'),
+                        b't' => out.push(b'\t'),
+                        b'r' => out.push(b'\r'),
+                        b'b' => out.push(8),
+                        b'f' => out.push(12),
+                        b'u' => {
+                            let h = std::str::from_utf8(self.s.get(self.i..self.i + 4).ok_or("bad \\u")?).unwrap();
+                            let cp = u32::from_str_radix(h, 16).map_err(|_| "bad \\u")?;
+                            self.i += 4;
+                            let ch = char::from_u32(cp).unwrap_or('\u{fffd}');
+                            out.extend_from_slice(ch.to_string().as_bytes());
+                        }
+                        _ => return Err("bad escape".into()),
+                    }
+                }
+                c if c < 0x20 => return Err("control character in string".into()),
+                c => out.push(c),
+            }
+        }
+    }
+}
+
+fn json(line: &str) -> Json {
+    Json::parse(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+}
+
+// ---------------------------------------------------------------------------
+// eval: single conversions
+// ---------------------------------------------------------------------------
+
+#[test]
+fn eval_known_answers() {
+    // vectors/README.md and SPEC §5.3 (as cited in vectors/known-answers/sm90.cases).
+    for (args, want) in [
+        (&["eval", "cvt.rn.f16.f32", "3f800000"][..], "3c00"), // 1.0f → 1.0h
+        (&["eval", "cvt.rzi.s32.f64", "7ff8000000000000"][..], "80000000"), // [HW] NaN from f64 → 1<<31
+        (&["eval", "cvt.s16.s8", "139231c2", "--dst-width", "32"][..], "ffffffc2"), // [HW] SPEC §4: chop, sign-extend
+        (&["eval", "cvt.s16.s8", "139231c2"][..], "ffc2"),     // natural 16-bit destination
+        (&["eval", "cvt.rzi.s32.f32", "7fc00000"][..], "00000000"), // NaN from f32 → 0 (PTX ISA)
+        (&["eval", "cvt.s8.f32.rni.sat", "3f800000"][..], "01"), // modifiers after the types (README)
+        (&["eval", "cvt.rn.f16.f32", "3F800000"][..], "3c00"), // upper-case hex accepted (README grammar)
+        (&["eval", "cvt.rn.f16.f32", "000000003f800000"][..], "3c00"), // wider source register: low bits
+    ] {
+        let r = run(args);
+        r.expect_code(0).err_empty();
+        assert_eq!(r.out, format!("{want}\n"), "{}", r.what);
+    }
+}
+
+#[test]
+fn eval_json_single() {
+    let r = run(&["eval", "--json", "cvt.rn.f16.f32", "3f800000"]);
+    r.expect_code(0).err_empty();
+    let lines = r.out_lines();
+    assert_eq!(lines.len(), 1, "{}", r.out);
+    let j = json(lines[0]);
+    assert_eq!(j.get("result").str(), "3c00");
+    assert_eq!(j.get("instruction").str(), "cvt.rn.f16.f32");
+    assert_eq!(j.get("profile").str(), "sm90");
+}
+
+#[test]
+fn eval_profiles_differ_on_nan_payload() {
+    // sm90 gives NVIDIA's canonical NaN; the ISA profile accepts any NaN.
+    run(&["eval", "cvt.rn.f16.f32", "7fc00001"]).expect_code(0).out_has("7fff");
+    let r = run(&["eval", "--profile", "isa", "cvt.rn.f16.f32", "7fc00001"]);
+    r.expect_code(0);
+    assert_eq!(r.out, "nan\n");
+    run(&["eval", "--profile", "bogus", "cvt.rn.f16.f32", "7fc00001"]).expect_code(2).err_has("bogus");
+}
+
+#[test]
+fn eval_bad_options_are_usage_errors() {
+    run(&["eval", "--dst-width", "12", "cvt.s16.s8", "c2"]).expect_code(2).err_has("12");
+    run(&["eval", "--target", "sm_999", "cvt.s16.s8", "c2"]).expect_code(2).err_has("sm_999");
+    run(&["eval", "--ptx-version", "banana", "cvt.s16.s8", "c2"]).expect_code(2).err_has("banana");
+    run(&["eval", "--target", "sm_90", "--ptx-version", "7.0", "cvt.rn.f16.f32", "3f800000"])
+        .expect_code(2)
+        .err_has("7.8");
+    run(&["eval", "--dst-width", "8", "cvt.rn.f16.f32", "3f800000"])
+        .expect_code(2)
+        .err_has("destination register of 8 bits");
+}
+
+// ---------------------------------------------------------------------------
+// eval: streaming stdin → case lines
+// ---------------------------------------------------------------------------
+
+#[test]
+fn eval_stream_writes_complete_case_lines() {
+    let input = concat!(
+        "cvt.rn.f16.f32 3f800000\n",
+        "\n",
+        "# a comment line\n",
+        "   # indented comment\n",
+        "cvt.s16.s8 c2 => ????????\n",               // vectors/README.md: width request
+        "cvt.s16.s8 139231c2 => ????????\r\n",       // CRLF, 32-bit source register
+        "\r\n",                                      // blank CRLF line
+        "cvt.s8.f32.rni.sat 3f800000 # comment\r\n", // canonical spelling on output
+        "cvt.rn.f16.f32\t3f800000\t=>\t????????\n",  // tabs; wider destination
+        "cvt.rzi.s32.f64 7ff8000000000000",          // no final newline
+    );
+    let r = run_stdin(&["eval"], input);
+    r.expect_code(0).err_empty();
+    assert_eq!(
+        r.out_lines(),
+        [
+            "cvt.rn.f16.f32 3f800000 => 3c00",
+            "cvt.s16.s8 c2 => ffffffc2",
+            "cvt.s16.s8 139231c2 => ffffffc2",
+            "cvt.rni.sat.s8.f32 3f800000 => 01",
+            "cvt.rn.f16.f32 3f800000 => 00003c00",
+            "cvt.rzi.s32.f64 7ff8000000000000 => 80000000",
+        ]
+    );
+    // What eval writes, check accepts.
+    let c = run_stdin(&["check", "-"], r.out.clone());
+    c.expect_code(0);
+    assert_eq!(c.last_out_line(), "6 passed, 0 failed");
+}
+
+#[test]
+fn eval_stream_json() {
+    let r = run_stdin(&["eval", "--json"], "# c\ncvt.rn.f16.f32 3f800000\n\ncvt.s16.s8 c2 => ????????\n");
+    r.expect_code(0).err_empty();
+    let lines = r.out_lines();
+    assert_eq!(lines.len(), 2, "{}", r.out);
+    let a = json(lines[0]);
+    assert_eq!(a.get("line").num(), 2.0);
+    assert_eq!(a.get("result").str(), "3c00");
+    assert_eq!(a.get("operands").arr(), [Json::Str("3f800000".into())]);
+    let b = json(lines[1]);
+    assert_eq!(b.get("line").num(), 4.0);
+    assert_eq!(b.get("instruction").str(), "cvt.s16.s8");
+    assert_eq!(b.get("result").str(), "ffffffc2");
+}
+
+#[test]
+fn eval_stream_reports_bad_lines_and_goes_on() {
+    let r = run_stdin(&["eval"], "cvt.rn.f16.f32 3f800000\nbogus 00\ncvt.rn.f16.f32 3f80\ncvt.s16.s8 c2\n");
+    r.expect_code(2)
+        .err_has("stdin line 2:")
+        .err_has("not a cvt instruction")
+        .err_has("stdin line 3:")
+        .err_has("source register of 16 bits cannot hold a f32")
+        .err_has("2 line(s) could not be evaluated");
+    assert_eq!(r.out_lines(), ["cvt.rn.f16.f32 3f800000 => 3c00", "cvt.s16.s8 c2 => ffc2"]);
+}
+
+#[test]
+fn eval_stream_200k_lines() {
+    let mut input = String::with_capacity(200_000 * 25);
+    let mut x: u32 = 0x1234_5678;
+    for _ in 0..200_000 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        input.push_str(&format!("cvt.rn.f16.f32 {x:08x}\n"));
+    }
+    input.push_str("cvt.rn.f16.f32 3f801000\n"); // a tie: ties to even → 3c00
+    let r = run_stdin(&["eval"], input);
+    r.expect_code(0).err_empty();
+    let lines = r.out_lines();
+    assert_eq!(lines.len(), 200_001);
+    assert!(lines
+        .iter()
+        .all(|l| l.starts_with("cvt.rn.f16.f32 ") && l.len() == "cvt.rn.f16.f32 00000000 => 0000".len()));
+    assert_eq!(*lines.last().unwrap(), "cvt.rn.f16.f32 3f801000 => 3c00");
+    assert!(r.secs < 20.0, "200k lines took {:.1} s", r.secs);
+}
+
+#[test]
+fn eval_stream_stops_quietly_when_stdout_closes() {
+    // The reader goes away before any output: eval must stop without a panic.
+    let start = Instant::now();
+    let mut child = spawn(&["eval"], true);
+    drop(child.stdout.take());
+    let mut w = child.stdin.take().unwrap();
+    let writer = thread::spawn(move || {
+        let line = b"cvt.rn.f16.f32 3f800000\n".repeat(50_000);
+        let _ = w.write_all(&line);
+    });
+    let r = finish(child, "ptx-cvt eval (stdout closed)".into(), Some(writer), start);
+    r.expect_code(0);
+}
+
+#[test]
+
+fn eval_stream_honours_or_rejects_dst_width() {
+    // `--dst-width 32` is accepted in stdin mode but has no effect (tools/src/eval.rs
+    // `stream` never looks at it). Either apply it to lines without a `=> ????` width
+    // request or reject the flag without an instruction.
+    let r = run_stdin(&["eval", "--dst-width", "32"], "cvt.s16.s8 c2\n");
+    let applied = r.code == Some(0) && r.out == "cvt.s16.s8 c2 => ffffffc2\n";
+    let rejected = r.code == Some(2) && r.err.contains("dst-width");
+    assert!(applied || rejected, "{}: status {:?}, stdout {:?}, stderr {:?}", r.what, r.code, r.out, r.err);
+}
+
+// ---------------------------------------------------------------------------
+// check
+// ---------------------------------------------------------------------------
+
+const GOOD: &str = concat!(
+    "# vectors/README.md examples\n",
+    "cvt.rn.f16.f32 3f800000 => 3c00\n",
+    "cvt.rzi.s32.f64 7ff8000000000000 => 80000000   # NaN from f64: 1<<31\n",
+    "cvt.s16.s8 139231c2 => ffffffc2                  # 32-bit registers\n",
+    "cvt.f32.bf16 7fc1 => nan                         # any NaN is correct\n",
+    "\n",
+    "cvt.rn.f16.f32 3f801000 => 3c00\r\n", // tie to even, CRLF
+    "cvt.rn.f16.f32 3f800000 => 3C00\n",   // upper-case result
+);
+
+#[test]
+fn check_correct_file_passes() {
+    let good = GOOD.to_string();
+    let f = TempFile::new("good", &good);
+    let r = run(&["check", f.path()]);
+    r.expect_code(0).err_empty();
+    assert_eq!(r.out_lines(), ["6 passed, 0 failed"]);
+    // Same through stdin, and the ISA profile accepts the sm90 answers too.
+    let r = run_stdin(&["check", "-"], good.clone());
+    r.expect_code(0);
+    assert_eq!(r.last_out_line(), "6 passed, 0 failed");
+    run_stdin(&["check", "--profile", "isa", "-"], good).expect_code(0);
+}
+
+#[test]
+fn check_looser_pattern_is_a_mismatch() {
+    // README: a set in the file passes only when it is no looser than the oracle's.
+    let f = TempFile::new("loose", "cvt.rn.f16.f32 3f800000 => 3c??\n");
+    let r = run(&["check", f.path()]);
+    r.expect_code(1).out_has(":1: MISMATCH").out_has("3c??");
+    assert_eq!(r.last_out_line(), "0 passed, 1 failed");
+}
+
+#[test]
+fn check_known_answer_files() {
+    let ws = workspace();
+    for (file, profile) in [("vectors/known-answers/sm90.cases", "sm90"), ("vectors/known-answers/isa.cases", "isa")] {
+        let path = ws.join(file);
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let n = text
+            .lines()
+            .filter(|l| {
+                let body = l.split('#').next().unwrap().trim();
+                !body.is_empty()
+            })
+            .count();
+        let r = run(&["check", "--profile", profile, path.to_str().unwrap()]);
+        r.expect_code(0);
+        assert_eq!(r.last_out_line(), format!("{n} passed, 0 failed"), "{file}");
+    }
+}
+
+/// 20 correct lines from `eval`, for planting errors in.
+fn correct_lines() -> Vec<String> {
+    let mut input = String::new();
+    for i in 0..20u32 {
+        match i % 4 {
+            0 => input.push_str(&format!("cvt.rn.f16.f32 {:08x}\n", 0x3f80_0000 + i * 0x1000)),
+            1 => input.push_str(&format!(
+                "cvt.rzi.s32.f64 {:016x}\n",
+                0x4000_0000_0000_0000u64 + (i as u64) * 0x1_0000_0000_0000
+            )),
+            2 => input.push_str(&format!("cvt.s16.s8 {:08x} => ????????\n", 0x1392_3100 + i)),
+            _ => input.push_str(&format!("cvt.rn.bf16.f32 {:08x}\n", 0xc000_0000u32 + i * 0x777)),
+        }
+    }
+    let r = run_stdin(&["eval"], input);
+    r.expect_code(0);
+    r.out.lines().map(str::to_string).collect()
+}
+
+/// Flip the lowest result bit of a case line.
+fn plant(line: &str) -> String {
+    let (head, res) = line.rsplit_once(' ').unwrap();
+    let v = u64::from_str_radix(res, 16).unwrap() ^ 1;
+    format!("{head} {v:0w$x}", w = res.len())
+}
+
+#[test]
+fn check_pinpoints_planted_errors() {
+    let mut lines = correct_lines();
+    let planted = [3usize, 8, 14, 20]; // 1-based line numbers
+    for &n in &planted {
+        lines[n - 1] = plant(&lines[n - 1]);
+    }
+    let text = lines.join("\n") + "\n";
+    let f = TempFile::new("planted", &text);
+    let r = run(&["check", f.path()]);
+    r.expect_code(1).err_empty().out_has("expected").out_has("got");
+    let reported: Vec<usize> = r
+        .out
+        .lines()
+        .filter(|l| l.contains(": MISMATCH "))
+        .map(|l| {
+            let rest = l.strip_prefix(f.path()).and_then(|s| s.strip_prefix(':')).expect("mismatch names the file");
+            rest.split(':').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    assert_eq!(reported, planted, "{}", r.out);
+    assert_eq!(r.last_out_line(), "16 passed, 4 failed");
+    // Each mismatch block shows expected and got; `got` is the planted value.
+    for &n in &planted {
+        let got = lines[n - 1].rsplit(' ').next().unwrap();
+        assert!(r.out.contains(&format!("  got      {got}")), "line {n}: {}", r.out);
+    }
+
+    // --quiet: the summary only.
+    let q = run(&["check", "-q", f.path()]);
+    q.expect_code(1);
+    assert_eq!(q.out_lines(), ["16 passed, 4 failed"]);
+
+    // --json: one object per mismatch, then the totals, then the summary line.
+    let j = run(&["check", "--json", f.path()]);
+    j.expect_code(1);
+    let out = j.out_lines();
+    assert_eq!(out.len(), planted.len() + 2, "{}", j.out);
+    for (k, &n) in planted.iter().enumerate() {
+        let o = json(out[k]);
+        assert_eq!(o.get("line").num(), n as f64);
+        assert_eq!(o.get("got").str(), lines[n - 1].rsplit(' ').next().unwrap());
+        assert_eq!(o.get("file").str(), f.path());
+        let _ = o.get("expected").str();
+        let _ = o.get("rule").str();
+    }
+    let totals = json(out[planted.len()]);
+    assert_eq!((totals.get("passed").num(), totals.get("failed").num(), totals.get("errors").num()), (16.0, 4.0, 0.0));
+    assert_eq!(out[planted.len() + 1], "16 passed, 4 failed");
+
+    // The same file on stdin is named <stdin>.
+    let s = run_stdin(&["check", "-"], text);
+    s.expect_code(1).out_has("<stdin>:3: MISMATCH").out_has("<stdin>:20: MISMATCH");
+}
+
+#[test]
+fn check_malformed_lines_exit_2_with_file_and_line() {
+    let text = concat!(
+        "cvt.rn.f16.f32 3f800000 => 3c00\n",
+        "cvt.rn.f16.f32 3f80000 => 3c00\n",        // 2: 7 digits
+        "cvt.rn.f16.f32 3f800000\n",               // 3: no result
+        "cvt.rn.f16.f32 3f800000 => ????\n",       // 4: width request only
+        "cvt.rn.f16.f32 3f800000 => 3c00 extra\n", // 5: extra token
+        "cvt.rn.f16.f32 3f800000 => 3c01\n",       // 6: a mismatch as well
+    );
+    let f = TempFile::new("malformed", text);
+    let r = run(&["check", f.path()]);
+    let p = f.path();
+    r.expect_code(2)
+        .err_has(&format!("{p}:2: error: operand 1: `3f80000` has 7 hex digits"))
+        .err_has(&format!("{p}:3: error: no result to check"))
+        .err_has(&format!("{p}:4: error: no result to check"))
+        .err_has(&format!("{p}:5: error: unexpected `extra` after the result"))
+        .err_has("4 line(s) could not be checked")
+        .out_has(&format!("{p}:6: MISMATCH"));
+    assert!(!r.err.contains(&format!("{p}:1:")) && !r.err.contains(&format!("{p}:6:")), "{}", r.err);
+    assert_eq!(r.last_out_line(), "1 passed, 1 failed");
+}
+
+#[test]
+fn check_missing_file() {
+    let good = TempFile::new("good2", "cvt.rn.f16.f32 3f800000 => 3c00\n");
+    let missing = std::env::temp_dir().join("ptx-cvt-cli-no-such-dir/none.cases");
+    let r = run(&["check", missing.to_str().unwrap(), good.path()]);
+    r.expect_code(2).err_has("cannot read").err_has(missing.to_str().unwrap());
+    assert_eq!(r.last_out_line(), "1 passed, 0 failed", "the other file is still checked");
+    // No file at all is a usage error.
+    run(&["check"]).expect_code(2);
+}
+
+#[test]
+
+fn check_missing_file_is_not_called_a_line() {
+    // tools/src/check.rs counts an unopenable file in `errors`, so the closing
+    // message says "1 line(s) could not be checked" although no line was read.
+    let r = run(&["check", "/nonexistent-ptx-cvt/none.cases"]);
+    r.expect_code(2).err_has("cannot read");
+    assert!(!r.err.contains("line(s)"), "{}", r.err);
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+
+fn check_and_eval_stop_on_read_errors() {
+    // tools/src/check.rs `lines`: when `fill_buf` fails it yields Err and the next
+    // call fails again, so `ptx-cvt check /tmp` prints
+    // "/tmp:1: error: read error: Is a directory (os error 21)", ":2:", ":3:", ...
+    // without end (and panics once stderr is closed); `ptx-cvt eval < /tmp` too.
+    // Expected: one message naming the file, exit 2, promptly.
+    let d = std::env::temp_dir();
+    let start = Instant::now();
+    let r = finish_within(
+        spawn(&["check", d.to_str().unwrap()], false),
+        "ptx-cvt check <dir>".into(),
+        None,
+        start,
+        Duration::from_secs(5),
+    );
+    r.expect_code(2);
+    assert!(r.err.lines().count() <= 3, "{}", clip(&r.err));
+
+    let start = Instant::now();
+    let child = Command::new(bin())
+        .arg("eval")
+        .stdin(std::fs::File::open(&d).expect("open a directory for reading"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let r = finish_within(child, "ptx-cvt eval < <dir>".into(), None, start, Duration::from_secs(5));
+    r.expect_code(2);
+    assert!(r.err.lines().count() <= 3, "{}", clip(&r.err));
+}
+
+#[test]
+fn check_target_legality() {
+    // bf16 with a source other than f32 needs sm_90 (ptxas-legality).
+    let line = "cvt.rn.bf16.f16 3c00 => 3f80\n";
+    let r = run_stdin(&["check", "--target", "sm_80", "-"], line);
+    r.expect_code(2).err_has("<stdin>:1: error: illegal on sm_80").err_has("sm_90");
+    assert_eq!(r.last_out_line(), "0 passed, 0 failed");
+    let r = run_stdin(&["check", "--target", "sm_90", "-"], line);
+    r.expect_code(0);
+    assert_eq!(r.last_out_line(), "1 passed, 0 failed");
+    // Without --target every modelled form is evaluated.
+    run_stdin(&["check", "-"], line).expect_code(0);
+    // A target the PTX version cannot reach.
+    run_stdin(&["check", "--target", "sm_90", "--ptx-version", "7.0", "-"], line)
+        .expect_code(2)
+        .err_has("<stdin>:1:")
+        .err_has("7.8");
+}
+
+#[test]
+fn check_empty_and_comment_only_input() {
+    let r = run_stdin(&["check", "-"], "");
+    r.expect_code(0);
+    assert_eq!(r.out_lines(), ["0 passed, 0 failed"]);
+    let r = run_stdin(&["check", "-"], "# nothing\n\n   \r\n\t# more\n");
+    r.expect_code(0);
+    assert_eq!(r.out_lines(), ["0 passed, 0 failed"]);
+}
+
+#[test]
+fn check_isa_accepts_sm90_answers() {
+    // The ISA contract permits everything sm90 produces (a sample of 2000 cases
+    // over several families).
+    let mut input = String::new();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for i in 0..2000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let line = match i % 8 {
+            0 => format!("cvt.rn.f16.f32 {:08x}", x as u32),
+            1 => format!("cvt.rz.ftz.bf16.f32 {:08x}", x as u32),
+            2 => format!("cvt.rni.s32.f64 {x:016x}"),
+            3 => format!("cvt.rmi.sat.u8.f16 {:04x}", x as u16),
+            4 => format!("cvt.rp.f32.f64 {x:016x}"),
+            5 => format!("cvt.rn.f16.s64 {x:016x}"),
+            6 => format!("cvt.f64.f16 {:04x}", x as u16),
+            _ => format!("cvt.rzi.u64.f32 {:08x}", x as u32),
+        };
+        input.push_str(&line);
+        input.push('\n');
+    }
+    let e = run_stdin(&["eval"], input);
+    e.expect_code(0).err_empty();
+    let c = run_stdin(&["check", "--profile", "isa", "-"], e.out.clone());
+    c.expect_code(0);
+    assert_eq!(c.last_out_line(), "2000 passed, 0 failed");
+}
+
+/// Run `check -` on stdin `input` with stdout closed before any input is read.
+fn check_with_closed_stdout(input: Vec<u8>) -> Run {
+    let start = Instant::now();
+    let mut child = spawn(&["check", "-"], true);
+    drop(child.stdout.take());
+    let mut w = child.stdin.take().unwrap();
+    let writer = thread::spawn(move || {
+        let _ = w.write_all(&input);
+    });
+    finish(child, "ptx-cvt check - (stdout closed)".into(), Some(writer), start)
+}
+
+#[test]
+fn commands_survive_closed_stdout() {
+    // `ptx-cvt check bad.cases | head -1`, `ptx-cvt list | head -1`: no panic
+    // ("failed printing to stdout: Broken pipe"). For check this is
+    // deterministic: stdout is closed before check has read any input.
+    check_with_closed_stdout(b"cvt.rn.f16.f32 3f800000 => 3c01\n".repeat(2000));
+    check_with_closed_stdout(b"cvt.rn.f16.f32 3f800000 => 3c00\n".repeat(10)).expect_code(0);
+    for args in [
+        &["list"][..],
+        &["list", "--json"],
+        &["explain", "cvt.rn.f16.f32", "3f801000"],
+        &["eval", "cvt.rn.f16.f32", "3f801000"],
+    ] {
+        let start = Instant::now();
+        let mut child = spawn(args, false);
+        drop(child.stdout.take());
+        finish(child, format!("{} (stdout closed)", describe(args)), None, start);
+    }
+}
+
+#[test]
+
+fn check_with_closed_stdout_still_fails() {
+    // tools/src/common.rs `say_line` calls `process::exit(0)` on a write error, so
+    // `set -o pipefail; ptx-cvt check bad.cases | head -1` succeeds although
+    // bad.cases has mismatches. The status should stay 1 (mismatch) — or at least
+    // not be 0, which the docs define as "all pass".
+    let r = check_with_closed_stdout(b"cvt.rn.f16.f32 3f800000 => 3c01\n".repeat(2000));
+    assert_ne!(r.code, Some(0), "{}: a file with mismatches reported success", r.what);
+}
+
+// ---------------------------------------------------------------------------
+// Hostile input
+// ---------------------------------------------------------------------------
+
+/// (instruction, operand, what the message must say) — for eval and explain argv.
+const HOSTILE_ARGV: &[(&str, &str, &str)] = &[
+    ("", "3f800000", "empty instruction"),
+    ("cvt.rn.f17.f32", "3f800000", "unknown modifier or type `.f17`"),
+    ("cvt.rn.rz.f16.f32", "3f800000", "second rounding modifier"),
+    ("cvt.rn.f16.f32", "3f8", "3 hex digits"),
+    ("cvt.rn.f16.f32", "3f800", "5 hex digits"),
+    ("cvt.rn.f16.f32", "3f80", "source register of 16 bits cannot hold a f32"),
+    ("cvt.rn.f16.f32", "3f80000g", "is not hex"),
+    ("cvt.rn.f16.f32", "0x3f800000", "without the 0x prefix"),
+    ("cvt.rn.f16.f32", "0x3f8000", "without the 0x prefix"),
+    ("cvt.rn.f16.f32", "", "0 hex digits"),
+    ("cvt.sat.s16.s8", "c2", "s16 can hold every s8 value"),
+    ("cvt.sat.satfinite.f16.f32", "3f800000", "cannot be combined"),
+    ("cvt.rn.satfinite.sat.f16.f32", "3f800000", "cannot be combined"),
+    ("cvt.ftz.ftz.rn.f16.f32", "3f800000", "twice"),
+    ("cvt.rn.f16x2.f32", "3f800000", "does not evaluate yet"),
+    ("cvt.f16.f32", "3f800000", "needs .rn, .rz, .rm or .rp"),
+    ("cvt.rn.f32.f16", "3c00", "not allowed"),
+    ("cvt.s32.f32", "3f800000", "integer rounding modifier"),
+    ("cvt.rn.f16", "3c00", "two types"),
+    ("cvt.f16.f32.f64", "3f800000", "3 types"),
+    ("cvt..rn.f16.f32", "3f800000", "empty modifier"),
+    ("CVT.RN.F16.F32", "3f800000", "not a cvt instruction"),
+    ("mov.b32", "3f800000", "not a cvt instruction"),
+];
+
+#[test]
+fn hostile_arguments_eval_and_explain() {
+    for &(instr, operand, needle) in HOSTILE_ARGV {
+        for cmd in ["eval", "explain"] {
+            let r = run(&[cmd, instr, operand]);
+            r.expect_code(2).err_has("error:").err_has(needle);
+            assert!(r.out.is_empty(), "{}: stdout {:?}", r.what, r.out);
+        }
+    }
+    // Extra and missing operands.
+    run(&["eval", "cvt.rn.f16.f32", "3f800000", "3f800000"]).expect_code(2).err_has("takes one source operand, got 2");
+    run(&["explain", "cvt.rn.f16.f32", "3f800000", "3f800000"])
+        .expect_code(2)
+        .err_has("takes one source operand, got 2");
+    run(&["eval", "cvt.rn.f16.f32"]).expect_code(2).err_has("needs a source operand").err_has("00000000");
+    run(&["explain", "cvt.rn.f16.f32"]).expect_code(2).err_has("required");
+    run(&["explain"]).expect_code(2);
+    // A leading `-` is an option to clap unless after `--`; either way no panic.
+    run(&["eval", "cvt.rn.f16.f32", "-3f80000"]).expect_code(2);
+    run(&["eval", "cvt.rn.f16.f32", "--", "-3f80000"]).expect_code(2).err_has("unexpected `-`");
+    run(&["explain", "cvt.rn.f16.f32", "--", "+3f80000"]).expect_code(2).err_has("unexpected `+`");
+}
+
+#[test]
+fn hostile_long_and_non_ascii_arguments() {
+    let long_instr = format!("cvt.{}.f16.f32", "x".repeat(100_000));
+    let many_rn = format!("cvt.{}f16.f32", "rn.".repeat(10_000));
+    let accents = format!("cvt.{}.f16.f32", "é".repeat(100)); // multi-byte chars across the 40/80-byte clip
+    let long_hex = "f".repeat(100_000);
+    let long_accents = "é".repeat(100);
+    for (instr, operand, needle) in [
+        (long_instr.as_str(), "3f800000", "unknown modifier or type"),
+        (many_rn.as_str(), "3f800000", "second rounding modifier"),
+        (accents.as_str(), "3f800000", "unknown modifier or type"),
+        ("cvt.rn.f16.f32", long_hex.as_str(), "100000 hex digits"),
+        ("cvt.rn.f16.f32", long_accents.as_str(), "hex digits"),
+        ("cvt.rn.f16.f\u{fffd}", "3f800000", "unknown modifier or type"),
+    ] {
+        for cmd in ["eval", "explain"] {
+            let r = run(&[cmd, instr, operand]);
+            r.expect_code(2).err_has(needle);
+            assert!(r.err.len() < 1000, "{}: message not clipped ({} bytes)", r.what, r.err.len());
+        }
+    }
+}
+
+/// Hostile case lines: (line, what the message must say). Used for check
+/// (file and stdin) and eval's stream mode.
+const HOSTILE_LINES: &[(&str, &str)] = &[
+    ("cvt.rn.f17.f32 3f800000 => 3c00", "unknown modifier or type `.f17`"),
+    ("cvt.rn.rz.f16.f32 3f800000 => 3c00", "second rounding modifier"),
+    ("cvt.rn.f16.f32 3f8 => 3c00", "3 hex digits"),
+    ("cvt.rn.f16.f32 3f800 => 3c00", "5 hex digits"),
+    ("cvt.rn.f16.f32 3f80 => 3c00", "source register of 16 bits cannot hold a f32"),
+    ("cvt.rn.f16.f32 3f80000g => 3c00", "is not hex"),
+    ("cvt.rn.f16.f32 0x3f800000 => 3c00", "without the 0x prefix"),
+    ("cvt.rn.f16.f32 => 3c00", "has no operands"),
+    ("cvt.rn.f16.f32", "has no operands"),
+    ("cvt.rn.f16.f32 3f800000 => 3c00 extra", "unexpected `extra` after the result"),
+    ("cvt.rn.f16.f32 3f800000 => 3c00 => 3c00", "unexpected `=>` after the result"),
+    ("cvt.sat.s16.s8 c2 => ffc2", "s16 can hold every s8 value"),
+    ("cvt.sat.satfinite.f16.f32 3f800000 => 3c00", "cannot be combined"),
+    ("cvt.rn.f16.f32 3f800000 3f800000 => 3c00", "takes one source operand"),
+    ("cvt.rn.f16.f32 3f800000 => 3c0", "result: `3c0` has 3 hex digits"),
+    ("cvt.rn.f16.f32 3f800000 => 3c", "destination register of 8 bits"),
+    ("cvt.rn.f16.f32 3f800000 => 3c00/ff", "value and mask of different widths"),
+    ("cvt.rn.f16.f32 3f800000 => 3c00|", "result:"),
+    ("cvt.rn.f16.f32 3f800000 => nan:12", "nan:WIDTH"),
+    ("cvt.rni.s32.f32 7fc00000 => nan", "needs a floating-point destination"),
+    ("mov.b32 3f800000 => 3f800000", "not a cvt instruction"),
+    ("cvt.rn.f16x2.f32 3f800000 => 3c00", "does not evaluate yet"),
+    ("cvt.rn.f16.f32 3f800000 => 3c0g", "is not hex"),
+];
+
+fn hostile_file() -> (String, Vec<(usize, &'static str)>) {
+    // Interleave good lines, blank lines, comments and CRLF so line numbers matter.
+    let mut text = String::from("# hostile lines\ncvt.rn.f16.f32 3f800000 => 3c00\n\n");
+    let mut at = Vec::new();
+    let mut n = 3;
+    for (k, &(line, needle)) in HOSTILE_LINES.iter().enumerate() {
+        n += 1;
+        text.push_str(line);
+        text.push_str(if k % 3 == 0 { "\r\n" } else { "\n" });
+        at.push((n, needle));
+        if k % 4 == 0 {
+            n += 1;
+            text.push_str("cvt.s16.s8 139231c2 => ffffffc2 # fine\n");
+        }
+    }
+    (text, at)
+}
+
+#[test]
+fn hostile_case_lines_check_file() {
+    let (text, at) = hostile_file();
+    let f = TempFile::new("hostile", &text);
+    let r = run(&["check", f.path()]);
+    r.expect_code(2);
+    for &(n, needle) in &at {
+        let prefix = format!("{}:{n}: error: ", f.path());
+        let line = r
+            .err
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no message for line {n}:\n{}", r.err));
+        assert!(line.contains(needle), "line {n}: {line:?} lacks {needle:?}");
+    }
+    r.err_has(&format!("{} line(s) could not be checked", at.len()));
+    let good = 1 + HOSTILE_LINES.len().div_ceil(4);
+    assert_eq!(r.last_out_line(), format!("{good} passed, 0 failed"));
+
+    // The same on stdin.
+    let s = run_stdin(&["check", "-"], text);
+    s.expect_code(2);
+    for &(n, needle) in &at {
+        let prefix = format!("<stdin>:{n}: error: ");
+        assert!(s.err.lines().any(|l| l.starts_with(&prefix) && l.contains(needle)), "stdin line {n}: {}", s.err);
+    }
+}
+
+#[test]
+fn hostile_case_lines_eval_stream() {
+    let (text, at) = hostile_file();
+    let r = run_stdin(&["eval"], text);
+    r.expect_code(2);
+    for &(n, needle) in &at {
+        let prefix = format!("stdin line {n}: ");
+        let line = r
+            .err
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no message for line {n}:\n{}", r.err));
+        assert!(line.contains(needle), "line {n}: {line:?} lacks {needle:?}");
+    }
+    let good = 1 + HOSTILE_LINES.len().div_ceil(4);
+    assert_eq!(r.out_lines().len(), good, "{}", r.out);
+}
+
+#[test]
+fn hostile_bytes_non_utf8_nul_crlf() {
+    let mut text: Vec<u8> = Vec::new();
+    text.extend_from_slice(b"cvt.rn.f16.f32 3f800000 => 3c00\r\n"); // 1 ok
+    text.extend_from_slice(b"\xff\xfe\x80 garbage\n"); // 2 not UTF-8
+    text.extend_from_slice(b"cvt.rn.f16.f32 3f80\x000000 => 3c00\n"); // 3 NUL in operand
+    text.extend_from_slice(b"cvt.rn.f16.f32\x00 3f800000 => 3c00\n"); // 4 NUL after instruction
+    text.extend_from_slice(b"\x00\n"); // 5 a lone NUL
+    text.extend_from_slice(b"cvt.rn.f16.f32 3f800000 => 3c00\r\r\n"); // 6 two CRs: the second is whitespace, ok
+    text.extend_from_slice(b"cvt.rn.f16.f32 3f800000 => 3c00 # caf\xc3\xa9 ok\n"); // 7 UTF-8 comment, ok
+    text.extend_from_slice(b"cvt.rn.f16.f32 3f800000 => 3c00 # \xff bad byte in a comment\n"); // 8 not UTF-8
+    text.extend_from_slice(b"cvt.s16.s8 139231c2 => ffffffc2"); // 9 ok, no final newline
+    let f = TempFile::new("bytes", &text);
+    let r = run(&["check", f.path()]);
+    let p = f.path();
+    r.expect_code(2)
+        .err_has(&format!("{p}:2: error: line is not valid UTF-8"))
+        .err_has(&format!("{p}:3: error:"))
+        .err_has(&format!("{p}:4: error:"))
+        .err_has(&format!("{p}:5: error:"))
+        .err_has(&format!("{p}:8: error: line is not valid UTF-8"))
+        .err_has("5 line(s) could not be checked");
+    for ok in [1, 6, 7, 9] {
+        assert!(!r.err.contains(&format!("{p}:{ok}:")), "line {ok} is fine:\n{}", r.err);
+    }
+    assert_eq!(r.last_out_line(), "4 passed, 0 failed");
+
+    let e = run_stdin(&["eval"], text);
+    e.expect_code(2).err_has("stdin line 2: line is not valid UTF-8").err_has("stdin line 8: line is not valid UTF-8");
+    for bad in [3, 4, 5] {
+        e.err_has(&format!("stdin line {bad}:"));
+    }
+    assert_eq!(e.out_lines().len(), 4, "{}", e.out);
+}
+
+#[test]
+
+fn hostile_control_bytes_are_escaped_in_messages() {
+    // `cvt.rn.f16.f32\0 3f800000` is reported as "unknown modifier or type `.f32<NUL>`",
+    // a lone NUL line as "`<NUL>` is not a cvt instruction", and an argv operand
+    // "3f80000\r" as "unexpected `<CR>`" — on a terminal the offending byte is
+    // invisible and the messages read "`.f32 `", "` `" and "unexpected ``".
+    // Expected: such bytes shown escaped (e.g. `\0`, `\r`, U+0000) in every message.
+    let text = b"cvt.rn.f16.f32\x00 3f800000 => 3c00\n\x00\ncvt.rn.f16.f32 3f80\x000000 => 3c00\n".to_vec();
+    let f = TempFile::new("ctl", &text);
+    let mut runs = vec![run(&["check", f.path()]), run_stdin(&["eval"], text)];
+    runs.push(run(&["eval", "cvt.rn.f16.f32", "3f80000\r"]));
+    runs.push(run(&["eval", "cvt.rn.f16.f32\x01", "3f800000"]));
+    for r in &runs {
+        r.expect_code(2);
+        let bad: Vec<u8> = r.raw_err.iter().copied().filter(|&b| b < 0x20 && b != b'\n').collect();
+        assert!(bad.is_empty(), "{}: raw control bytes {bad:?} in stderr:\n{:?}", r.what, r.err);
+    }
+}
+
+/// 10 MiB of a single line (no newline inside).
+fn huge_line() -> Vec<u8> {
+    let mut v = b"cvt.rn.f16.f32 ".to_vec();
+    while v.len() < 10 * 1024 * 1024 {
+        v.extend_from_slice(b"3f800000 ");
+    }
+    v.extend_from_slice(b"=> 3c00");
+    v
+}
+
+#[test]
+fn hostile_10mb_line() {
+    let big = huge_line();
+    let mut text = b"cvt.rn.f16.f32 3f800000 => 3c00\n".to_vec();
+    text.extend_from_slice(&big);
+    text.extend_from_slice(b"\ncvt.s16.s8 139231c2 => ffffffc2\n");
+    // The reported length may count the newline (see `long_line_length_excludes_newline`).
+    let len = big.len();
+    let says_len = |r: &Run, prefix: &str| {
+        let ok = [len, len + 1].iter().any(|n| r.err.contains(&format!("{prefix}line is {n} bytes long")));
+        assert!(ok, "{}: no `{prefix}line is {len} bytes long` in\n{}", r.what, clip(&r.err));
+    };
+
+    let f = TempFile::new("huge", &text);
+    let r = run(&["check", f.path()]);
+    r.expect_code(2).err_has("4096");
+    says_len(&r, &format!("{}:2: error: ", f.path()));
+    assert_eq!(r.last_out_line(), "2 passed, 0 failed");
+    assert!(r.err.len() < 1000 && r.out.len() < 1000, "the line is not echoed back");
+    assert!(r.secs < 10.0, "took {:.1} s", r.secs);
+
+    let r = run_stdin(&["check", "-"], text.clone());
+    r.expect_code(2);
+    says_len(&r, "<stdin>:2: error: ");
+    assert_eq!(r.last_out_line(), "2 passed, 0 failed");
+
+    let e = run_stdin(&["eval"], text);
+    e.expect_code(2);
+    says_len(&e, "stdin line 2: ");
+    assert_eq!(e.out_lines(), ["cvt.rn.f16.f32 3f800000 => 3c00", "cvt.s16.s8 139231c2 => ffffffc2"]);
+
+    // Last line, without a final newline; and a 10 MiB run of one byte.
+    let mut tail = b"cvt.rn.f16.f32 3f800000 => 3c00\n".to_vec();
+    tail.extend_from_slice(&big);
+    run_stdin(&["check", "-"], tail.clone())
+        .expect_code(2)
+        .err_has(&format!("<stdin>:2: error: line is {len} bytes long"));
+    // (no newline here, so the length is exact)
+    run_stdin(&["eval"], tail).expect_code(2).err_has("stdin line 2:");
+    let mut junk = vec![b'c'; 10 * 1024 * 1024];
+    junk.push(b'\n');
+    run_stdin(&["check", "-"], junk).expect_code(2).err_has("<stdin>:1: error: line is 1048576").err_has(" bytes long");
+
+    // Just over the 4096-byte limit (the in-memory path).
+    let mut over = b"cvt.rn.f16.f32 3f800000 => 3c00 #".to_vec();
+    over.resize(5000, b'x');
+    run_stdin(&["check", "-"], over)
+        .expect_code(2)
+        .err_has("<stdin>:1: error: line is 5000 bytes long; case lines are at most 4096");
+}
+
+#[test]
+
+fn long_line_length_excludes_newline() {
+    // tools/src/check.rs `lines` adds the `\n` to `total` for lines over LINE_CAP
+    // (1 MiB), while oracle/src/caseline.rs reports `line.len()` without it:
+    // a 5000-byte line says "5000 bytes", a 2 MiB line says "2097153 bytes".
+    for n in [5000usize, 2 << 20] {
+        let mut line = b"cvt.rn.f16.f32 3f800000 => 3c00 #".to_vec();
+        line.resize(n, b'x');
+        line.push(b'\n');
+        run_stdin(&["check", "-"], line).expect_code(2).err_has(&format!("<stdin>:1: error: line is {n} bytes long"));
+    }
+}
+
+/// Peak resident memory of a running process, in KiB (Linux).
+#[cfg(target_os = "linux")]
+fn peak_rss_kib(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read /proc/PID/status");
+    let l = s.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM in /proc/PID/status");
+    l.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn hostile_10mb_line_bounded_memory() {
+    // Feed a 10 MiB line, wait for the error, then read the peak RSS while
+    // the process still waits for more input: the line was never held whole.
+    for args in [&["eval"][..], &["check", "-"][..]] {
+        let start = Instant::now();
+        let mut child = spawn(args, true);
+        let mut w = child.stdin.take().unwrap();
+        let big = huge_line();
+        let writer = thread::spawn(move || {
+            w.write_all(&big).unwrap();
+            w.write_all(b"\n").unwrap();
+            w // keep stdin open
+        });
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let mut first = String::new();
+        err.read_line(&mut first).unwrap();
+        assert!(first.contains("line is") && first.contains("bytes long"), "{args:?}: {first:?}");
+        assert!(child.try_wait().unwrap().is_none(), "{args:?}: exited early");
+        let peak = peak_rss_kib(child.id());
+        let w = writer.join().unwrap();
+        drop(w);
+        let mut rest = String::new();
+        err.read_to_string(&mut rest).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(2), "{args:?}: {first}{rest}");
+        assert!(!rest.contains("panicked"), "{rest}");
+        assert!(peak < 10 * 1024, "{args:?}: peak RSS {peak} KiB for a 10 MiB line");
+        assert!(start.elapsed() < DEADLINE);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// list
+// ---------------------------------------------------------------------------
+
+#[test]
+fn list_sm90() {
+    let r = run(&["list", "--target", "sm_90"]);
+    r.expect_code(0).err_empty();
+    let lines = r.out_lines();
+    assert!(lines.len() > 100, "{} lines", lines.len());
+    for must in [
+        "cvt.rn.f16.f32",
+        "cvt.rni.s32.f32",
+        "cvt.f32.f16",
+        "cvt.rn.bf16.f16",
+        "cvt.rn.satfinite.bf16.f32",
+        "cvt.rn.relu.f16.f32",
+    ] {
+        assert!(lines.contains(&must), "{must} missing");
+    }
+    for mustnt in ["cvt.rn.f32.f16", "cvt.f16.f32", "cvt.s32.f32", "cvt.sat.s16.s8", "cvt.sat.satfinite.f16.f32"] {
+        assert!(!lines.contains(&mustnt), "{mustnt} listed");
+    }
+    let unique: HashSet<&str> = lines.iter().copied().collect();
+    assert_eq!(unique.len(), lines.len(), "duplicates in list");
+    assert!(lines.iter().all(|l| l.starts_with("cvt.") && !l.contains(char::is_whitespace)));
+
+    // Every listed spelling re-parses to itself and evaluates on sm_90: all of
+    // them through one streaming eval...
+    let input: String = lines.iter().map(|l| format!("{l} {}\n", zero_operand(l))).collect();
+    let e = run_stdin(&["eval", "--target", "sm_90"], input);
+    e.expect_code(0).err_empty();
+    let back: Vec<&str> = e.out.lines().map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(back, lines, "canonical spellings must round-trip");
+    // ...and a sample as command-line arguments.
+    let step = (lines.len() / 40).max(1);
+    for l in lines.iter().step_by(step) {
+        run(&["eval", "--target", "sm_90", l, &zero_operand(l)]).expect_code(0);
+    }
+
+    // --json is the same list.
+    let j = run(&["list", "--json", "--target", "sm_90"]);
+    j.expect_code(0);
+    let arr: Vec<String> = json(j.out.trim_end()).arr().iter().map(|v| v.str().to_string()).collect();
+    assert_eq!(arr, lines);
+}
+
+#[test]
+fn list_depends_on_target() {
+    let all = run(&["list"]);
+    all.expect_code(0);
+    let sm80 = run(&["list", "--target", "sm_80"]);
+    sm80.expect_code(0);
+    let sm90 = run(&["list", "--target", "sm_90"]);
+    let a: HashSet<&str> = all.out.lines().collect();
+    let s80: HashSet<&str> = sm80.out.lines().collect();
+    let s90: HashSet<&str> = sm90.out.lines().collect();
+    assert!(!s80.contains("cvt.rn.bf16.f16") && s90.contains("cvt.rn.bf16.f16"));
+    assert!(s80.is_subset(&s90), "sm_80 forms are also legal on sm_90");
+    assert!(s90.is_subset(&a), "--target only removes forms");
+    run(&["list", "--target", "sm_12"]).expect_code(2).err_has("sm_12");
+}
+
+#[test]
+
+fn list_reports_unreachable_target() {
+    // sm_90 needs PTX ISA 7.8 (eval/check say so: "target sm_90 needs PTX ISA 7.8 or
+    // later"), but list filters every form out silently and succeeds with empty output.
+    let r = run(&["list", "--target", "sm_90", "--ptx-version", "7.0"]);
+    r.expect_code(2).err_has("7.8");
+}
+
+// ---------------------------------------------------------------------------
+// explain
+// ---------------------------------------------------------------------------
+
+#[test]
+fn explain_tie_to_even() {
+    let r = run(&["explain", "cvt.rn.f16.f32", "3f801000"]);
+    r.expect_code(0)
+        .err_empty()
+        .out_has("instruction cvt.rn.f16.f32")
+        .out_has("f32 3f801000 = 1.00048828125") // decoded input
+        .out_has("decode")
+        .out_has("round-to-float")
+        .out_has("tie")
+        .out_has("ties to even");
+    assert_eq!(r.last_out_line().split_whitespace().collect::<Vec<_>>(), ["result", "3c00", "(1)"]);
+}
+
+#[test]
+fn explain_int_and_nan() {
+    // SPEC §4: chop the 32-bit source to s8, sign-extend into the 32-bit destination.
+    let r = run(&["explain", "cvt.s16.s8", "139231c2", "--dst-width", "32"]);
+    r.expect_code(0).out_has("source-chop").out_has("-62").out_has("int-wrap").out_has("ffffffc2 (-62)");
+    // SPEC §5.3: NaN from f64 to s32 gives 1<<31.
+    let r = run(&["explain", "cvt.rzi.s32.f64", "7ff8000000000000"]);
+    r.expect_code(0).out_has("qnan").out_has("nan-to-int").out_has("80000000");
+    // Legality line with and without a target.
+    run(&["explain", "cvt.rn.f16.f32", "3f800000"]).expect_code(0).out_has("legal");
+    run(&["explain", "--target", "sm_90", "cvt.rn.bf16.f16", "3c00"]).expect_code(0).out_has("legal on sm_90");
+    run(&["explain", "--target", "sm_80", "cvt.rn.bf16.f16", "3c00"]).expect_code(2).err_has("illegal on sm_80");
+}
+
+#[test]
+fn explain_json() {
+    let r = run(&["explain", "--json", "cvt.rn.f16.f32", "3f801000"]);
+    r.expect_code(0).err_empty();
+    let lines = r.out_lines();
+    assert_eq!(lines.len(), 1, "{}", r.out);
+    let j = json(lines[0]);
+    assert_eq!(j.get("instruction").str(), "cvt.rn.f16.f32");
+    assert_eq!(j.get("input").str(), "1.00048828125");
+    assert_eq!(j.get("result").str(), "3c00");
+    assert_eq!(j.get("profile").str(), "sm90");
+    let steps = j.get("steps").arr();
+    let rules: Vec<&str> = steps.iter().map(|s| s.get("rule").str()).collect();
+    assert!(rules.contains(&"decode") && rules.contains(&"round-to-float"), "{rules:?}");
+    let rounding = steps.iter().find(|s| s.get("rule").str() == "round-to-float").unwrap();
+    assert!(rounding.get("detail").str().contains("tie"));
+    let _ = rounding.get("evidence").str();
+}
+
+#[test]
+fn version_and_help() {
+    run(&["--version"]).expect_code(0).out_has("ptx-cvt");
+    let h = run(&["--help"]);
+    h.expect_code(0);
+    for cmd in ["eval", "check", "explain", "list"] {
+        h.out_has(cmd);
+    }
+    run(&[]).expect_code(2);
+    run(&["frobnicate"]).expect_code(2);
+}
