@@ -22,7 +22,17 @@ use ptx_cvt::{Profile, PtxVersion, Target};
 /// each source register in hex (no 0x, zero-padded to the register width:
 /// 2, 4, 8 or 16 digits) and, after `=>`, the result. See vectors/README.md.
 #[derive(Parser)]
-#[command(name = "ptx-cvt", version, propagate_version = true)]
+#[command(
+    name = "ptx-cvt",
+    version,
+    propagate_version = true,
+    after_help = "Examples:\n  \
+      ptx-cvt eval cvt.rn.f16.f32 3f800000            # prints 3c00\n  \
+      ptx-cvt eval --dst-width 32 cvt.s16.s8 139231c2 # 32-bit registers: ffffffc2\n  \
+      ptx-cvt explain cvt.rn.f16.f32 3f801000         # the rules that decide it\n  \
+      ptx-cvt check results.cases                     # verify recorded results\n  \
+      ptx-cvt list --target sm_90                     # every legal scalar spelling"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
