@@ -249,11 +249,11 @@ impl Drop for TempFile {
     }
 }
 
-/// Zero operand at the natural width of the source type (last `.type`).
+/// Zero operands at the natural widths of the form's sources (space-separated).
 fn zero_operand(instr: &str) -> String {
-    let src = instr.rsplit('.').next().unwrap();
-    let bits: usize = src.trim_start_matches(|c: char| c.is_ascii_alphabetic()).parse().expect("type width");
-    "0".repeat(bits / 4)
+    let c = ptx_cvt::instr::parse(instr).expect("listed spelling parses");
+    let shape = ptx_cvt::instr::shape(&c);
+    shape.srcs.iter().map(|w| "0".repeat(*w as usize / 4)).collect::<Vec<_>>().join(" ")
 }
 
 // --- a minimal JSON reader (std only, so the lock file is untouched) ---------
@@ -950,7 +950,8 @@ const HOSTILE_ARGV: &[(&str, &str, &str)] = &[
     ("cvt.sat.satfinite.f16.f32", "3f800000", "cannot be combined"),
     ("cvt.rn.satfinite.sat.f16.f32", "3f800000", "cannot be combined"),
     ("cvt.ftz.ftz.rn.f16.f32", "3f800000", "twice"),
-    ("cvt.rn.f16x2.f32", "3f800000", "does not evaluate yet"),
+    ("cvt.rn.f16x2.f32", "3f800000", "takes 2 source operands (a:32 b:32), got 1"),
+    ("cvt.rn.satfinite.s2f6x2.f32", "3f800000", "does not evaluate yet"),
     ("cvt.f16.f32", "3f800000", "needs .rn, .rz, .rm or .rp"),
     ("cvt.rn.f32.f16", "3c00", "not allowed"),
     ("cvt.s32.f32", "3f800000", "integer rounding modifier"),
@@ -971,11 +972,11 @@ fn hostile_arguments_eval_and_explain() {
         }
     }
     // Extra and missing operands.
-    run(&["eval", "cvt.rn.f16.f32", "3f800000", "3f800000"]).expect_code(2).err_has("takes one source operand, got 2");
+    run(&["eval", "cvt.rn.f16.f32", "3f800000", "3f800000"]).expect_code(2).err_has("takes 1 source operand (a:32), got 2");
     run(&["explain", "cvt.rn.f16.f32", "3f800000", "3f800000"])
         .expect_code(2)
-        .err_has("takes one source operand, got 2");
-    run(&["eval", "cvt.rn.f16.f32"]).expect_code(2).err_has("needs a source operand").err_has("00000000");
+        .err_has("takes 1 source operand (a:32), got 2");
+    run(&["eval", "cvt.rn.f16.f32"]).expect_code(2).err_has("needs source operands in hex").err_has("00000000");
     run(&["explain", "cvt.rn.f16.f32"]).expect_code(2).err_has("required");
     run(&["explain"]).expect_code(2);
     // A leading `-` is an option to clap unless after `--`; either way no panic.
@@ -1023,7 +1024,7 @@ const HOSTILE_LINES: &[(&str, &str)] = &[
     ("cvt.rn.f16.f32 3f800000 => 3c00 => 3c00", "unexpected `=>` after the result"),
     ("cvt.sat.s16.s8 c2 => ffc2", "s16 can hold every s8 value"),
     ("cvt.sat.satfinite.f16.f32 3f800000 => 3c00", "cannot be combined"),
-    ("cvt.rn.f16.f32 3f800000 3f800000 => 3c00", "takes one source operand"),
+    ("cvt.rn.f16.f32 3f800000 3f800000 => 3c00", "takes 1 source operand (a:32)"),
     ("cvt.rn.f16.f32 3f800000 => 3c0", "result: `3c0` has 3 hex digits"),
     ("cvt.rn.f16.f32 3f800000 => 3c", "destination register of 8 bits"),
     ("cvt.rn.f16.f32 3f800000 => 3c00/ff", "value and mask of different widths"),
@@ -1031,7 +1032,7 @@ const HOSTILE_LINES: &[(&str, &str)] = &[
     ("cvt.rn.f16.f32 3f800000 => nan:12", "nan:WIDTH"),
     ("cvt.rni.s32.f32 7fc00000 => nan", "needs a floating-point destination"),
     ("mov.b32 3f800000 => 3f800000", "not a cvt instruction"),
-    ("cvt.rn.f16x2.f32 3f800000 => 3c00", "does not evaluate yet"),
+    ("cvt.rn.f16x2.f32 3f800000 => 3c00", "takes 2 source operands"),
     ("cvt.rn.f16.f32 3f800000 => 3c0g", "is not hex"),
 ];
 
@@ -1307,7 +1308,10 @@ fn list_sm90() {
     // ...and a sample as command-line arguments.
     let step = (lines.len() / 40).max(1);
     for l in lines.iter().step_by(step) {
-        run(&["eval", "--target", "sm_90", l, &zero_operand(l)]).expect_code(0);
+        let ops = zero_operand(l);
+        let mut args = vec!["eval", "--target", "sm_90", l];
+        args.extend(ops.split(' '));
+        run(&args).expect_code(0);
     }
 
     // --json is the same list.

@@ -18,6 +18,24 @@ pub enum Alt {
     Bits { value: u64, mask: u64 },
     /// Any NaN of the format, zero-extended to the register.
     AnyNan(Format),
+    /// A packed register, lane by lane, high lane first; each lane `bits` wide.
+    Lanes { bits: u32, lanes: Vec<LaneSet> },
+}
+
+/// What one lane of a packed result may hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LaneSet {
+    Bits { value: u64, mask: u64 },
+    AnyNan(Format),
+}
+
+impl LaneSet {
+    fn contains(&self, bits: u64) -> bool {
+        match self {
+            LaneSet::Bits { value, mask } => bits & mask == value & mask,
+            LaneSet::AnyNan(f) => f.float_layout().is_some_and(|l| l.is_nan_code(bits)),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +55,10 @@ impl Alt {
                 let n = f.container_bits();
                 bits & !width_mask(n) == 0 && f.float_layout().is_some_and(|l| l.is_nan_code(bits >> l.shift))
             }
+            Alt::Lanes { bits: lb, lanes } => {
+                let n = lanes.len() as u32;
+                lanes.iter().enumerate().all(|(i, l)| l.contains((bits >> (lb * (n - 1 - i as u32))) & width_mask(*lb)))
+            }
         }
     }
 }
@@ -44,6 +66,20 @@ impl Alt {
 impl AcceptSet {
     pub fn exact(width: u32, value: u64) -> AcceptSet {
         AcceptSet { width, alts: vec![Alt::Bits { value, mask: width_mask(width) }] }
+    }
+    /// A packed result from its lanes (high lane first): one exact value when
+    /// every lane is exact, a lane-wise alternative otherwise.
+    pub fn from_lanes(width: u32, lane_bits: u32, lanes: Vec<LaneSet>) -> AcceptSet {
+        let mut value = 0u64;
+        let mut mask = 0u64;
+        for l in &lanes {
+            let LaneSet::Bits { value: v, mask: m } = l else {
+                return AcceptSet { width, alts: vec![Alt::Lanes { bits: lane_bits, lanes }] };
+            };
+            value = (value << lane_bits) | v;
+            mask = (mask << lane_bits) | m;
+        }
+        AcceptSet { width, alts: vec![Alt::Bits { value, mask }] }
     }
     pub fn any_nan(width: u32, f: Format) -> AcceptSet {
         AcceptSet { width, alts: vec![Alt::AnyNan(f)] }
@@ -81,9 +117,10 @@ impl AcceptSet {
                 Alt::Bits { value, mask } if *mask == width_mask(self.width) => other.contains(*value),
                 Alt::Bits { value, mask } => other.alts.iter().any(|b| match b {
                     Alt::Bits { value: v2, mask: m2 } => m2 & !mask == 0 && value & m2 == v2 & m2,
-                    Alt::AnyNan(_) => false,
+                    Alt::AnyNan(_) | Alt::Lanes { .. } => false,
                 }),
                 Alt::AnyNan(f) => other.alts.contains(&Alt::AnyNan(*f)),
+                Alt::Lanes { .. } => other.alts.contains(a),
             })
     }
 
@@ -163,6 +200,9 @@ fn parse_alt(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String> 
         };
         return Ok((Alt::AnyNan(f), w));
     }
+    if s.contains('_') {
+        return parse_lanes(s, nan_format);
+    }
     if let Some((v, m)) = s.split_once('/') {
         let (value, w) = parse_hex(v)?;
         let (mask, wm) = parse_hex(m).map_err(|e| format!("mask: {e}"))?;
@@ -189,6 +229,43 @@ fn parse_alt(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String> 
     Ok((Alt::Bits { value, mask: width_mask(w) }, w))
 }
 
+/// `hi_lo` lane syntax: each lane hex (with `?`) or `nan`, all of one width.
+fn parse_lanes(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String> {
+    let parts: Vec<&str> = s.split('_').collect();
+    let hex_digits = parts.iter().find(|p| **p != "nan").map(|p| p.len());
+    let f = nan_format;
+    let lane_bits = match (hex_digits, f) {
+        (Some(d), _) => 4 * d as u32,
+        (None, Some(f)) => f.container_bits().min(if f == Format::E2m1 { 4 } else { 64 }),
+        (None, None) => return Err(format!("`{}`: `nan` lanes need a floating-point destination", clip(s))),
+    };
+    let mut lanes = Vec::new();
+    for p in &parts {
+        if *p == "nan" {
+            lanes.push(LaneSet::AnyNan(f.ok_or_else(|| format!("`{}`: `nan` needs a floating-point destination", clip(s)))?));
+            continue;
+        }
+        if 4 * p.len() as u32 != lane_bits || p.is_empty() {
+            return Err(format!("`{}`: lanes must all have {} hex digits", clip(s), lane_bits / 4));
+        }
+        let (mut value, mut mask) = (0u64, 0u64);
+        for c in p.chars() {
+            value <<= 4;
+            mask <<= 4;
+            if c != '?' {
+                value |= c.to_digit(16).ok_or_else(|| format!("`{}` is not hex: unexpected `{}`", clip(s), c.escape_default()))? as u64;
+                mask |= 0xf;
+            }
+        }
+        lanes.push(LaneSet::Bits { value, mask });
+    }
+    let width = lane_bits * parts.len() as u32;
+    if ![8, 16, 32, 64].contains(&width) {
+        return Err(format!("`{}`: {} lanes of {lane_bits} bits do not fill a register", clip(s), parts.len()));
+    }
+    Ok((Alt::Lanes { bits: lane_bits, lanes }, width))
+}
+
 impl fmt::Display for AcceptSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let digits = (self.width / 4) as usize;
@@ -210,6 +287,26 @@ impl fmt::Display for AcceptSet {
                     }
                 }
                 Alt::Bits { value, mask } => write!(f, "{value:0digits$x}/{mask:0digits$x}")?,
+                Alt::Lanes { bits, lanes } => {
+                    let d = (*bits as usize).div_ceil(4);
+                    let text: Vec<String> = lanes
+                        .iter()
+                        .map(|l| match l {
+                            LaneSet::AnyNan(_) => "nan".to_string(),
+                            LaneSet::Bits { value, mask } => (0..d)
+                                .rev()
+                                .map(|k| {
+                                    if (mask >> (4 * k)) & 0xf == 0 {
+                                        "?".to_string()
+                                    } else {
+                                        format!("{:x}", (value >> (4 * k)) & 0xf)
+                                    }
+                                })
+                                .collect(),
+                        })
+                        .collect();
+                    f.write_str(&text.join("_"))?;
+                }
             }
         }
         Ok(())

@@ -23,6 +23,8 @@ pub enum Fit {
     Finite,
     OverflowToInf,
     OverflowToMax,
+    /// Overflow toward infinity in a format with NaN but no Inf (ue8m0).
+    OverflowToNan,
 }
 
 /// Decide how a rounded magnitude fits, per the overflow policy.
@@ -39,10 +41,10 @@ pub fn fit(l: &FloatLayout, neg: bool, r: &Rounded, policy: Overflow) -> Fit {
             Mode::TowardZero | Mode::Stochastic { .. } => false,
         },
     };
-    if to_inf && l.has_inf() {
-        Fit::OverflowToInf
-    } else {
-        Fit::OverflowToMax
+    match (to_inf, l.has_inf(), l.has_nan()) {
+        (true, true, _) => Fit::OverflowToInf,
+        (true, false, true) => Fit::OverflowToNan,
+        _ => Fit::OverflowToMax,
     }
 }
 

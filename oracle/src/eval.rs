@@ -6,12 +6,12 @@ use std::fmt;
 
 use rug::Integer;
 
-use crate::accept::{width_mask, AcceptSet, Alt};
+use crate::accept::{width_mask, AcceptSet, Alt, LaneSet};
 use crate::encode::{self, fit, Fit, Overflow};
 use crate::exact::{decode, is_subnormal, Dyadic, Nan, Value};
 use crate::format::Format;
 use crate::instr::{self, Cvt, Family, Illegal, Regs, Type};
-use crate::policy::{Answers, NanOut, Profile, Question, Rule};
+use crate::policy::{self, Answers, NanOut, Profile, Question, Rule};
 use crate::round::{round, Grid, Mode, Rounded};
 
 /// A source operand: its bits and the width of the register holding them.
@@ -38,12 +38,19 @@ impl fmt::Display for Step {
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub accept: AcceptSet,
-    /// The exact source value.
-    pub input: Value,
+    /// The exact source value of each lane, high lane first, with its name.
+    pub inputs: Vec<(&'static str, Value)>,
     pub trace: Vec<Step>,
 }
 
 impl Outcome {
+    /// The decoded inputs as text: `1.5` for one lane, `a=1.5 b=-2` for several.
+    pub fn inputs_text(&self) -> String {
+        match self.inputs.as_slice() {
+            [(_, v)] => v.to_string(),
+            lanes => lanes.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(" "),
+        }
+    }
     /// The rule that decided the result: the last value-changing step.
     pub fn deciding_rule(&self) -> Rule {
         self.trace
@@ -74,12 +81,32 @@ impl std::error::Error for EvalError {}
 
 /// Evaluate `c` on its operands, writing a register of `dst_width` bits.
 pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> Result<Outcome, EvalError> {
-    let [src] = srcs else {
-        return Err(EvalError::Operands(format!("{c} takes one source operand, got {}", srcs.len())));
-    };
-    instr::check(c, Regs { dst: dst_width, src: src.width }, None, None).map_err(EvalError::Illegal)?;
+    let shape = instr::shape(c);
+    if srcs.len() != shape.srcs.len() {
+        let n = shape.srcs.len();
+        return Err(EvalError::Operands(format!(
+            "{c} takes {n} source operand{} ({}), got {}",
+            if n == 1 { "" } else { "s" },
+            shape.describe(),
+            srcs.len()
+        )));
+    }
+    let src_width = srcs.first().map_or(c.atype.bits(), |o| o.width);
+    instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
+    if !c.is_scalar() {
+        for (i, (o, want)) in srcs.iter().zip(&shape.srcs).enumerate() {
+            if o.width != *want {
+                return Err(EvalError::Operands(format!(
+                    "operand {} of {c} needs a {want}-bit register ({} hex digits), got {} bits",
+                    i + 1,
+                    want / 4,
+                    o.width
+                )));
+            }
+        }
+    }
     let base = profile.answers();
-    let first = Ctx::run(c, *src, dst_width, profile, base);
+    let first = Ctx::run(c, srcs, dst_width, profile, base);
     let mut accept = first.set.clone();
     let mut trace = first.trace.clone();
     if profile.accepts_all_answers() {
@@ -93,7 +120,7 @@ pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> 
                     continue;
                 }
                 seen.push(b);
-                let alt = Ctx::run(c, *src, dst_width, profile, b);
+                let alt = Ctx::run(c, srcs, dst_width, profile, b);
                 if !alt.set.is_subset_of(&accept) {
                     trace.push(Step {
                         rule: q.rule(),
@@ -105,7 +132,7 @@ pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> 
             }
         }
     }
-    Ok(Outcome { accept, input: first.input, trace })
+    Ok(Outcome { accept, inputs: first.inputs, trace })
 }
 
 /// The result at the destination type's width, before register extension.
@@ -116,7 +143,7 @@ enum TypeResult {
 
 struct Run {
     set: AcceptSet,
-    input: Value,
+    inputs: Vec<(&'static str, Value)>,
     trace: Vec<Step>,
     consulted: u8,
 }
@@ -127,6 +154,12 @@ struct Ctx<'a> {
     answers: Answers,
     consulted: u8,
     trace: Vec<Step>,
+    /// The lane being converted (empty for scalar forms), shown in the trace.
+    lane: &'static str,
+    /// Lane formats and the rounding rule in force.
+    src: Format,
+    dst: Format,
+    mode: Mode,
 }
 
 fn signed(neg: bool, mag: &Dyadic) -> String {
@@ -134,8 +167,23 @@ fn signed(neg: bool, mag: &Dyadic) -> String {
 }
 
 impl<'a> Ctx<'a> {
-    fn run(c: &'a Cvt, src: Operand, dst_width: u32, profile: Profile, answers: Answers) -> Run {
-        let mut cx = Ctx { c, profile, answers, consulted: 0, trace: Vec::new() };
+    fn run(c: &'a Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, answers: Answers) -> Run {
+        let mode = c.rounding.and_then(|r| r.mode()).unwrap_or(Mode::NearestEven);
+        let mut cx = Ctx {
+            c,
+            profile,
+            answers,
+            consulted: 0,
+            trace: Vec::new(),
+            lane: "",
+            src: c.atype.format(),
+            dst: c.dtype.format(),
+            mode,
+        };
+        if c.dtype.is_packed() || c.atype.is_packed() {
+            return cx.run_packed(srcs, dst_width);
+        }
+        let src = srcs[0];
         let abits = c.atype.bits();
         let bits = src.bits & width_mask(abits);
         if src.width > abits {
@@ -144,20 +192,70 @@ impl<'a> Ctx<'a> {
                 format!("{}-bit register {}: low {abits} bits {}", src.width, fmt_hex(src.bits, src.width), fmt_hex(bits, abits)),
             );
         }
-        let input = decode(c.atype.format(), bits);
-        cx.note(Rule::Decode, format!("{} {} = {input}", c.atype.name(), fmt_hex(bits, abits)));
-        let r = match c.family() {
-            Family::IntToInt => cx.int_to_int(&input),
-            Family::IntToFloat => cx.int_to_float(&input),
-            Family::FloatToInt => cx.float_to_int(&input),
-            Family::SameFloat | Family::Widen | Family::Narrow => cx.float_to_float(&input),
-        };
+        let input = cx.decode(bits);
+        let r = cx.convert(&input);
         let set = cx.extend(r, dst_width);
-        Run { set, input, trace: cx.trace, consulted: cx.consulted }
+        Run { set, inputs: vec![("a", input)], trace: cx.trace, consulted: cx.consulted }
+    }
+
+    /// Packed forms: convert lane by lane, high lane first, then pack (SPEC §5.11).
+    fn run_packed(mut self, srcs: &[Operand], dst_width: u32) -> Run {
+        let c = self.c;
+        let lanes = c.dtype.lanes().max(c.atype.lanes());
+        let names = lane_names(c);
+        let rbits = (c.rounding == Some(crate::instr::Rounding::Rs)).then(|| srcs[srcs.len() - 1].bits);
+        let mut inputs = Vec::new();
+        let mut outs = Vec::new();
+        for i in (0..lanes).rev() {
+            self.lane = names[i as usize];
+            let bits = if c.atype.is_packed() {
+                (srcs[0].bits >> (i * c.atype.lane_bits())) & width_mask(c.atype.lane_bits())
+            } else {
+                srcs[(lanes - 1 - i) as usize].bits
+            };
+            if let Some(r) = rbits {
+                let (value, width) = policy::stochastic_bits(c.dtype, r, i);
+                self.mode = Mode::Stochastic { rbits: value, width };
+                self.note(Rule::RoundStochastic, format!("random bits {value:#x} ({width} bits) for this lane"));
+            }
+            let v = self.decode(bits);
+            outs.push(self.convert(&v));
+            inputs.push((self.lane, v));
+        }
+        self.lane = "";
+        let lb = c.dtype.lane_bits();
+        let lane_sets: Vec<LaneSet> = outs
+            .into_iter()
+            .map(|r| match r {
+                TypeResult::Bits(b) => LaneSet::Bits { value: b & width_mask(lb), mask: width_mask(lb) },
+                TypeResult::AnyNan => LaneSet::AnyNan(c.dtype.format()),
+            })
+            .collect();
+        let set = AcceptSet::from_lanes(dst_width, lb, lane_sets);
+        self.note(Rule::Pack, format!("lanes {} packed high to low: {set}", names[..lanes as usize].iter().rev().copied().collect::<Vec<_>>().join(", ")));
+        Run { set, inputs, trace: self.trace, consulted: self.consulted }
+    }
+
+    fn decode(&mut self, bits: u64) -> Value {
+        let v = decode(self.src, bits);
+        let w = if self.c.atype.is_packed() { self.c.atype.lane_bits() } else { self.src.container_bits() };
+        self.note(Rule::Decode, format!("{} {} = {v}", self.src.name(), fmt_hex(bits, w)));
+        v
+    }
+
+    /// Convert one value (a scalar, or one lane) by its family.
+    fn convert(&mut self, v: &Value) -> TypeResult {
+        match instr::family(self.src, self.dst) {
+            Family::IntToInt => self.int_to_int(v),
+            Family::IntToFloat => self.int_to_float(v),
+            Family::FloatToInt => self.float_to_int(v),
+            Family::SameFloat | Family::Widen | Family::Narrow => self.float_to_float(v),
+        }
     }
 
     fn note(&mut self, rule: Rule, detail: impl Into<String>) {
-        self.trace.push(Step { rule, detail: detail.into() });
+        let detail = if self.lane.is_empty() { detail.into() } else { format!("[{}] {}", self.lane, detail.into()) };
+        self.trace.push(Step { rule, detail });
     }
 
     fn ask(&mut self, q: Question) -> bool {
@@ -166,7 +264,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn dformat(&self) -> Format {
-        self.c.dtype.format()
+        self.dst
     }
 
     fn int_to_int(&mut self, v: &Value) -> TypeResult {
@@ -192,7 +290,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn mode(&self) -> Mode {
-        self.c.rounding.and_then(|r| r.mode()).unwrap_or(Mode::NearestEven)
+        self.mode
     }
 
     fn note_rounding(&mut self, rule: Rule, neg: bool, exact: &Dyadic, r: &Rounded) {
@@ -258,10 +356,10 @@ impl<'a> Ctx<'a> {
 
     /// .ftz on an f32 source (SPEC §5.6), with the f16.f32 erratum.
     fn ftz_input(&mut self, v: Value) -> Value {
-        if !(self.c.ftz && self.c.atype == Type::F32 && is_subnormal(Format::F32, &v)) {
+        if !(self.c.ftz && self.src == Format::F32 && is_subnormal(Format::F32, &v)) {
             return v;
         }
-        if self.c.dtype == Type::F16 && !self.ask(Question::FtzF16Input) {
+        if self.dst == Format::F16 && !self.ask(Question::FtzF16Input) {
             self.note(Rule::FtzErratumF16, "the f32 subnormal source is kept");
             return v;
         }
@@ -300,24 +398,39 @@ impl<'a> Ctx<'a> {
                 self.note(Rule::SatNan, "NaN → +0");
                 return TypeResult::Bits(encode::encode_finite(d, false, &Dyadic::zero()));
             }
+            if !d.float_layout().unwrap().has_nan() {
+                // e2m1/e2m3/e3m2 have no NaN: .satfinite gives +MAX_NORM (SPEC §5.8).
+                self.note(Rule::SatFiniteNanToMax, "NaN → +MAX_NORM");
+                return TypeResult::Bits(encode::encode_max(d, false));
+            }
             let plain = c.rounding.is_none() && !c.ftz && !c.relu && !c.satfinite;
-            let (out, rule) = if c.relu {
+            let (out, rule) = if d == Format::Ue8m0 {
+                (NanOut::Canonical, Rule::Ue8m0Nan)
+            } else if c.relu {
                 self.profile.canonical_nan(Rule::ReluNan)
             } else if c.satfinite {
                 self.profile.canonical_nan(Rule::SatFiniteNan)
             } else {
-                self.profile.nan_out(c.dtype, c.atype, plain)
+                self.profile.nan_out(self.dst, self.src, plain)
             };
             return self.nan(out, rule, n);
         }
-        let v = self.ftz_input(v.clone());
+        let mut v = self.ftz_input(v.clone());
+        if !d.float_layout().unwrap().signed && v.is_negative() {
+            self.note(Rule::Ue8m0Unsigned, "the sign is ignored: converting the magnitude");
+            v = match v {
+                Value::Num { mag, .. } => Value::Num { neg: false, mag },
+                Value::Inf { .. } => Value::Inf { neg: false },
+                nan => nan,
+            };
+        }
         let (neg, mag) = match v {
             Value::Num { neg, mag } => (neg, mag),
             Value::Inf { neg } => return self.inf(neg),
             Value::Nan(_) => unreachable!(),
         };
         let l = d.float_layout().unwrap();
-        let (grid, rule) = match (c.family(), c.rounding) {
+        let (grid, rule) = match (instr::family(self.src, self.dst), c.rounding) {
             (Family::SameFloat, Some(r)) if r.is_integer() => (Grid::integers(), Rule::RoundToIntegral),
             (Family::SameFloat, _) => (Grid::float(l), Rule::Copy),
             (Family::Widen, _) => (Grid::float(l), Rule::Exact),
@@ -325,7 +438,8 @@ impl<'a> Ctx<'a> {
                 if c.rounding.is_none() {
                     self.note(Rule::DefaultRounding, "no rounding modifier: rounding to nearest even");
                 }
-                (Grid::float(l), Rule::RoundToFloat)
+                let rule = if matches!(self.mode, Mode::Stochastic { .. }) { Rule::RoundStochastic } else { Rule::RoundToFloat };
+                (Grid::float(l), rule)
             }
         };
         let r = round(neg, &mag, grid, self.mode());
@@ -348,6 +462,11 @@ impl<'a> Ctx<'a> {
         if self.c.satfinite {
             self.note(Rule::SatFinite, "±inf → ±MAX_NORM");
             return TypeResult::Bits(encode::encode_max(d, neg));
+        }
+        if !d.float_layout().unwrap().has_inf() {
+            // Only ue8m0 gets here (the other Inf-less formats require .satfinite).
+            self.note(Rule::OverflowToNan, "+inf → NaN");
+            return TypeResult::Bits(encode::encode_nan(d, false, u64::MAX));
         }
         self.note(Rule::InfToInf, "");
         TypeResult::Bits(encode::encode_inf(d, neg))
@@ -390,13 +509,17 @@ impl<'a> Ctx<'a> {
                 self.note(Rule::OverflowToInf, format!("{} exceeds max finite {} → {}inf", mag, l.max_finite(), if neg { "-" } else { "+" }));
                 return TypeResult::Bits(encode::encode_inf(d, neg));
             }
+            Fit::OverflowToNan => {
+                self.note(Rule::OverflowToNan, format!("{mag} exceeds max finite {} → NaN", l.max_finite()));
+                return TypeResult::Bits(encode::encode_nan(d, false, u64::MAX));
+            }
             Fit::OverflowToMax => {
                 let rule = if c.satfinite { Rule::SatFinite } else { Rule::OverflowToMax };
                 self.note(rule, format!("{} exceeds max finite → {}", mag, signed(neg, &l.max_finite())));
                 return TypeResult::Bits(encode::encode_max(d, neg));
             }
         }
-        if c.ftz && c.dtype == Type::F32 {
+        if c.ftz && self.dst == Format::F32 {
             let tiny_after = mag.msb_exp().is_some_and(|e| e < l.emin());
             let tiny_before = exact.msb_exp().is_some_and(|e| e < l.emin());
             if tiny_after != tiny_before {
@@ -415,6 +538,10 @@ impl<'a> Ctx<'a> {
                 mag = Dyadic::zero();
             }
         }
+        if mag.is_zero() && d == Format::Ue8m0 {
+            self.note(Rule::Ue8m0NoZero, "below 2^-127 → 00 (2^-127)");
+            return TypeResult::Bits(0);
+        }
         TypeResult::Bits(encode::encode_finite(d, neg, &mag))
     }
 
@@ -424,6 +551,11 @@ impl<'a> Ctx<'a> {
         let n = d.bits();
         match r {
             TypeResult::AnyNan => AcceptSet { width, alts: vec![Alt::AnyNan(d.format())] },
+            TypeResult::Bits(b) if d == Type::Tf32 => {
+                let mask = self.profile.tf32_low_bits_mask();
+                self.note(Rule::Tf32LowBits, format!("bits 12..0 {}", if mask == u32::MAX as u64 { "are zero" } else { "are left open" }));
+                AcceptSet { width, alts: vec![Alt::Bits { value: b & mask, mask }] }
+            }
             TypeResult::Bits(b) => {
                 let mut bits = b & width_mask(n);
                 if width > n {
@@ -439,6 +571,15 @@ impl<'a> Ctx<'a> {
                 AcceptSet::exact(width, bits)
             }
         }
+    }
+}
+
+/// Names of the lanes, lowest lane first (SPEC §5.11: `a` is the high part).
+fn lane_names(c: &Cvt) -> &'static [&'static str] {
+    match (c.atype.is_packed(), c.dtype.lanes()) {
+        (true, _) => &["lo", "hi"],
+        (false, 4) => &["f", "e", "b", "a"],
+        (false, _) => &["b", "a"],
     }
 }
 

@@ -8,6 +8,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::format::Format;
 use crate::instr::Type;
 
 /// Strength of the evidence behind a rule (SPEC preamble).
@@ -88,6 +89,14 @@ rules! {
     NanUnspecified "nan-unspecified" Ptx "the NaN's bits are not specified: any NaN is accepted";
     NanOpen "nan-open" Open "the NaN's bits are unconfirmed: any NaN is accepted until a GPU run pins them";
     NanCopy "nan-copy" Open "same-type cvt without modifiers moves the NaN unchanged";
+    SatFiniteNanToMax "satfinite-nan-to-max" Ptx ".satfinite into a format without NaN (e2m1, e2m3, e3m2): NaN gives +MAX_NORM";
+    OverflowToNan "overflow-nan" Emu "ue8m0 without .satfinite: +Inf and overflow give the NaN code ff";
+    Ue8m0Unsigned "ue8m0-unsigned" Emu "ue8m0 has no sign: the magnitude is converted";
+    Ue8m0NoZero "ue8m0-no-zero" Open "ue8m0 has no zero: zero and magnitudes rounding below 2^-127 give 00 (2^-127)";
+    Ue8m0Nan "ue8m0-nan" Emu "NaN → ue8m0 ff, even with .satfinite";
+    RoundStochastic "round-stochastic" Open ".rs: add the lane's random bits to the top discarded bits; a carry rounds away from zero (bit use per SPEC §5.10, subnormal results and pair bit order unconfirmed)";
+    Tf32LowBits "tf32-low-bits" Open "tf32 in a 32-bit container: bits 12..0 are implementation defined (sm90 profile: zero)";
+    Pack "pack" Ptx "packed results: a in the high lane, then b (e, f); 6-bit lanes in bits 5..0 of each byte (SPEC §5.11)";
     DestExtend "dest-extend" Ptx "a destination register wider than the type: sign-extend signed integers, zero-extend the rest (SPEC §4)";
 }
 
@@ -207,14 +216,14 @@ pub enum NanOut {
 impl Profile {
     /// NaN rule for float→float (SPEC §5.9). `plain` is true when the
     /// instruction has no modifier at all (a same-type plain move).
-    pub fn nan_out(self, dtype: Type, atype: Type, plain: bool) -> (NanOut, Rule) {
-        use Type::*;
+    pub fn nan_out(self, dtype: Format, atype: Format, plain: bool) -> (NanOut, Rule) {
+        use Format::*;
         if self == Profile::Isa {
             return (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified);
         }
         match (dtype, atype) {
             (F64, F32) | (F32, F64) => (NanOut::Payload, Rule::NanPayload),
-            (F16 | Bf16, _) | (F32, F16) => (NanOut::Canonical, Rule::NanCanonical),
+            (F16 | Bf16 | Tf32, _) | (F32, F16) => (NanOut::Canonical, Rule::NanCanonical),
             (F32 | F64, Bf16) => (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified),
             (d, a) if d == a && plain => (NanOut::Copy, Rule::NanCopy),
             _ => (NanOut::Any(Rule::NanOpen), Rule::NanOpen),
@@ -225,6 +234,45 @@ impl Profile {
         match self {
             Profile::Isa => (NanOut::Any(Rule::NanOpen), rule),
             Profile::Sm90 => (NanOut::Canonical, rule),
+        }
+    }
+}
+
+impl Profile {
+    /// Which bits of a tf32 result are compared: the ISA leaves bits 12..0
+    /// implementation defined; the sm90 profile expects zeros [OPEN].
+    pub fn tf32_low_bits_mask(self) -> u64 {
+        match self {
+            Profile::Isa => 0xffff_e000,
+            Profile::Sm90 => 0xffff_ffff,
+        }
+    }
+}
+
+/// The random bits `.rs` adds for lane `lane` (0 = lowest) of `dtype`, and
+/// how many there are (SPEC §5.10).
+///
+/// f16x2: rbits[28:16] for a, [12:0] for b; bf16x2: [31:16] for a, [15:0] for b.
+/// x4 forms: a and b share one 16-bit field, e and f another ([31:16] and
+/// [15:0]; for e2m1x4 the upper bytes of each half feed a, b and the lower
+/// bytes e, f). Within a pair the first lane (a, e) reads its field
+/// bit-reversed: a public B200 measurement reports this; unconfirmed here [OPEN].
+pub fn stochastic_bits(dtype: Type, rbits: u64, lane: u32) -> (u64, u32) {
+    let r = rbits as u32;
+    match dtype {
+        Type::F16x2 => (((r >> (16 * lane)) & 0x1fff) as u64, 13),
+        Type::Bf16x2 => (((r >> (16 * lane)) & 0xffff) as u64, 16),
+        _ => {
+            let (hi, lo) = if dtype.lane_bits() == 8 {
+                (r >> 16, r & 0xffff)
+            } else {
+                (((r >> 24) & 0xff) << 8 | ((r >> 8) & 0xff), ((r >> 16) & 0xff) << 8 | (r & 0xff))
+            };
+            // Lanes 3, 2 are a, b (the high field); 1, 0 are e, f.
+            let field = if lane >= 2 { hi } else { lo };
+            let first_of_pair = lane % 2 == 1;
+            let bits = if first_of_pair { (field as u16).reverse_bits() as u32 } else { field };
+            (bits as u64, 16)
         }
     }
 }

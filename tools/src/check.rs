@@ -168,13 +168,13 @@ fn report(name: &str, n: usize, c: &Case, o: &Outcome, as_json: bool) {
         say!(
             "{}",
             json!({"file": name, "line": n, "instruction": c.instr.to_string(), "operands": operands,
-                   "input": o.input.to_string(), "expected": o.accept.to_string(), "got": got.to_string(),
+                   "input": o.inputs_text(), "expected": o.accept.to_string(), "got": got.to_string(),
                    "rule": rule.name(), "evidence": rule.evidence().tag()})
         );
         return;
     }
     say!("{name}:{n}: MISMATCH {} {}", c.instr, operands.join(" "));
-    say!("  input    {} {} = {}", c.instr.atype.name(), operands.join(" "), o.input);
+    say!("  input    {} {} = {}", c.instr.atype.name(), operands.join(" "), o.inputs_text());
     say!("  expected {}", describe_set(&c.instr, &o.accept));
     say!("  got      {got_text}");
     say!("  rule     {} [{}]: {}", rule.name(), rule.evidence().tag(), rule.text());

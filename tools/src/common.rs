@@ -28,10 +28,17 @@ pub fn parse_operands(texts: &[String]) -> Result<Vec<Operand>, String> {
         .collect()
 }
 
-/// Human reading of result bits in the destination type, e.g. `3c00 (1)`.
+/// Human reading of result bits in the destination type, e.g. `3c00 (1)`,
+/// lane by lane for packed types: `3c004000 (1, 2)`.
 pub fn describe_bits(c: &Cvt, bits: u64, width: u32) -> String {
     let n = c.dtype.bits();
     let hex = ptx_cvt::eval::fmt_hex(bits, width);
+    if c.dtype.is_packed() {
+        let lb = c.dtype.lane_bits();
+        let lanes: Vec<String> =
+            (0..c.dtype.lanes()).rev().map(|i| decode(c.dtype.format(), (bits >> (i * lb)) & width_mask(lb)).to_string()).collect();
+        return format!("{hex} ({})", lanes.join(", "));
+    }
     let v = decode(c.dtype.format(), bits & width_mask(n));
     let ext = if width > n && bits & !width_mask(n) != 0 && !c.dtype.format().is_signed_int() {
         " (upper bits not zero)"

@@ -32,7 +32,9 @@ fn one(a: &EvalArgs, instr_text: &str) -> u8 {
         let instr = ptx_cvt::instr::parse(instr_text).map_err(|e| e.to_string())?;
         let operands = parse_operands(&a.operands)?;
         if operands.is_empty() {
-            return Err(format!("{instr} needs a source operand in hex, e.g. `ptx-cvt eval {instr} {}`", "0".repeat((instr.atype.bits() / 4) as usize)));
+            let shape = ptx_cvt::instr::shape(&instr);
+            let example: Vec<String> = shape.srcs.iter().map(|w| "0".repeat((w / 4) as usize)).collect();
+            return Err(format!("{instr} needs source operands in hex ({}), e.g. `ptx-cvt eval {instr} {}`", shape.describe(), example.join(" ")));
         }
         let width = a.dst_width.as_deref().map(|w| w.parse::<u32>().unwrap()).unwrap_or(instr.dtype.bits());
         let result = Some(placeholder(width));

@@ -43,7 +43,7 @@ pub fn run(a: ExplainArgs) -> u8 {
             say!(
                 "{}",
                 json!({"instruction": c.to_string(), "family": c.family().describe(), "profile": a.opts.profile.name(),
-                       "legality": legality, "input": o.input.to_string(), "steps": steps,
+                       "legality": legality, "input": o.inputs_text(), "steps": steps,
                        "result": o.accept.to_string(), "result_meaning": describe_set(&c, &o.accept)})
             );
             return Ok(());

@@ -11,11 +11,15 @@ pub struct ListArgs {
     opts: EvalOpts,
 }
 
-/// Every scalar spelling in canonical form (legal or not), deterministic order.
-pub fn all_scalar() -> Vec<Cvt> {
+/// Every spelling in canonical form (legal or not), deterministic order:
+/// the scalar forms first, then tf32 and the packed forms.
+pub fn all_spellings() -> Vec<Cvt> {
     let mut v = Vec::new();
-    for d in Type::SCALAR {
-        for a in Type::SCALAR {
+    let scalar: Vec<(Type, Type)> = Type::SCALAR.into_iter().flat_map(|d| Type::SCALAR.into_iter().map(move |a| (d, a))).collect();
+    let others: Vec<(Type, Type)> =
+        Type::all().flat_map(|d| Type::all().map(move |a| (d, a))).filter(|(d, a)| !(d.is_scalar() && a.is_scalar())).collect();
+    for (d, a) in scalar.into_iter().chain(others) {
+        {
             for r in std::iter::once(None).chain(Rounding::ALL.into_iter().map(Some)) {
                 for bits in 0u8..16 {
                     let mut c = Cvt::new(d, a);
@@ -34,6 +38,11 @@ pub fn all_scalar() -> Vec<Cvt> {
     v
 }
 
+/// Registers exactly as wide as the operands' types.
+fn natural_regs(c: &Cvt) -> Regs {
+    Regs { dst: c.dtype.bits(), src: instr::shape(c).srcs[0] }
+}
+
 pub fn run(a: ListArgs) -> u8 {
     let v = a.opts.ptx_version.or(a.opts.target.map(|_| PtxVersion::LATEST));
     if let (Some(t), Some(v)) = (a.opts.target, v) {
@@ -42,9 +51,9 @@ pub fn run(a: ListArgs) -> u8 {
             return 2;
         }
     }
-    let legal: Vec<String> = all_scalar()
+    let legal: Vec<String> = all_spellings()
         .into_iter()
-        .filter(|c| instr::check(c, Regs::natural(c), a.opts.target, v).is_ok())
+        .filter(|c| instr::check(c, natural_regs(c), a.opts.target, v).is_ok())
         .map(|c| c.to_string())
         .collect();
     if a.opts.json {

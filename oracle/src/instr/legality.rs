@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::{Cvt, Family, PtxVersion, Regs, Rounding, Target, Type, REG_WIDTHS};
+use super::{packed, Cvt, Family, PtxVersion, Regs, Rounding, Target, Type, REG_WIDTHS};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Illegal {
@@ -28,9 +28,64 @@ fn no(rule: &'static str, message: impl Into<String>) -> Result<(), Illegal> {
 /// Check a spelling with its registers, optionally against a target and PTX
 /// version. Without a target only the rules that hold on every target apply.
 pub fn check(c: &Cvt, regs: Regs, target: Option<Target>, version: Option<PtxVersion>) -> Result<(), Illegal> {
+    check_target_version(target, version)?;
+    if !c.is_scalar() {
+        return check_packed(c, regs, target, version);
+    }
     check_form(c)?;
     check_regs(c, regs)?;
     check_gates(c, target, version)
+}
+
+fn check_target_version(target: Option<Target>, version: Option<PtxVersion>) -> Result<(), Illegal> {
+    if let (Some(t), Some(v)) = (target, version) {
+        if let Some(min) = t.min_version() {
+            if v < min {
+                return no("target-version", format!("target {t} needs PTX ISA {min} or later, not {v}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// tf32 and packed forms: the row of `packed::FORMS` they match decides.
+fn check_packed(c: &Cvt, regs: Regs, t: Option<Target>, v: Option<PtxVersion>) -> Result<(), Illegal> {
+    if c.ftz || c.sat {
+        let m = if c.ftz { "ftz" } else { "sat" };
+        return no("packed-modifier", format!("`.{m}` does not exist for {} (use .satfinite/.relu)", arrow(c)));
+    }
+    let forms: Vec<&packed::Form> = packed::forms_for(c).collect();
+    if forms.is_empty() {
+        return no("packed-types", format!("no cvt form converts {} to {}", c.atype.name(), c.dtype.name()));
+    }
+    let Some(form) = forms.iter().find(|f| c.rounding.is_some_and(|r| f.roundings.contains(&r))) else {
+        let allowed: Vec<String> = forms.iter().flat_map(|f| f.roundings.iter().map(|r| format!(".{}", r.name()))).collect();
+        return no("packed-rounding", format!("{} takes {}", arrow(c), allowed.join(" or ")));
+    };
+    match (form.satfinite, c.satfinite) {
+        (packed::Req::Required, false) => return no("satfinite-required", format!("{c} needs `.satfinite`")),
+        (packed::Req::Absent, true) => return no("satfinite-absent", format!("`.satfinite` does not exist for {}", arrow(c))),
+        _ => {}
+    }
+    if c.relu && !form.relu {
+        return no("relu-absent", format!("`.relu` does not exist for {c}"));
+    }
+    let shape = super::shape(c);
+    if regs.dst != c.dtype.bits() || regs.src != shape.srcs[0] {
+        return no(
+            "register-packed-exact",
+            format!("{c} needs a {}-bit destination and {} source registers", c.dtype.bits(), shape.describe()),
+        );
+    }
+    if !packed::gate_ok(form.gates, t, v) {
+        return no("packed-gate", format!("{c} needs {}", packed::describe_gates(form.gates)));
+    }
+    if let Some(g) = form.satfinite_gate.filter(|_| c.satfinite) {
+        if !packed::gate_ok(&[g], t, v) {
+            return no("packed-gate", format!("`.satfinite` on {c} needs {}", packed::describe_gates(&[g])));
+        }
+    }
+    Ok(())
 }
 
 fn arrow(c: &Cvt) -> String {
@@ -135,13 +190,6 @@ pub fn check_regs(c: &Cvt, regs: Regs) -> Result<(), Illegal> {
 }
 
 fn check_gates(c: &Cvt, target: Option<Target>, version: Option<PtxVersion>) -> Result<(), Illegal> {
-    if let (Some(t), Some(v)) = (target, version) {
-        if let Some(min) = t.min_version() {
-            if v < min {
-                return no("target-version", format!("target {t} needs PTX ISA {min} or later, not {v}"));
-            }
-        }
-    }
     let (need_sm, need_ptx, what) = gate(c);
     if let Some(t) = target {
         if !t.at_least(need_sm) {

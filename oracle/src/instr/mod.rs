@@ -2,6 +2,7 @@
 //! is evaluated. Parsing, canonical printing and legality live here.
 
 mod legality;
+pub mod packed;
 mod parse;
 mod target;
 
@@ -14,7 +15,8 @@ pub use target::{PtxVersion, Target, TargetError};
 use crate::format::Format;
 use crate::round::Mode;
 
-/// An instruction type (`.dtype` / `.atype`).
+/// An instruction type (`.dtype` / `.atype`): a scalar type, or a packed
+/// type whose lanes share one number format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Type {
     U8,
@@ -29,7 +31,52 @@ pub enum Type {
     F16,
     F32,
     F64,
+    Tf32,
+    F16x2,
+    Bf16x2,
+    E4m3x2,
+    E5m2x2,
+    E2m3x2,
+    E3m2x2,
+    E2m1x2,
+    Ue8m0x2,
+    E4m3x4,
+    E5m2x4,
+    E2m3x4,
+    E3m2x4,
+    E2m1x4,
 }
+
+/// Per type: name, lane format, lanes, bits per lane in the register.
+const TYPES: [(Type, &str, Format, u32, u32); 26] = [
+    (Type::U8, "u8", Format::U8, 1, 8),
+    (Type::U16, "u16", Format::U16, 1, 16),
+    (Type::U32, "u32", Format::U32, 1, 32),
+    (Type::U64, "u64", Format::U64, 1, 64),
+    (Type::S8, "s8", Format::S8, 1, 8),
+    (Type::S16, "s16", Format::S16, 1, 16),
+    (Type::S32, "s32", Format::S32, 1, 32),
+    (Type::S64, "s64", Format::S64, 1, 64),
+    (Type::Bf16, "bf16", Format::Bf16, 1, 16),
+    (Type::F16, "f16", Format::F16, 1, 16),
+    (Type::F32, "f32", Format::F32, 1, 32),
+    (Type::F64, "f64", Format::F64, 1, 64),
+    (Type::Tf32, "tf32", Format::Tf32, 1, 32),
+    (Type::F16x2, "f16x2", Format::F16, 2, 16),
+    (Type::Bf16x2, "bf16x2", Format::Bf16, 2, 16),
+    (Type::E4m3x2, "e4m3x2", Format::E4m3, 2, 8),
+    (Type::E5m2x2, "e5m2x2", Format::E5m2, 2, 8),
+    // 6-bit lanes sit in bits 5:0 of a byte (SPEC §5.11).
+    (Type::E2m3x2, "e2m3x2", Format::E2m3, 2, 8),
+    (Type::E3m2x2, "e3m2x2", Format::E3m2, 2, 8),
+    (Type::E2m1x2, "e2m1x2", Format::E2m1, 2, 4),
+    (Type::Ue8m0x2, "ue8m0x2", Format::Ue8m0, 2, 8),
+    (Type::E4m3x4, "e4m3x4", Format::E4m3, 4, 8),
+    (Type::E5m2x4, "e5m2x4", Format::E5m2, 4, 8),
+    (Type::E2m3x4, "e2m3x4", Format::E2m3, 4, 8),
+    (Type::E3m2x4, "e3m2x4", Format::E3m2, 4, 8),
+    (Type::E2m1x4, "e2m1x4", Format::E2m1, 4, 4),
+];
 
 impl Type {
     /// Every scalar type, in the order `list` enumerates them.
@@ -48,30 +95,38 @@ impl Type {
         Type::F64,
     ];
 
+    pub fn all() -> impl Iterator<Item = Type> {
+        TYPES.iter().map(|t| t.0)
+    }
+    fn row(self) -> &'static (Type, &'static str, Format, u32, u32) {
+        &TYPES[self as usize]
+    }
+    /// The number format of the value (of each lane, for packed types).
     pub fn format(self) -> Format {
-        match self {
-            Type::U8 => Format::U8,
-            Type::U16 => Format::U16,
-            Type::U32 => Format::U32,
-            Type::U64 => Format::U64,
-            Type::S8 => Format::S8,
-            Type::S16 => Format::S16,
-            Type::S32 => Format::S32,
-            Type::S64 => Format::S64,
-            Type::Bf16 => Format::Bf16,
-            Type::F16 => Format::F16,
-            Type::F32 => Format::F32,
-            Type::F64 => Format::F64,
-        }
+        self.row().2
     }
     pub fn name(self) -> &'static str {
-        self.format().name()
+        self.row().1
     }
     pub fn from_name(s: &str) -> Option<Type> {
-        Type::SCALAR.into_iter().find(|t| t.name() == s)
+        TYPES.iter().find(|t| t.1 == s).map(|t| t.0)
     }
+    pub fn lanes(self) -> u32 {
+        self.row().3
+    }
+    /// Bits each lane occupies in the register.
+    pub fn lane_bits(self) -> u32 {
+        self.row().4
+    }
+    /// Bits of the whole value.
     pub fn bits(self) -> u32 {
-        self.format().container_bits()
+        self.lanes() * self.lane_bits()
+    }
+    pub fn is_packed(self) -> bool {
+        self.lanes() > 1
+    }
+    pub fn is_scalar(self) -> bool {
+        (self as usize) < Type::SCALAR.len()
     }
     pub fn is_float(self) -> bool {
         self.format().is_float()
@@ -162,23 +217,27 @@ impl Cvt {
     pub fn new(dtype: Type, atype: Type) -> Cvt {
         Cvt { rounding: None, relu: false, ftz: false, sat: false, satfinite: false, dtype, atype }
     }
-    /// How the conversion relates its types (Table 15's families).
+    /// Whether both types are scalar (Table 15) rather than tf32 or packed (Table 16).
+    pub fn is_scalar(&self) -> bool {
+        self.dtype.is_scalar() && self.atype.is_scalar()
+    }
+    /// How the conversion relates its (lane) formats (Table 15's families).
     pub fn family(&self) -> Family {
-        match (self.atype.is_float(), self.dtype.is_float()) {
-            (false, false) => Family::IntToInt,
-            (false, true) => Family::IntToFloat,
-            (true, false) => Family::FloatToInt,
-            (true, true) => {
-                let (a, d) = (self.atype.format().float_layout().unwrap(), self.dtype.format().float_layout().unwrap());
-                if self.atype == self.dtype {
-                    Family::SameFloat
-                } else if d.precision() >= a.precision() && d.emin() <= a.emin() && d.max_finite() >= a.max_finite() {
-                    Family::Widen
-                } else {
-                    Family::Narrow
-                }
-            }
+        family(self.atype.format(), self.dtype.format())
+    }
+}
+
+/// The family of a conversion from format `a` to format `d`.
+pub fn family(a: Format, d: Format) -> Family {
+    match (a.float_layout(), d.float_layout()) {
+        (None, None) => Family::IntToInt,
+        (None, Some(_)) => Family::IntToFloat,
+        (Some(_), None) => Family::FloatToInt,
+        (Some(_), Some(_)) if a == d => Family::SameFloat,
+        (Some(al), Some(dl)) if dl.precision() >= al.precision() && dl.qmin() <= al.qmin() && dl.max_finite() >= al.max_finite() => {
+            Family::Widen
         }
+        (Some(_), Some(_)) => Family::Narrow,
     }
 }
 
@@ -237,6 +296,36 @@ impl Regs {
     pub fn natural(c: &Cvt) -> Regs {
         Regs { dst: c.dtype.bits(), src: c.atype.bits() }
     }
+}
+
+/// The source operands a form takes, in case-line order, and their register widths.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub srcs: Vec<u32>,
+    pub names: Vec<&'static str>,
+}
+
+impl Shape {
+    /// e.g. `a:32 b:32 rbits:32`.
+    pub fn describe(&self) -> String {
+        self.names.iter().zip(&self.srcs).map(|(n, w)| format!("{n}:{w}")).collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// Operands of a form: one source, or one f32 per lane of a packed result
+/// (`a` is the high lane), then `rbits` for `.rs` (SPEC §2).
+pub fn shape(c: &Cvt) -> Shape {
+    let (mut names, mut srcs): (Vec<&'static str>, Vec<u32>) = if c.atype.is_packed() || !c.dtype.is_packed() {
+        (vec!["a"], vec![c.atype.bits()])
+    } else {
+        let names: &[&'static str] = if c.dtype.lanes() == 4 { &["a", "b", "e", "f"] } else { &["a", "b"] };
+        (names.to_vec(), vec![c.atype.bits(); names.len()])
+    };
+    if c.rounding == Some(Rounding::Rs) {
+        names.push("rbits");
+        srcs.push(32);
+    }
+    Shape { srcs, names }
 }
 
 /// Register widths PTX has.
