@@ -188,6 +188,9 @@ pub fn parse_hex(s: &str) -> Result<(u64, u32), String> {
 }
 
 fn parse_alt(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String> {
+    if s.contains('_') {
+        return parse_lanes(s, nan_format);
+    }
     if let Some(rest) = s.strip_prefix("nan") {
         let f = nan_format.ok_or_else(|| "`nan` needs a floating-point destination".to_string())?;
         let w = match rest {
@@ -199,9 +202,6 @@ fn parse_alt(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String> 
                 .ok_or_else(|| format!("`{}`: expected `nan` or `nan:WIDTH` with a register width", clip(s)))?,
         };
         return Ok((Alt::AnyNan(f), w));
-    }
-    if s.contains('_') {
-        return parse_lanes(s, nan_format);
     }
     if let Some((v, m)) = s.split_once('/') {
         let (value, w) = parse_hex(v)?;
@@ -319,7 +319,7 @@ mod tests {
 
     #[test]
     fn syntax_round_trips() {
-        for s in ["ffffffc2", "3f80????", "3f800000/ffffe000", "nan", "7fff|7e00", "nan:32"] {
+        for s in ["ffffffc2", "3f80????", "3f800000/ffffe000", "nan", "7fff|7e00", "nan:32", "nan_3c00", "3c00_nan"] {
             let set = AcceptSet::parse(s, Some(Format::F16)).unwrap();
             assert_eq!(set.to_string(), s);
         }
@@ -328,7 +328,9 @@ mod tests {
         let m = AcceptSet::parse("3f800000/ffffe000", None).unwrap();
         assert!(m.contains(0x3f80_1fff) && !m.contains(0x3f80_2000));
         assert!(AcceptSet::exact(32, 0x3f80_0001).is_subset_of(&m));
-        for bad in ["", "123", "xyz0", "0x12", "12|1234", "nan:12", "12/1234", "1g"] {
+        let lanes = AcceptSet::parse("nan_3c00", Some(Format::F16)).unwrap();
+        assert!(lanes.contains(0xfc01_3c00) && !lanes.contains(0x7c00_3c00) && !lanes.contains(0x7e00_3c01));
+        for bad in ["", "123", "xyz0", "0x12", "12|1234", "nan:12", "12/1234", "1g", "3c00_3c0", "3c_3c_3c", "nan_"] {
             assert!(AcceptSet::parse(bad, Some(Format::F16)).is_err(), "{bad}");
         }
     }
