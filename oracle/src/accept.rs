@@ -57,7 +57,8 @@ impl Alt {
             }
             Alt::Lanes { bits: lb, lanes } => {
                 let n = lanes.len() as u32;
-                lanes.iter().enumerate().all(|(i, l)| l.contains((bits >> (lb * (n - 1 - i as u32))) & width_mask(*lb)))
+                bits & !width_mask(lb * n) == 0
+                    && lanes.iter().enumerate().all(|(i, l)| l.contains((bits >> (lb * (n - 1 - i as u32))) & width_mask(*lb)))
             }
         }
     }
@@ -79,6 +80,8 @@ impl AcceptSet {
             value = (value << lane_bits) | v;
             mask = (mask << lane_bits) | m;
         }
+        // A wider register holds the lanes zero-extended.
+        mask |= width_mask(width) & !width_mask(lane_bits * lanes.len() as u32);
         AcceptSet { width, alts: vec![Alt::Bits { value, mask }] }
     }
     pub fn any_nan(width: u32, f: Format) -> AcceptSet {

@@ -38,7 +38,9 @@ pub fn fit(l: &FloatLayout, neg: bool, r: &Rounded, policy: Overflow) -> Fit {
             Mode::NearestEven | Mode::NearestAway => true,
             Mode::Up => !neg,
             Mode::Down => neg,
-            Mode::TowardZero | Mode::Stochastic { .. } => false,
+            Mode::TowardZero => false,
+            // Like a directed rounding: Inf when the random carry rounded away from zero [OPEN].
+            Mode::Stochastic { .. } => r.away,
         },
     };
     match (to_inf, l.has_inf(), l.has_nan()) {

@@ -95,7 +95,7 @@ pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> 
     instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
     if !c.is_scalar() {
         for (i, (o, want)) in srcs.iter().zip(&shape.srcs).enumerate() {
-            if o.width != *want {
+            if !instr::packed::width_ok(c, Some(i), o.width) {
                 return Err(EvalError::Operands(format!(
                     "operand {} of {c} needs a {want}-bit register ({} hex digits), got {} bits",
                     i + 1,

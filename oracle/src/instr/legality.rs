@@ -70,8 +70,8 @@ fn check_packed(c: &Cvt, regs: Regs, t: Option<Target>, v: Option<PtxVersion>) -
     if c.relu && !form.relu {
         return no("relu-absent", format!("`.relu` does not exist for {c}"));
     }
-    let shape = super::shape(c);
-    if regs.dst != c.dtype.bits() || regs.src != shape.srcs[0] {
+    if !packed::width_ok(c, None, regs.dst) || !packed::width_ok(c, Some(0), regs.src) {
+        let shape = super::shape(c);
         return no(
             "register-packed-exact",
             format!("{c} needs a {}-bit destination and {} source registers", c.dtype.bits(), shape.describe()),

@@ -60,136 +60,74 @@ pub struct Form {
 
 const FP8X2: &[Type] = &[E4m3x2, E5m2x2];
 const FP6FP4X2: &[Type] = &[E2m3x2, E3m2x2, E2m1x2];
+const NARROW_X2: &[Type] = &[E4m3x2, E5m2x2, E2m3x2, E3m2x2, E2m1x2];
 const X4: &[Type] = &[E4m3x4, E5m2x4, E2m3x4, E3m2x4, E2m1x4];
-const SM100_FAMILY: Gate = Gate::Family(&[100, 101, 103, 110, 120, 121]);
-const SM100_ARCH: Gate = Gate::Arch(&[100, 101, 103, 110, 120, 121]);
+/// Every Blackwell-generation target with an `a` or `f` suffix (ptxas 13.5 has no sm_101).
+const SM100_PLUS: Gate = Gate::Family(&[100, 103, 107, 110, 120, 121]);
+/// `.rs` and the x4 forms: these architecture-specific targets only.
+const RS_TARGETS: Gate = Gate::Arch(&[100, 103, 107]);
+/// rz into fp8/fp6/fp4: sm_107a/sm_107f only.
+const SM107: Gate = Gate::Family(&[107]);
 
-/// Every tf32/packed form (SPEC §2 and §3).
+const fn form(
+    dtypes: &'static [Type],
+    atypes: &'static [Type],
+    roundings: &'static [Rounding],
+    satfinite: Req,
+    relu: bool,
+    gates: &'static [(Gate, (u32, u32))],
+) -> Form {
+    Form { dtypes, atypes, roundings, satfinite, relu, gates, satfinite_gate: None }
+}
+
+/// Every tf32/packed form: SPEC §2, corrected by what ptxas 13.5 accepts
+/// (tests/data/ptxas-legality-packed.md).
 pub const FORMS: &[Form] = &[
     // f16x2/bf16x2 from two f32.
     Form {
-        dtypes: &[F16x2, Bf16x2],
-        atypes: &[F32],
-        roundings: &[Rn, Rz],
-        satfinite: Req::Optional,
-        relu: true,
-        gates: &[(Gate::AtLeast(80), (7, 0))],
         satfinite_gate: Some((Gate::AtLeast(80), (8, 1))),
+        ..form(&[F16x2, Bf16x2], &[F32], &[Rn, Rz], Req::Optional, true, &[(Gate::AtLeast(80), (7, 0))])
     },
+    form(&[F16x2, Bf16x2], &[F32], &[Rs], Req::Optional, true, &[(RS_TARGETS, (8, 7))]),
+    // tf32 from f32 (.relu never with .rna).
     Form {
-        dtypes: &[F16x2, Bf16x2],
-        atypes: &[F32],
-        roundings: &[Rs],
-        satfinite: Req::Optional,
-        relu: true,
-        gates: &[(Gate::Arch(&[100, 103]), (8, 7))],
-        satfinite_gate: None,
-    },
-    // tf32 from f32.
-    Form {
-        dtypes: &[Tf32],
-        atypes: &[F32],
-        roundings: &[Rna],
-        satfinite: Req::Optional,
-        relu: false,
-        gates: &[(Gate::AtLeast(80), (7, 0))],
         satfinite_gate: Some((Gate::AtLeast(80), (8, 1))),
+        ..form(&[Tf32], &[F32], &[Rna], Req::Optional, false, &[(Gate::AtLeast(80), (7, 0))])
     },
     Form {
-        dtypes: &[Tf32],
-        atypes: &[F32],
-        roundings: &[Rn, Rz],
-        satfinite: Req::Optional,
-        relu: true,
-        gates: &[(Gate::AtLeast(90), (7, 8))],
         satfinite_gate: Some((Gate::AtLeast(100), (8, 6))),
+        ..form(&[Tf32], &[F32], &[Rn, Rz], Req::Optional, true, &[(Gate::AtLeast(90), (7, 8))])
     },
     // fp8 pairs.
-    Form {
-        dtypes: FP8X2,
-        atypes: &[F32, F16x2],
-        roundings: &[Rn],
-        satfinite: Req::Required,
-        relu: true,
-        gates: &[(Gate::AtLeast(89), (8, 1)), (Gate::AtLeast(90), (7, 8))],
-        satfinite_gate: None,
-    },
-    Form {
-        dtypes: FP8X2,
-        atypes: &[Bf16x2],
-        roundings: &[Rn],
-        satfinite: Req::Required,
-        relu: true,
-        gates: &[(SM100_FAMILY, (9, 1))],
-        satfinite_gate: None,
-    },
-    Form {
-        dtypes: &[F16x2],
-        atypes: FP8X2,
-        roundings: &[Rn],
-        satfinite: Req::Absent,
-        relu: true,
-        gates: &[(Gate::AtLeast(89), (8, 1)), (Gate::AtLeast(90), (7, 8))],
-        satfinite_gate: None,
-    },
+    form(FP8X2, &[F32, F16x2], &[Rn], Req::Required, true, &[(Gate::AtLeast(89), (7, 8))]),
+    form(FP8X2, &[Bf16x2], &[Rn], Req::Required, true, &[(SM100_PLUS, (9, 1))]),
+    form(&[F16x2], FP8X2, &[Rn], Req::Absent, true, &[(Gate::AtLeast(89), (7, 8))]),
     // fp6/fp4 pairs.
-    Form {
-        dtypes: FP6FP4X2,
-        atypes: &[F32],
-        roundings: &[Rn],
-        satfinite: Req::Required,
-        relu: true,
-        gates: &[(SM100_ARCH, (8, 6)), (SM100_FAMILY, (8, 8))],
-        satfinite_gate: None,
-    },
-    Form {
-        dtypes: FP6FP4X2,
-        atypes: &[F16x2, Bf16x2],
-        roundings: &[Rn],
-        satfinite: Req::Required,
-        relu: true,
-        gates: &[(SM100_FAMILY, (9, 1))],
-        satfinite_gate: None,
-    },
-    Form {
-        dtypes: &[F16x2],
-        atypes: FP6FP4X2,
-        roundings: &[Rn],
-        satfinite: Req::Absent,
-        relu: true,
-        gates: &[(SM100_ARCH, (8, 6)), (SM100_FAMILY, (8, 8))],
-        satfinite_gate: None,
-    },
-    // ue8m0 scale factors.
-    Form {
-        dtypes: &[Ue8m0x2],
-        atypes: &[F32, Bf16x2],
-        roundings: &[Rz, Rp],
-        satfinite: Req::Optional,
-        relu: false,
-        gates: &[(SM100_ARCH, (8, 6)), (SM100_FAMILY, (8, 8))],
-        satfinite_gate: None,
-    },
-    Form {
-        dtypes: &[Bf16x2],
-        atypes: &[Ue8m0x2],
-        roundings: &[Rn],
-        satfinite: Req::Absent,
-        relu: false,
-        gates: &[(SM100_ARCH, (8, 6)), (SM100_FAMILY, (8, 8))],
-        satfinite_gate: None,
-    },
+    form(FP6FP4X2, &[F32], &[Rn], Req::Required, true, &[(SM100_PLUS, (8, 6))]),
+    form(FP6FP4X2, &[F16x2, Bf16x2], &[Rn], Req::Required, true, &[(SM100_PLUS, (9, 1))]),
+    form(NARROW_X2, &[F32, F16x2, Bf16x2], &[Rz], Req::Required, true, &[(SM107, (9, 4))]),
+    form(&[F16x2], FP6FP4X2, &[Rn], Req::Absent, true, &[(SM100_PLUS, (8, 6))]),
+    // bf16x2 from the narrow pairs (not in SPEC §2; ptxas 13.5, PTX 9.2).
+    form(&[Bf16x2], NARROW_X2, &[Rn], Req::Optional, true, &[(SM100_PLUS, (9, 2))]),
+    // ue8m0 scale factors: no .relu.
+    form(&[Ue8m0x2], &[F32, Bf16x2], &[Rz, Rp], Req::Optional, false, &[(SM100_PLUS, (8, 6))]),
+    form(&[Bf16x2], &[Ue8m0x2], &[Rn], Req::Absent, false, &[(SM100_PLUS, (8, 6))]),
     // Stochastic rounding to four lanes.
-    Form {
-        dtypes: X4,
-        atypes: &[F32],
-        roundings: &[Rs],
-        satfinite: Req::Required,
-        relu: true,
-        gates: &[(Gate::Arch(&[100, 103]), (8, 7))],
-        satfinite_gate: None,
-    },
+    form(X4, &[F32], &[Rs], Req::Required, true, &[(RS_TARGETS, (8, 7))]),
 ];
+
+/// Whether a register of `width` bits can hold operand `index` of `c`
+/// (the destination when `index` is None). Packed registers are exactly as
+/// wide as their type; only f16x2.f32 also takes 64-bit d, a and b.
+pub fn width_ok(c: &Cvt, index: Option<usize>, width: u32) -> bool {
+    let shape = super::shape(c);
+    let natural = match index {
+        None => c.dtype.bits(),
+        Some(i) => shape.srcs[i],
+    };
+    let is_rbits = index.is_some_and(|i| shape.names[i] == "rbits");
+    width == natural || (c.dtype == F16x2 && c.atype == F32 && !is_rbits && width == 64)
+}
 
 /// The form rows a spelling's types and rounding match.
 pub fn forms_for(c: &Cvt) -> impl Iterator<Item = &'static Form> + '_ {

@@ -32,7 +32,7 @@ impl std::error::Error for TargetError {}
 
 /// Targets the oracle knows, with the first PTX ISA version that accepts them
 /// (PTX ISA "PTX Module Directives: .target" release notes).
-const KNOWN: [(u32, (u32, u32)); 17] = [
+const KNOWN: [(u32, (u32, u32)); 19] = [
     (50, (4, 0)),
     (52, (4, 1)),
     (53, (4, 2)),
@@ -48,8 +48,10 @@ const KNOWN: [(u32, (u32, u32)); 17] = [
     (90, (7, 8)),
     (100, (8, 6)),
     (103, (8, 8)),
+    (107, (9, 4)),
     (110, (9, 0)),
     (120, (8, 7)),
+    (121, (8, 8)),
 ];
 
 impl Target {
@@ -89,7 +91,7 @@ impl FromStr for Target {
         let sm: u32 = digits.parse().map_err(|_| bad())?;
         let t = Target { sm, suffix };
         if !KNOWN.iter().any(|(k, _)| *k == sm) {
-            return Err(TargetError(format!("unknown target `{s}` (known: sm_50 … sm_120, with a/f suffixes from sm_90/sm_100)")));
+            return Err(TargetError(format!("unknown target `{s}` (known: sm_50 … sm_121, with `a` suffixes from sm_90 and `f` from sm_100)")));
         }
         if suffix == Suffix::Family && sm < 100 {
             return Err(TargetError(format!("`{s}`: family (`f`) targets start at sm_100")));
