@@ -1408,3 +1408,262 @@ fn version_and_help() {
     run(&[]).expect_code(2);
     run(&["frobnicate"]).expect_code(2);
 }
+
+// ---------------------------------------------------------------------------
+// check: large result files (--max-failures, summary, reproducers)
+// ---------------------------------------------------------------------------
+
+/// Six mismatches (with generator-style class comments on most) and two
+/// passes. Expected answers: SPEC §4/§5.3 and vectors/known-answers/sm90.cases.
+const MIXED: &str = concat!(
+    "cvt.rn.f16.f32 3f800000 => 3c00                 # normal/normal/exact\n", // 1 pass
+    "cvt.rn.f16.f32 3f801000 => 3c01                 # normal/normal/tie-even seed=7\n", // 2 fail: 3c00
+    "cvt.rn.f16.f32 3f803000 => 3c00                 # normal/normal/round-up\n", // 3 fail: 3c02
+    "cvt.s16.s8 c2 => 00c2                           # SPEC §4\n", // 4 fail: ffc2, no class
+    "cvt.rn.f16.f32 3f805000 => 3c03                 # gen normal/normal/tie-even\n", // 5 fail: 3c02
+    "cvt.rzi.s32.f64 7ff8000000000000 => 80000000    # nan/int/nan\n", // 6 pass
+    "cvt.rn.f16x2.f32 3f800000 40000000 => 40003c00  # normal/normal/exact\n", // 7 fail: 3c004000
+    "cvt.rzi.s64.f64 c3e0000000000001 => 8000000000000001\n", // 8 fail: clamps to 8000000000000000
+);
+
+fn mismatch_lines(r: &Run) -> Vec<usize> {
+    r.out
+        .lines()
+        .filter_map(|l| l.split_once(": MISMATCH ").map(|(head, _)| head.rsplit(':').next().unwrap().parse().unwrap()))
+        .collect()
+}
+
+#[test]
+fn check_max_failures_stops_early() {
+    let f = TempFile::new("mixed", MIXED);
+    let g = TempFile::new("mixed2", MIXED);
+    let r = run(&["check", "--max-failures", "3", "--reproducers", "0", f.path(), g.path()]);
+    r.expect_code(1);
+    assert_eq!(mismatch_lines(&r), [2, 3, 4], "{}", r.out);
+    let stop = format!("stopped early at {}:4 after 3 mismatch(es)", f.path());
+    r.out_has(&stop).err_has(&stop);
+    assert!(!r.out.contains(g.path()), "the second file must not be read: {}", r.out);
+    assert_eq!(r.last_out_line(), "1 passed, 3 failed");
+    // --quiet: still only the final line on stdout; the note goes to stderr.
+    let q = run(&["check", "-q", "--max-failures", "2", f.path()]);
+    q.expect_code(1).err_has(&format!("stopped early at {}:3", f.path()));
+    assert_eq!(q.out_lines(), ["1 passed, 2 failed"]);
+    // A limit not reached, or reached on the last case line (blank and comment
+    // lines after it do not count), changes nothing; 0 is a usage error.
+    let tail = TempFile::new("mixed-tail", format!("{MIXED}\n# the end\n"));
+    for (max, file) in [("7", &f), ("6", &f), ("6", &tail)] {
+        let all = run(&["check", "--max-failures", max, "--reproducers", "0", file.path()]);
+        all.expect_code(1);
+        assert_eq!(mismatch_lines(&all).len(), 6);
+        assert!(!all.out.contains("stopped early") && !all.err.contains("stopped early"), "{}", all.out);
+    }
+    // ... but a file after it is left unread, and that is stopping early.
+    run(&["check", "--max-failures", "6", f.path(), g.path()]).expect_code(1).out_has(&format!("stopped early at {}:8", f.path()));
+    run(&["check", "--max-failures", "0", f.path()]).expect_code(2);
+    // Streams: stops on a long stdin without reading it all.
+    let mut big = String::new();
+    for _ in 0..50_000 {
+        big.push_str("cvt.rn.f16.f32 3f801000 => 3c01\n");
+    }
+    let s = run_stdin(&["check", "-q", "--max-failures", "5", "-"], big);
+    s.expect_code(1);
+    assert_eq!(s.out_lines(), ["0 passed, 5 failed"]);
+}
+
+/// The rows of one `by …:` block of the text summary: (count, key, rest).
+fn summary_block<'a>(out: &'a str, title: &str) -> Vec<(u64, &'a str, &'a str)> {
+    let mut rows = Vec::new();
+    let mut inside = false;
+    for l in out.lines() {
+        if l.trim_start().starts_with("by ") {
+            inside = l.trim() == format!("by {title}:");
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let t = l.trim_start();
+        let Some((n, rest)) = t.split_once("  ") else { break };
+        let Ok(n) = n.parse() else { break };
+        let (key, first) = rest.trim_start().split_once("  ").expect("key then first");
+        rows.push((n, key, first.trim_start()));
+    }
+    rows
+}
+
+#[test]
+fn check_summary_groups_by_class_rule_and_instruction() {
+    let f = TempFile::new("mixed", MIXED);
+    let r = run(&["check", "--reproducers", "0", f.path()]);
+    r.expect_code(1).out_has("summary of 6 mismatch(es):");
+    assert_eq!(r.last_out_line(), "2 passed, 6 failed");
+    let classes = summary_block(&r.out, "class");
+    let keys: Vec<(u64, &str)> = classes.iter().map(|(n, k, _)| (*n, *k)).collect();
+    assert_eq!(
+        keys,
+        [(2, "normal/normal/tie-even"), (2, "(no class)"), (1, "normal/normal/round-up"), (1, "normal/normal/exact")],
+        "{}",
+        r.out
+    );
+    // Each group names its first mismatch with its one-line reproducer.
+    let tie = classes.iter().find(|(_, k, _)| *k == "normal/normal/tie-even").unwrap();
+    assert_eq!(tie.2, format!("first {}:2: cvt.rn.f16.f32 3f801000 => 3c00", f.path()));
+    let rules = summary_block(&r.out, "deciding rule");
+    let rkeys: Vec<(u64, &str)> = rules.iter().map(|(n, k, _)| (*n, *k)).collect();
+    // The f16x2 lane is blamed on the rounding of that lane, not on packing.
+    assert_eq!(rkeys, [(4, "round-to-float"), (1, "int-wrap"), (1, "int-clamp")], "{}", r.out);
+    let instrs = summary_block(&r.out, "instruction");
+    assert_eq!(instrs[0].0, 3);
+    assert_eq!(instrs[0].1, "cvt.rn.f16.f32");
+    assert_eq!(instrs.iter().map(|x| x.0).sum::<u64>(), 6);
+    // The per-mismatch block names the class when there is one.
+    r.out_has("  class    normal/normal/round-up");
+    // The summary comes after the mismatches; nothing when all pass.
+    let pos = r.out.find("summary of").unwrap();
+    assert!(r.out[pos..].find(": MISMATCH ").is_none());
+    let ok = run(&["check", TempFile::new("ok", "cvt.rn.f16.f32 3f800000 => 3c00 # a/b/c\n").path()]);
+    assert_eq!(ok.expect_code(0).out_lines(), ["1 passed, 0 failed"]);
+}
+
+#[test]
+fn check_reproducers() {
+    let f = TempFile::new("mixed", MIXED);
+    let r = run(&["check", f.path()]);
+    r.expect_code(1)
+        .out_has("  case     cvt.rn.f16.f32 3f801000 => 3c00\n")
+        .out_has("  case     cvt.rzi.s64.f64 c3e0000000000001 => 8000000000000000\n")
+        .out_has("// ptx-cvt case: cvt.rn.f16.f32 3f801000 => 3c00")
+        .out_has(".version 9.5")
+        .out_has(".target sm_90")
+        .out_has(".address_size 64")
+        .out_has(".visible .entry cvt_case(")
+        .out_has(".param .u64 cvt_case_out")
+        .out_has("mov.b32 %a, 0x3f801000;")
+        .out_has("cvt.rn.f16.f32 %d, %a;")
+        .out_has("st.global.b16 [%out], %d;")
+        // 8-bit operand through a .b16 temporary
+        .out_has(".reg .b8 %a;")
+        .out_has("cvt.u8.u16 %a, %t8;")
+        .out_has("cvt.s16.s8 %d, %a;")
+        .out_has("PTX reproducers shown for the first 3");
+    // Every mismatch gets its case line; modules only for the first three.
+    assert_eq!(r.out.matches("  case     ").count(), 6);
+    assert_eq!(r.out.matches(".entry").count(), 3);
+    let none = run(&["check", "--reproducers", "0", f.path()]);
+    none.expect_code(1);
+    assert!(!none.out.contains(".entry") && none.out.contains("  case     "), "{}", none.out);
+    let all = run(&["check", "--reproducers", "10", f.path()]);
+    assert_eq!(all.out.matches(".entry").count(), 6);
+    all.out_has("cvt.rn.f16x2.f32 %d, %a, %b;").out_has("mov.b64 %a, 0xc3e0000000000001;").out_has("st.global.b64");
+    assert!(!all.out.contains("PTX reproducers shown for"), "{}", all.out);
+    // --target and --ptx-version go into the module.
+    let t = run(&["check", "--target", "sm_100a", "--ptx-version", "8.6", "--reproducers", "1", f.path()]);
+    t.expect_code(1).out_has(".version 8.6\n").out_has(".target sm_100a\n");
+    // An x4 .rs form needs sm_100a: without --target the module picks it.
+    let x4 = "cvt.rs.satfinite.e4m3x4.f32 3f880000 3f880000 3f880000 3f880000 00000000 => 38383839\n";
+    run(&["check", TempFile::new("x4", x4).path()])
+        .expect_code(1)
+        .out_has(".target sm_100a")
+        .out_has("cvt.rs.satfinite.e4m3x4.f32 %d, {%a, %b, %e, %f}, %rbits;");
+}
+
+#[test]
+fn check_json_summary() {
+    let f = TempFile::new("mixed", MIXED);
+    let r = run(&["check", "--json", f.path()]);
+    r.expect_code(1);
+    let lines = r.out_lines();
+    assert_eq!(lines.len(), 6 + 2, "{}", r.out);
+    for (k, l) in lines[..6].iter().enumerate() {
+        let o = json(l);
+        let _ = o.get("rule").str();
+        assert!(o.get("case").str().starts_with(o.get("instruction").str()));
+        // The module comes with the first three only.
+        assert_eq!(matches!(o, Json::Obj(ref m) if m.contains_key("ptx")), k < 3, "{l}");
+    }
+    let first = json(lines[0]);
+    assert_eq!(first.get("class").str(), "normal/normal/tie-even");
+    assert!(first.get("ptx").str().contains("cvt.rn.f16.f32 %d, %a;"));
+    assert_eq!(json(lines[2]).get("class"), &Json::Null);
+    let totals = json(lines[6]);
+    assert_eq!((totals.get("passed").num(), totals.get("failed").num()), (2.0, 6.0));
+    assert_eq!(totals.get("stopped_early"), &Json::Null);
+    let summary = totals.get("summary");
+    let by_class = summary.get("by_class").arr();
+    let rows: Vec<(&str, f64)> = by_class.iter().map(|g| (g.get("key").str(), g.get("count").num())).collect();
+    assert_eq!(
+        rows,
+        [("normal/normal/tie-even", 2.0), ("(no class)", 2.0), ("normal/normal/round-up", 1.0), ("normal/normal/exact", 1.0)]
+    );
+    let tie = &by_class[0].get("first");
+    assert_eq!((tie.get("file").str(), tie.get("line").num()), (f.path(), 2.0));
+    assert_eq!(tie.get("case").str(), "cvt.rn.f16.f32 3f801000 => 3c00");
+    assert_eq!(summary.get("by_rule").arr()[0].get("key").str(), "round-to-float");
+    assert_eq!(summary.get("by_rule").arr()[0].get("count").num(), 4.0);
+    let n: f64 = summary.get("by_instruction").arr().iter().map(|g| g.get("count").num()).sum();
+    assert_eq!(n, 6.0);
+    assert_eq!(lines[7], "2 passed, 6 failed");
+    // With --max-failures the totals say where it stopped.
+    let s = run(&["check", "--json", "--max-failures", "2", f.path()]);
+    s.expect_code(1);
+    let l = s.out_lines();
+    assert_eq!(l.len(), 2 + 2, "{}", s.out);
+    let stop = json(l[2]).get("stopped_early").clone();
+    assert_eq!((stop.get("file").str(), stop.get("line").num(), stop.get("max_failures").num()), (f.path(), 3.0, 2.0));
+}
+
+/// ptxas as installed by scripts/get-ptxas.sh, if it is there.
+fn installed_ptxas() -> Option<PathBuf> {
+    let cache = match std::env::var_os("XDG_CACHE_HOME") {
+        Some(d) if !d.is_empty() => vec![PathBuf::from(d)],
+        _ => vec![],
+    };
+    let home = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache"));
+    cache.into_iter().chain(home).map(|c| c.join("ptx-cvt/nvcc/nvidia/cu13/bin/ptxas")).find(|p| p.is_file())
+}
+
+#[test]
+fn check_reproducers_assemble_with_ptxas() {
+    let Some(ptxas) = installed_ptxas() else {
+        eprintln!("skipped: no ptxas at ~/.cache/ptx-cvt/nvcc/nvidia/cu13/bin/ptxas (run scripts/get-ptxas.sh)");
+        return;
+    };
+    // One mismatch each: scalar f32→f16, s8 with 8-bit registers, x2 f16x2.f32,
+    // a 64-bit case, an 8-bit x2 destination, an x4 .rs form (sm_100a).
+    let cases = concat!(
+        "cvt.rn.f16.f32 3f801000 => 3c01\n",
+        "cvt.s16.s8 c2 => 00c2\n",
+        "cvt.rni.s8.f32 3f800000 => 02\n",
+        "cvt.rn.f16x2.f32 3f800000 40000000 => 40003c01\n",
+        "cvt.rzi.s64.f64 c3e0000000000001 => 8000000000000001\n",
+        "cvt.rn.satfinite.e4m3x2.f32 7f800000 3f800000 => 7f38\n",
+        "cvt.rs.satfinite.e4m3x4.f32 3f880000 3f880000 3f880000 3f880000 00000000 => 38383839\n",
+    );
+    let f = TempFile::new("ptxas", cases);
+    let r = run(&["check", "--json", "--reproducers", "100", f.path()]);
+    r.expect_code(1);
+    let lines = r.out_lines();
+    assert_eq!(lines.len(), 7 + 2, "{}", r.out);
+    let dir = std::env::temp_dir();
+    for l in &lines[..7] {
+        let o = json(l);
+        let ptx = o.get("ptx").str();
+        let target = ptx.lines().find_map(|l| l.strip_prefix(".target ")).expect(".target line").to_string();
+        let n = o.get("line").num() as usize;
+        let src = dir.join(format!("ptx-cvt-cli-{}-repro-{n}.ptx", std::process::id()));
+        let obj = src.with_extension("cubin");
+        std::fs::write(&src, ptx).unwrap();
+        let out = Command::new(&ptxas).arg(format!("-arch={target}")).arg(&src).arg("-o").arg(&obj).output().expect("run ptxas");
+        let _ = std::fs::remove_file(&src);
+        let _ = std::fs::remove_file(&obj);
+        assert!(
+            out.status.success() && out.stderr.is_empty(),
+            "ptxas -arch={target} rejected the reproducer of {}:\n{}\n--- module\n{ptx}",
+            o.get("case").str(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if o.get("instruction").str().contains("x4") {
+            assert_eq!(target, "sm_100a");
+        }
+    }
+}

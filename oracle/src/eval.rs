@@ -26,6 +26,18 @@ pub struct Operand {
 pub struct Step {
     pub rule: Rule,
     pub detail: String,
+    /// For rounding steps: where the value sat and which way it went.
+    pub rounding: Option<RoundEvent>,
+    /// The lane this step belongs to (empty for scalar forms).
+    pub lane: &'static str,
+}
+
+/// What a rounding step did, for coverage classes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoundEvent {
+    pub remainder: crate::round::Remainder,
+    pub away: bool,
+    pub mode: Mode,
 }
 
 impl fmt::Display for Step {
@@ -125,6 +137,8 @@ pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> 
                     trace.push(Step {
                         rule: q.rule(),
                         detail: format!("the ISA profile also accepts {} (the other answer to this open question)", alt.set),
+                        rounding: None,
+                        lane: "",
                     });
                     accept.union(alt.set);
                 }
@@ -255,7 +269,7 @@ impl<'a> Ctx<'a> {
 
     fn note(&mut self, rule: Rule, detail: impl Into<String>) {
         let detail = if self.lane.is_empty() { detail.into() } else { format!("[{}] {}", self.lane, detail.into()) };
-        self.trace.push(Step { rule, detail });
+        self.trace.push(Step { rule, detail, rounding: None, lane: self.lane });
     }
 
     fn ask(&mut self, q: Question) -> bool {
@@ -308,6 +322,9 @@ impl<'a> Ctx<'a> {
             format!("{} is representable: exact", signed(neg, exact))
         };
         self.note(rule, detail);
+        if let Some(s) = self.trace.last_mut() {
+            s.rounding = Some(RoundEvent { remainder: r.remainder, away: r.away, mode: r.mode });
+        }
     }
 
     fn int_to_float(&mut self, v: &Value) -> TypeResult {

@@ -12,6 +12,7 @@ pub mod encode;
 pub mod eval;
 pub mod exact;
 pub mod format;
+pub mod gen;
 pub mod instr;
 pub mod policy;
 pub mod round;

@@ -276,3 +276,25 @@ pub fn stochastic_bits(dtype: Type, rbits: u64, lane: u32) -> (u64, u32) {
         }
     }
 }
+
+/// The `rbits` operand that gives lane `lane` the random field `value`
+/// (the inverse of `stochastic_bits` for that lane; other lanes get zeros,
+/// except the partner that shares an x4 field).
+pub fn rbits_for_lane(dtype: Type, lane: u32, value: u64) -> u32 {
+    let v = value as u32;
+    match dtype {
+        Type::F16x2 => (v & 0x1fff) << (16 * lane),
+        Type::Bf16x2 => (v & 0xffff) << (16 * lane),
+        _ => {
+            let field = if lane % 2 == 1 { (v as u16).reverse_bits() as u32 } else { v & 0xffff };
+            let high_pair = lane >= 2;
+            if dtype.lane_bits() == 8 {
+                if high_pair { field << 16 } else { field }
+            } else {
+                // e2m1x4: the field's high byte sits in byte 3 (or 2), its low byte in byte 1 (or 0).
+                let (hb, lb) = (field >> 8, field & 0xff);
+                if high_pair { (hb << 24) | (lb << 8) } else { (hb << 16) | lb }
+            }
+        }
+    }
+}

@@ -9,7 +9,9 @@ mod check;
 mod common;
 mod eval;
 mod explain;
+mod gen;
 mod list;
+mod reproducer;
 
 use std::process::ExitCode;
 
@@ -58,7 +60,15 @@ enum Command {
     ///
     /// Example: `ptx-cvt explain cvt.rn.f16.f32 3f801000`.
     Explain(explain::ExplainArgs),
-    /// List every legal scalar spelling (canonical form), one per line.
+    /// Generate golden-vector files for every legal variant of the targets.
+    ///
+    /// Example: `ptx-cvt gen --target sm_90 --target sm_100a --out vectors/compact`.
+    /// Inputs come from the format table (specials, every destination boundary,
+    /// exponent sweeps, seeded random values); each case line ends with its
+    /// coverage class as a comment. Output is byte-identical for the same
+    /// version, level and seed, whatever --jobs.
+    Gen(gen::GenArgs),
+    /// List every legal spelling (canonical form), one per line.
     ///
     /// Example: `ptx-cvt list --target sm_90`.
     List(list::ListArgs),
@@ -86,10 +96,10 @@ pub struct EvalOpts {
 fn parse_profile(s: &str) -> Result<Profile, String> {
     s.parse()
 }
-fn parse_target(s: &str) -> Result<Target, String> {
+pub(crate) fn parse_target(s: &str) -> Result<Target, String> {
     s.parse().map_err(|e: ptx_cvt::instr::TargetError| e.0)
 }
-fn parse_version(s: &str) -> Result<PtxVersion, String> {
+pub(crate) fn parse_version(s: &str) -> Result<PtxVersion, String> {
     s.parse().map_err(|e: ptx_cvt::instr::TargetError| e.0)
 }
 
@@ -100,6 +110,7 @@ fn main() -> ExitCode {
         Command::Check(a) => check::run(a),
         Command::Explain(a) => explain::run(a),
         Command::List(a) => list::run(a),
+        Command::Gen(a) => gen::run(a),
     };
     ExitCode::from(code)
 }

@@ -1,0 +1,116 @@
+//! Coverage classes: what a case exercises, as `input/result/event` for its
+//! first lane (the scalar value, or lane `a`/`hi` of a packed form), e.g.
+//! `normal/subnormal/tie-even-up` or `nan/int/nan-to-int`. Derived from the
+//! oracle's own trace, so every named rule shows up as an event.
+
+use crate::accept::{width_mask, Alt};
+use crate::eval::{Outcome, Step};
+use crate::exact::{decode, is_subnormal, Value};
+use crate::format::Format;
+use crate::instr::Cvt;
+use crate::policy::Rule;
+use crate::round::{Mode, Remainder};
+
+fn value_class(f: Format, v: &Value) -> &'static str {
+    match v {
+        Value::Nan(_) => "nan",
+        Value::Inf { .. } => "inf",
+        Value::Num { mag, .. } if mag.is_zero() => "zero",
+        Value::Num { neg, mag } => match f.int_range() {
+            Some((lo, hi)) => {
+                let i = if *neg { -mag.floor_int() } else { mag.floor_int() };
+                if i == lo && *neg {
+                    "min"
+                } else if i == hi {
+                    "max"
+                } else if *neg {
+                    "neg"
+                } else {
+                    "pos"
+                }
+            }
+            None if is_subnormal(f, v) => "subnormal",
+            None if f.float_layout().is_some_and(|l| *mag == l.max_finite()) => "max",
+            None => "normal",
+        },
+    }
+}
+
+/// The class of the result's first lane.
+fn result_class(c: &Cvt, o: &Outcome) -> &'static str {
+    let Some(bits) = o.accept.single() else {
+        return match o.accept.alts.as_slice() {
+            [Alt::AnyNan(_)] => "any-nan",
+            _ => "set",
+        };
+    };
+    let d = c.dtype;
+    let lane = if d.is_packed() { (bits >> ((d.lanes() - 1) * d.lane_bits())) & width_mask(d.lane_bits()) } else { bits & width_mask(d.bits()) };
+    value_class(d.format(), &decode(d.format(), lane))
+}
+
+fn rule_event(s: &Step) -> Option<&'static str> {
+    use Rule::*;
+    Some(match s.rule {
+        NanToIntZero | NanToIntSignBit | NanToIntNarrowFromF64 => "nan-to-int",
+        NanPayload | NanCanonical | NanUnspecified | NanOpen | NanCopy | Ue8m0Nan | ReluNan => "nan",
+        SatFiniteNan | SatFiniteNanToMax => "satfinite-nan",
+        SatNan => "sat-nan",
+        OverflowToInf => "overflow-inf",
+        OverflowToMax => "overflow-max",
+        OverflowToNan => "overflow-nan",
+        IntClamp => "clamp",
+        SatFinite => "satfinite-clamp",
+        SatClamp => "sat-clamp",
+        SatNegZero => "sat-neg-zero",
+        IntSatClamp if s.detail.contains("clamped") => "sat-clamp",
+        Relu => "relu",
+        ReluNegZero => "relu-neg-zero",
+        FtzInput | FtzOutput => "ftz-flush",
+        FtzErratumF16 => "ftz-erratum",
+        Ue8m0NoZero => "ue8m0-min",
+        InfToInf => "inf",
+        _ => return None,
+    })
+}
+
+fn rounding_event(s: &Step) -> Option<&'static str> {
+    let r = s.rounding?;
+    Some(match (r.remainder, r.mode) {
+        (Remainder::Exact, _) => "exact",
+        (_, Mode::Stochastic { .. }) if r.away => "rs-carry",
+        (_, Mode::Stochastic { .. }) => "rs-no-carry",
+        (Remainder::Half, Mode::NearestEven) if r.away => "tie-even-up",
+        (Remainder::Half, Mode::NearestEven) => "tie-even-down",
+        (Remainder::Half, Mode::NearestAway) => "tie-away",
+        (_, Mode::NearestEven | Mode::NearestAway) if r.away => "nearest-up",
+        (_, Mode::NearestEven | Mode::NearestAway) => "nearest-down",
+        _ if r.away => "directed-away",
+        _ => "directed-in",
+    })
+}
+
+fn wrap_event(s: &Step) -> Option<&'static str> {
+    (s.rule == Rule::IntWrap).then(|| match s.detail.split(':').next().unwrap_or("") {
+        "chop to the low bits" => "chop",
+        "sign-extend" => "sext",
+        "zero-extend" => "zext",
+        _ => "same-width",
+    })
+}
+
+/// `input/result/event` for a case.
+pub fn classify(c: &Cvt, o: &Outcome) -> String {
+    let lane = o.inputs.first().map_or("", |(n, _)| *n);
+    let steps: Vec<&Step> = o.trace.iter().filter(|s| s.lane.is_empty() || s.lane == lane).collect();
+    let input = o.inputs.first().map_or("none", |(_, v)| value_class(c.atype.format(), v));
+    let wide = steps.iter().any(|s| matches!(s.rule, Rule::SourceChop | Rule::DestExtend));
+    let event = steps
+        .iter()
+        .rev()
+        .find_map(|s| rule_event(s))
+        .or_else(|| steps.iter().find_map(|s| rounding_event(s)))
+        .or_else(|| steps.iter().find_map(|s| wrap_event(s)))
+        .unwrap_or("copy");
+    format!("{input}{}/{}/{event}", if wide { "+wide" } else { "" }, result_class(c, o))
+}

@@ -1,0 +1,254 @@
+//! Golden-vector generation: which variants exist, which inputs exercise
+//! them (derived from the format table, see `inputs`), and the coverage class
+//! of every case (see `coverage`). Deterministic: the same version, level and
+//! seed give the same cases, whatever the caller's parallelism.
+
+pub mod coverage;
+mod inputs;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::accept::width_mask;
+use crate::caseline::format_case;
+use crate::eval::{evaluate, Operand};
+use crate::instr::{self, Cvt, PtxVersion, Regs, Rounding, Target, Type, REG_WIDTHS};
+use crate::policy::{self, Profile};
+use crate::round::Grid;
+
+/// How much to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Level {
+    /// Structured inputs plus one representative of every class the deep
+    /// level reaches; small enough to commit.
+    Compact,
+    /// Every input for sources of 16 bits or less; all exponents and many
+    /// seeded random values otherwise.
+    Deep,
+}
+
+impl FromStr for Level {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Level, String> {
+        match s {
+            "compact" => Ok(Level::Compact),
+            "deep" => Ok(Level::Deep),
+            _ => Err(format!("unknown level `{s}` (known: compact, deep)")),
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Level::Compact => "compact",
+            Level::Deep => "deep",
+        })
+    }
+}
+
+/// Every spelling in canonical form (legal or not), in a fixed order:
+/// scalar forms first, then tf32 and the packed forms.
+pub fn all_spellings() -> Vec<Cvt> {
+    let scalar = Type::SCALAR.into_iter().flat_map(|d| Type::SCALAR.into_iter().map(move |a| (d, a)));
+    let others = Type::all().flat_map(|d| Type::all().map(move |a| (d, a))).filter(|(d, a)| !(d.is_scalar() && a.is_scalar()));
+    let mut v = Vec::new();
+    for (d, a) in scalar.chain(others) {
+        for r in std::iter::once(None).chain(Rounding::ALL.into_iter().map(Some)) {
+            for bits in 0u8..16 {
+                let c = Cvt { rounding: r, ftz: bits & 1 != 0, sat: bits & 2 != 0, relu: bits & 4 != 0, satfinite: bits & 8 != 0, dtype: d, atype: a };
+                if !(c.sat && c.satfinite) {
+                    v.push(c);
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Registers exactly as wide as the operands' types.
+pub fn natural_regs(c: &Cvt) -> Regs {
+    Regs { dst: c.dtype.bits(), src: instr::shape(c).srcs[0] }
+}
+
+/// Spellings legal on at least one of the targets, each with the targets that have it.
+pub fn legal_variants(targets: &[(Target, PtxVersion)]) -> Vec<(Cvt, Vec<Target>)> {
+    all_spellings()
+        .into_iter()
+        .filter_map(|c| {
+            let on: Vec<Target> =
+                targets.iter().filter(|(t, v)| instr::check(&c, natural_regs(&c), Some(*t), Some(*v)).is_ok()).map(|(t, _)| *t).collect();
+            (!on.is_empty()).then_some((c, on))
+        })
+        .collect()
+}
+
+/// A per-variant seed: FNV-1a of the spelling mixed with the user's seed.
+fn variant_seed(seed: u64, c: &Cvt) -> u64 {
+    c.to_string().bytes().fold(0xcbf2_9ce4_8422_2325 ^ seed, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Operands and destination width of one generated case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenCase {
+    pub operands: Vec<Operand>,
+    pub dst_width: u32,
+}
+
+fn random_count(c: &Cvt, level: Level) -> usize {
+    match (level, c.atype.bits()) {
+        (_, b) if b <= 16 => 0,
+        (Level::Compact, _) => 24,
+        (Level::Deep, _) => 20_000,
+    }
+}
+
+/// Random bits for `.rs` at the carry edge of a lane: the lane's field makes
+/// (discarded top bits + random bits) land just below and exactly on 2^width.
+fn rbits_edges(c: &Cvt, lane_bits: u64, lane: u32) -> [u32; 2] {
+    let src = c.atype.format();
+    let dst = c.dtype.format();
+    let (_, width) = policy::stochastic_bits(c.dtype, 0, lane);
+    let v = crate::exact::decode(src, lane_bits);
+    let top = match &v {
+        crate::exact::Value::Num { mag, .. } => {
+            let l = dst.float_layout().unwrap();
+            let Some(msb) = mag.msb_exp() else { return [0, 0] };
+            let q = Grid::float(l).quantum(msb);
+            let cut = q - mag.exp;
+            if cut <= 0 {
+                return [0, u32::MAX];
+            }
+            let rest = mag.sig.clone().keep_bits(cut as u32);
+            crate::round::Discarded { value: rest, bits: cut as u32 }.top_bits(width).to_u64().unwrap()
+        }
+        _ => return [0, u32::MAX],
+    };
+    let full = 1u64 << width;
+    let carry = (full - top.min(full)) & (full - 1);
+    let no_carry = carry.wrapping_sub(1) & (full - 1);
+    [policy::rbits_for_lane(c.dtype, lane, carry), policy::rbits_for_lane(c.dtype, lane, no_carry)]
+}
+
+/// The cases of one variant at a level (operands at natural widths, plus
+/// register-width variants for scalar forms).
+pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
+    let mut rng = ChaCha8Rng::seed_from_u64(variant_seed(seed, c));
+    let shape = instr::shape(c);
+    let src_lane = c.atype.format();
+    let dst_lane = c.dtype.format();
+    let mut out = Vec::new();
+    let natural_dst = c.dtype.bits();
+    if c.atype.is_packed() {
+        // One packed source: lane values paired; every code when the source is small.
+        let lb = c.atype.lane_bits();
+        let total = c.atype.bits();
+        if total <= 16 && (total <= 8 || level == Level::Deep) {
+            for v in 0..(1u64 << total) {
+                out.push(GenCase { operands: vec![Operand { bits: v, width: total }], dst_width: natural_dst });
+            }
+        } else {
+            let vals = inputs::values(src_lane, dst_lane, level, random_count(c, level), &mut rng);
+            let n = vals.len();
+            for i in 0..n {
+                let (hi, lo) = (vals[i], vals[(i * 7 + 1) % n]);
+                out.push(GenCase { operands: vec![Operand { bits: (hi << lb) | lo, width: total }], dst_width: natural_dst });
+            }
+        }
+        return out;
+    }
+    let lanes = shape.names.iter().filter(|n| **n != "rbits").count();
+    let vals = inputs::values(src_lane, dst_lane, level, random_count(c, level), &mut rng);
+    let n = vals.len();
+    let aw = c.atype.bits();
+    for i in 0..n {
+        let ops: Vec<Operand> = (0..lanes).map(|k| Operand { bits: vals[(i * (7 * k + 1) + k) % n], width: aw }).collect();
+        if c.rounding == Some(Rounding::Rs) {
+            // Random bits: at the carry edge of the high lane and of the low lane, and one random value.
+            let top_lane = c.dtype.lanes() - 1;
+            let mut rbits = Vec::new();
+            rbits.extend(rbits_edges(c, ops[0].bits, top_lane));
+            rbits.extend(rbits_edges(c, ops[lanes - 1].bits, 0));
+            rbits.push(rng.next_u32());
+            rbits.dedup();
+            for r in rbits {
+                let mut o = ops.clone();
+                o.push(Operand { bits: r as u64, width: 32 });
+                out.push(GenCase { operands: o, dst_width: natural_dst });
+            }
+        } else {
+            out.push(GenCase { operands: ops, dst_width: natural_dst });
+        }
+    }
+    if c.is_scalar() {
+        // Register-width variants: wider source registers with stray upper bits,
+        // wider destinations, where the form allows them.
+        let picks: Vec<u64> = vals.iter().step_by((n / 8).max(1)).copied().collect();
+        for w in REG_WIDTHS.into_iter().filter(|w| *w > aw) {
+            if instr::check(c, Regs { dst: natural_dst, src: w }, None, None).is_ok() {
+                for v in &picks {
+                    let junk = rng.next_u64() & width_mask(w) & !width_mask(aw);
+                    out.push(GenCase { operands: vec![Operand { bits: v | junk, width: w }], dst_width: natural_dst });
+                }
+            }
+        }
+        for w in REG_WIDTHS.into_iter().filter(|w| *w > natural_dst) {
+            if instr::check(c, Regs { dst: w, src: aw }, None, None).is_ok() {
+                for v in &picks {
+                    out.push(GenCase { operands: vec![Operand { bits: *v, width: aw }], dst_width: w });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One generated case line with its coverage class.
+#[derive(Clone, Debug)]
+pub struct Line {
+    pub text: String,
+    pub class: String,
+}
+
+/// Evaluate cases into case lines (`<case> => <result>  # <class>`).
+pub fn lines(c: &Cvt, cases: &[GenCase], profile: Profile) -> Vec<Line> {
+    cases
+        .iter()
+        .map(|g| {
+            let o = evaluate(c, &g.operands, g.dst_width, profile).expect("generated cases are legal");
+            let class = coverage::classify(c, &o);
+            Line { text: format!("{}  # {class}", format_case(c, &g.operands, &o.accept)), class }
+        })
+        .collect()
+}
+
+/// The vector lines of a variant at a level. The compact level adds, after
+/// its structured cases, the first deep case of every class they miss.
+pub fn generate(c: &Cvt, level: Level, seed: u64, profile: Profile) -> Vec<Line> {
+    let mut out = lines(c, &cases(c, level, seed), profile);
+    if level == Level::Compact {
+        let have: std::collections::HashSet<String> = out.iter().map(|l| l.class.clone()).collect();
+        let mut extra: BTreeMap<String, Line> = BTreeMap::new();
+        for l in lines(c, &cases(c, Level::Deep, seed), profile) {
+            if !have.contains(&l.class) && !extra.contains_key(&l.class) {
+                extra.insert(l.class.clone(), l);
+            }
+        }
+        out.extend(extra.into_values());
+    }
+    out
+}
+
+/// The file header for a variant's vectors.
+pub fn header(c: &Cvt, targets: &[Target], profile: Profile, level: Level, seed: u64, count: usize) -> String {
+    let t: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
+    format!(
+        "# ptx-cvt case lines v1\n# generator: ptx-cvt {} gen\n# instruction: {c}\n# targets: {}\n# profile: {profile}\n# level: {level}\n# seed: {seed}\n# cases: {count}\n",
+        env!("CARGO_PKG_VERSION"),
+        t.join(" ")
+    )
+}
