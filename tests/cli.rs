@@ -14,7 +14,6 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -22,35 +21,7 @@ use std::time::{Duration, Instant};
 // Harness
 // ---------------------------------------------------------------------------
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
-}
-
-/// Path of the `ptx-cvt` binary, built once per test process.
-fn bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        if let Some(p) = std::env::var_os("PTX_CVT_BIN") {
-            return PathBuf::from(p);
-        }
-        let ws = workspace();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
-        let out = Command::new(cargo)
-            .args(["build", "-q", "-p", "ptx-cvt-tools", "--bin", "ptx-cvt"])
-            .current_dir(&ws)
-            .output()
-            .expect("could not run cargo to build ptx-cvt");
-        assert!(out.status.success(), "cargo build -p ptx-cvt-tools failed:\n{}", String::from_utf8_lossy(&out.stderr));
-        let target = match std::env::var_os("CARGO_TARGET_DIR") {
-            Some(d) if Path::new(&d).is_absolute() => PathBuf::from(d),
-            Some(d) => ws.join(d),
-            None => ws.join("target"),
-        };
-        let exe = target.join("debug").join(format!("ptx-cvt{}", std::env::consts::EXE_SUFFIX));
-        assert!(exe.is_file(), "built ptx-cvt but {} does not exist", exe.display());
-        exe
-    })
-}
+use ptx_cvt_tests::{bin, workspace};
 
 /// Upper bound for any single command.
 const DEADLINE: Duration = Duration::from_secs(60);

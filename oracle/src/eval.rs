@@ -93,6 +93,10 @@ impl std::error::Error for EvalError {}
 
 /// Evaluate `c` on its operands, writing a register of `dst_width` bits.
 pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> Result<Outcome, EvalError> {
+    evaluate_inner(c, srcs, dst_width, profile, None)
+}
+
+fn evaluate_inner(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, mutant: Option<Mutant>) -> Result<Outcome, EvalError> {
     let shape = instr::shape(c);
     if srcs.len() != shape.srcs.len() {
         let n = shape.srcs.len();
@@ -118,7 +122,7 @@ pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> 
         }
     }
     let base = profile.answers();
-    let first = Ctx::run(c, srcs, dst_width, profile, base);
+    let first = Ctx::run(c, srcs, dst_width, profile, base, mutant);
     let mut accept = first.set.clone();
     let mut trace = first.trace.clone();
     if profile.accepts_all_answers() {
@@ -132,7 +136,7 @@ pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> 
                     continue;
                 }
                 seen.push(b);
-                let alt = Ctx::run(c, srcs, dst_width, profile, b);
+                let alt = Ctx::run(c, srcs, dst_width, profile, b, mutant);
                 if !alt.set.is_subset_of(&accept) {
                     trace.push(Step {
                         rule: q.rule(),
@@ -147,6 +151,58 @@ pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> 
         }
     }
     Ok(Outcome { accept, inputs: first.inputs, trace })
+}
+
+/// Evaluate with one deliberate bug, for mutation testing of vector sets.
+#[doc(hidden)]
+pub fn evaluate_mutant(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, m: Mutant) -> Result<Outcome, EvalError> {
+    evaluate_inner(c, srcs, dst_width, profile, Some(m))
+}
+
+macro_rules! mutants {
+    ($($v:ident $text:literal;)*) => {
+        /// Plausible bugs of a cvt implementation, one rule wrong each. The
+        /// committed vectors must notice every one (tests/mutants.rs).
+        #[doc(hidden)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Mutant { $($v,)* }
+        impl Mutant {
+            pub const ALL: &'static [Mutant] = &[$(Mutant::$v,)*];
+            pub fn describe(self) -> &'static str { match self { $(Mutant::$v => $text,)* } }
+        }
+    };
+}
+
+mutants! {
+    TiesAway "round to nearest with ties away from zero instead of to even";
+    RnTruncates "round to nearest implemented as truncation";
+    RmRpSwapped "rm and rp swapped";
+    RnaAsRn ".rna implemented as ties to even";
+    NoFtz ".ftz ignored";
+    FtzErratumIgnored "cvt.ftz.f16.f32 flushes its f32 input (the hardware erratum ignored)";
+    TininessBeforeRounding ".ftz judges tininess before rounding";
+    NanToIntAlwaysZero "NaN → int always 0";
+    NanToIntAlwaysSignBit "NaN → int always 1<<(n-1)";
+    InfToIntZero "±Inf → int gives 0 instead of clamping";
+    ClampOffByOne "float→int clamp to MAX off by one (e.g. 2^31-2)";
+    UnsignedNegativeWraps "negative float → unsigned int wraps instead of clamping to 0";
+    SextAsZext "int widening zero-extends a signed source";
+    SourceNotChopped "a wider source register is used whole instead of chopped";
+    DestExtendZero "a signed result is zero-extended into a wider register";
+    IntSatIgnored "int→int .sat ignored (wraps)";
+    OverflowToMaxUnderRn "overflow under round to nearest gives max finite instead of Inf";
+    FlushSubnormalResults "subnormal results flushed to zero without .ftz";
+    NegZeroLosesSign "-0 results become +0";
+    SatNanPassesNan ".sat keeps NaN instead of giving +0";
+    SatKeepsNegZero ".sat keeps -0";
+    ReluKeepsNegZero ".relu keeps -0";
+    SatfinitePassesInf ".satfinite lets ±Inf and overflow through";
+    SatfiniteNanToMax ".satfinite turns NaN into MAX_NORM in formats that have NaN";
+    NanPayloadDropped "f32↔f64 NaN payload dropped (canonical NaN)";
+    NanSignKept "canonical NaN keeps the source's sign";
+    Ue8m0UsesSign "ue8m0 rounding uses the sign of the source";
+    RbitsShifted ".rs random bits added one position too low";
+    LanesSwapped "packed lanes swapped (a in the low half)";
 }
 
 /// The result at the destination type's width, before register extension.
@@ -174,6 +230,8 @@ struct Ctx<'a> {
     src: Format,
     dst: Format,
     mode: Mode,
+    /// A deliberate bug to apply (mutation testing only).
+    mutant: Option<Mutant>,
 }
 
 fn signed(neg: bool, mag: &Dyadic) -> String {
@@ -181,7 +239,7 @@ fn signed(neg: bool, mag: &Dyadic) -> String {
 }
 
 impl<'a> Ctx<'a> {
-    fn run(c: &'a Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, answers: Answers) -> Run {
+    fn run(c: &'a Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, answers: Answers, mutant: Option<Mutant>) -> Run {
         let mode = c.rounding.and_then(|r| r.mode()).unwrap_or(Mode::NearestEven);
         let mut cx = Ctx {
             c,
@@ -193,6 +251,7 @@ impl<'a> Ctx<'a> {
             src: c.atype.format(),
             dst: c.dtype.format(),
             mode,
+            mutant,
         };
         if c.dtype.is_packed() || c.atype.is_packed() {
             return cx.run_packed(srcs, dst_width);
@@ -206,7 +265,12 @@ impl<'a> Ctx<'a> {
                 format!("{}-bit register {}: low {abits} bits {}", src.width, fmt_hex(src.bits, src.width), fmt_hex(bits, abits)),
             );
         }
-        let input = cx.decode(bits);
+        let mut input = cx.decode(bits);
+        if cx.is(Mutant::SourceNotChopped) && src.width > abits && c.atype.is_int() {
+            let full = Integer::from(src.bits);
+            let neg = c.atype.format().is_signed_int() && (src.bits >> (src.width - 1)) & 1 == 1;
+            input = Value::from_integer(if neg { full - (Integer::from(1) << src.width) } else { full });
+        }
         let r = cx.convert(&input);
         let set = cx.extend(r, dst_width);
         Run { set, inputs: vec![("a", input)], trace: cx.trace, consulted: cx.consulted }
@@ -222,13 +286,17 @@ impl<'a> Ctx<'a> {
         let mut outs = Vec::new();
         for i in (0..lanes).rev() {
             self.lane = names[i as usize];
+            let j = if self.is(Mutant::LanesSwapped) { lanes - 1 - i } else { i };
             let bits = if c.atype.is_packed() {
-                (srcs[0].bits >> (i * c.atype.lane_bits())) & width_mask(c.atype.lane_bits())
+                (srcs[0].bits >> (j * c.atype.lane_bits())) & width_mask(c.atype.lane_bits())
             } else {
-                srcs[(lanes - 1 - i) as usize].bits
+                srcs[(lanes - 1 - j) as usize].bits
             };
             if let Some(r) = rbits {
-                let (value, width) = policy::stochastic_bits(c.dtype, r, i);
+                let (mut value, width) = policy::stochastic_bits(c.dtype, r, i);
+                if self.is(Mutant::RbitsShifted) {
+                    value >>= 1;
+                }
                 self.mode = Mode::Stochastic { rbits: value, width };
                 self.note(Rule::RoundStochastic, format!("random bits {value:#x} ({width} bits) for this lane"));
             }
@@ -274,7 +342,16 @@ impl<'a> Ctx<'a> {
 
     fn ask(&mut self, q: Question) -> bool {
         self.consulted |= 1 << q as u8;
-        self.answers.get(q)
+        match (q, self.mutant) {
+            (Question::ReluNegZeroToPositive, Some(Mutant::ReluKeepsNegZero)) => false,
+            (Question::FtzAfterRounding, Some(Mutant::TininessBeforeRounding)) => false,
+            (Question::FtzF16Input, Some(Mutant::FtzErratumIgnored)) => true,
+            _ => self.answers.get(q),
+        }
+    }
+
+    fn is(&self, m: Mutant) -> bool {
+        self.mutant == Some(m)
     }
 
     fn dformat(&self) -> Format {
@@ -284,7 +361,7 @@ impl<'a> Ctx<'a> {
     fn int_to_int(&mut self, v: &Value) -> TypeResult {
         let i = v.as_integer().expect("integer source");
         let d = self.c.dtype;
-        if self.c.sat {
+        if self.c.sat && !self.is(Mutant::IntSatIgnored) {
             let (lo, hi) = d.format().int_range().unwrap();
             let clamped = i.clone().clamp(&lo, &hi);
             let what = if clamped == i { "in range, unchanged".to_string() } else { format!("clamped to {clamped}") };
@@ -298,13 +375,21 @@ impl<'a> Ctx<'a> {
             std::cmp::Ordering::Less => "zero-extend",
             std::cmp::Ordering::Equal => "reinterpret the bits",
         };
+        let i = if self.is(Mutant::SextAsZext) && how == "sign-extend" { Integer::from(encode::wrap(&i, ab)) } else { i };
         let bits = encode::wrap(&i, db);
         self.note(Rule::IntWrap, format!("{how}: {} {}", d.name(), fmt_hex(bits, db)));
         TypeResult::Bits(bits)
     }
 
     fn mode(&self) -> Mode {
-        self.mode
+        match (self.mode, self.mutant) {
+            (Mode::NearestEven, Some(Mutant::TiesAway)) => Mode::NearestAway,
+            (Mode::NearestEven, Some(Mutant::RnTruncates)) => Mode::TowardZero,
+            (Mode::NearestAway, Some(Mutant::RnaAsRn)) => Mode::NearestEven,
+            (Mode::Down, Some(Mutant::RmRpSwapped)) => Mode::Up,
+            (Mode::Up, Some(Mutant::RmRpSwapped)) => Mode::Down,
+            (m, _) => m,
+        }
     }
 
     fn note_rounding(&mut self, rule: Rule, neg: bool, exact: &Dyadic, r: &Rounded) {
@@ -339,7 +424,10 @@ impl<'a> Ctx<'a> {
         let d = self.c.dtype;
         let n = d.bits();
         if let Value::Nan(_) = v {
-            if self.c.atype != Type::F64 && n != 64 {
+            if self.is(Mutant::NanToIntAlwaysZero) {
+                return TypeResult::Bits(0);
+            }
+            if self.c.atype != Type::F64 && n != 64 && !self.is(Mutant::NanToIntAlwaysSignBit) {
                 self.note(Rule::NanToIntZero, format!("{} source, {n}-bit destination → 0", self.c.atype.name()));
                 return TypeResult::Bits(0);
             }
@@ -351,6 +439,7 @@ impl<'a> Ctx<'a> {
         let v = self.ftz_input(v.clone());
         let (lo, hi) = d.format().int_range().unwrap();
         let i = match &v {
+            Value::Inf { .. } if self.is(Mutant::InfToIntZero) => Integer::new(),
             Value::Inf { neg } => {
                 let i = if *neg { lo.clone() } else { hi.clone() };
                 self.note(Rule::IntClamp, format!("{} → {}", v, i));
@@ -360,7 +449,13 @@ impl<'a> Ctx<'a> {
                 let r = round(*neg, mag, Grid::integers(), self.mode());
                 self.note_rounding(Rule::RoundToInt, *neg, mag, &r);
                 let i = if *neg { -r.mag.floor_int() } else { r.mag.floor_int() };
-                let c = i.clone().clamp(&lo, &hi);
+                let mut c = i.clone().clamp(&lo, &hi);
+                if self.is(Mutant::ClampOffByOne) && c == hi && c != i {
+                    c -= 1u32;
+                }
+                if self.is(Mutant::UnsignedNegativeWraps) && i < 0 && !d.format().is_signed_int() {
+                    c = i.clone().keep_bits(n);
+                }
                 if c != i {
                     self.note(Rule::IntClamp, format!("{i} is outside {} [{lo}, {hi}] → {c}", d.name()));
                 }
@@ -373,7 +468,7 @@ impl<'a> Ctx<'a> {
 
     /// .ftz on an f32 source (SPEC §5.6), with the f16.f32 erratum.
     fn ftz_input(&mut self, v: Value) -> Value {
-        if !(self.c.ftz && self.src == Format::F32 && is_subnormal(Format::F32, &v)) {
+        if !(self.c.ftz && self.src == Format::F32 && is_subnormal(Format::F32, &v)) || self.is(Mutant::NoFtz) {
             return v;
         }
         if self.dst == Format::F16 && !self.ask(Question::FtzF16Input) {
@@ -390,7 +485,8 @@ impl<'a> Ctx<'a> {
         let l = d.float_layout().unwrap();
         let r = match out {
             NanOut::Any(_) => TypeResult::AnyNan,
-            NanOut::Canonical => TypeResult::Bits(encode::encode_nan(d, false, u64::MAX)),
+            NanOut::Canonical => TypeResult::Bits(encode::encode_nan(d, n.neg && self.is(Mutant::NanSignKept), u64::MAX)),
+            NanOut::Payload if self.is(Mutant::NanPayloadDropped) => TypeResult::Bits(encode::encode_nan(d, false, u64::MAX)),
             NanOut::Copy => TypeResult::Bits(encode::encode_nan(d, n.neg, n.payload) & !(l.quiet_bit() * (!n.quiet) as u64)),
             NanOut::Payload => {
                 // Align the payload's top bits under the quiet bit.
@@ -411,11 +507,11 @@ impl<'a> Ctx<'a> {
         let c = *self.c;
         let d = self.dformat();
         if let Value::Nan(n) = v {
-            if c.sat {
+            if c.sat && !self.is(Mutant::SatNanPassesNan) {
                 self.note(Rule::SatNan, "NaN → +0");
                 return TypeResult::Bits(encode::encode_finite(d, false, &Dyadic::zero()));
             }
-            if !d.float_layout().unwrap().has_nan() {
+            if !d.float_layout().unwrap().has_nan() || (c.satfinite && self.is(Mutant::SatfiniteNanToMax)) {
                 // e2m1/e2m3/e3m2 have no NaN: .satfinite gives +MAX_NORM (SPEC §5.8).
                 self.note(Rule::SatFiniteNanToMax, "NaN → +MAX_NORM");
                 return TypeResult::Bits(encode::encode_max(d, false));
@@ -433,7 +529,7 @@ impl<'a> Ctx<'a> {
             return self.nan(out, rule, n);
         }
         let mut v = self.ftz_input(v.clone());
-        if !d.float_layout().unwrap().signed && v.is_negative() {
+        if !d.float_layout().unwrap().signed && v.is_negative() && !self.is(Mutant::Ue8m0UsesSign) {
             self.note(Rule::Ue8m0Unsigned, "the sign is ignored: converting the magnitude");
             v = match v {
                 Value::Num { mag, .. } => Value::Num { neg: false, mag },
@@ -476,7 +572,7 @@ impl<'a> Ctx<'a> {
             self.note(Rule::Relu, "-inf → +0");
             return TypeResult::Bits(encode::encode_finite(d, false, &Dyadic::zero()));
         }
-        if self.c.satfinite {
+        if self.c.satfinite && !(self.is(Mutant::SatfinitePassesInf) && d.float_layout().unwrap().has_inf()) {
             self.note(Rule::SatFinite, "±inf → ±MAX_NORM");
             return TypeResult::Bits(encode::encode_max(d, neg));
         }
@@ -497,7 +593,7 @@ impl<'a> Ctx<'a> {
         let mut mag = r.mag.clone();
         if c.sat {
             let one = Dyadic::from_int(Integer::from(1));
-            if neg {
+            if neg && !(mag.is_zero() && self.is(Mutant::SatKeepsNegZero)) {
                 let rule = if mag.is_zero() { Rule::SatNegZero } else { Rule::SatClamp };
                 self.note(rule, format!("{} → +0", signed(true, &mag)));
                 (neg, mag) = (false, Dyadic::zero());
@@ -518,10 +614,13 @@ impl<'a> Ctx<'a> {
                 self.note(Rule::ReluNegZero, "-0 stays -0");
             }
         }
-        let policy = if c.satfinite { Overflow::SatFinite } else { Overflow::Ieee };
+        let policy = if c.satfinite && !self.is(Mutant::SatfinitePassesInf) { Overflow::SatFinite } else { Overflow::Ieee };
         let rounded = Rounded { mag: mag.clone(), ..r };
         match fit(l, neg, &rounded, policy) {
             Fit::Finite => {}
+            Fit::OverflowToInf if self.is(Mutant::OverflowToMaxUnderRn) && matches!(self.mode, Mode::NearestEven) => {
+                return TypeResult::Bits(encode::encode_max(d, neg));
+            }
             Fit::OverflowToInf => {
                 self.note(Rule::OverflowToInf, format!("{} exceeds max finite {} → {}inf", mag, l.max_finite(), if neg { "-" } else { "+" }));
                 return TypeResult::Bits(encode::encode_inf(d, neg));
@@ -536,7 +635,7 @@ impl<'a> Ctx<'a> {
                 return TypeResult::Bits(encode::encode_max(d, neg));
             }
         }
-        if c.ftz && self.dst == Format::F32 {
+        if c.ftz && self.dst == Format::F32 && !self.is(Mutant::NoFtz) {
             let tiny_after = mag.msb_exp().is_some_and(|e| e < l.emin());
             let tiny_before = exact.msb_exp().is_some_and(|e| e < l.emin());
             if tiny_after != tiny_before {
@@ -554,6 +653,12 @@ impl<'a> Ctx<'a> {
                 self.note(Rule::FtzOutput, format!("subnormal result {} → {}0", signed(neg, &mag), if neg { "-" } else { "+" }));
                 mag = Dyadic::zero();
             }
+        }
+        if self.is(Mutant::FlushSubnormalResults) && mag.msb_exp().is_some_and(|e| l.subnormals && e < l.emin()) {
+            mag = Dyadic::zero();
+        }
+        if self.is(Mutant::NegZeroLosesSign) && mag.is_zero() {
+            neg = false;
         }
         if mag.is_zero() && d == Format::Ue8m0 {
             self.note(Rule::Ue8m0NoZero, "below 2^-127 → 00 (2^-127)");
@@ -576,7 +681,7 @@ impl<'a> Ctx<'a> {
             TypeResult::Bits(b) => {
                 let mut bits = b & width_mask(n);
                 if width > n {
-                    let sext = d.format().is_signed_int() && (bits >> (n - 1)) & 1 == 1;
+                    let sext = d.format().is_signed_int() && (bits >> (n - 1)) & 1 == 1 && !self.is(Mutant::DestExtendZero);
                     if sext {
                         bits |= width_mask(width) & !width_mask(n);
                     }

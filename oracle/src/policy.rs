@@ -222,10 +222,10 @@ impl Profile {
             return (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified);
         }
         match (dtype, atype) {
+            (d, a) if d == a && plain => (NanOut::Copy, Rule::NanCopy),
             (F64, F32) | (F32, F64) => (NanOut::Payload, Rule::NanPayload),
             (F16 | Bf16 | Tf32, _) | (F32, F16) => (NanOut::Canonical, Rule::NanCanonical),
             (F32 | F64, Bf16) => (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified),
-            (d, a) if d == a && plain => (NanOut::Copy, Rule::NanCopy),
             _ => (NanOut::Any(Rule::NanOpen), Rule::NanOpen),
         }
     }

@@ -132,7 +132,7 @@ fn float_values(a: Format, l: &FloatLayout, d: Format, level: Level, rng: &mut C
         Some(dl) => l.man_bits as i64 - dl.man_bits as i64,
         None => 0,
     };
-    let tie = |k: i64| if k > 0 { 1u64 << (k - 1) } else { 0 };
+    let tie = |k: i64| if k > 0 && k <= l.man_bits as i64 { 1u64 << (k - 1) } else { 0 };
     let bias = l.bias as i64;
     let in_source = |e: i64| e + bias >= 0 && e + bias < exp_max as i64;
     let exponents: Vec<u64> = if level == Level::Deep {

@@ -1,0 +1,76 @@
+//! The committed compact vectors (`vectors/compact/`): they regenerate
+//! byte-identically, match their MANIFEST, and pass `ptx-cvt check`.
+
+use std::collections::BTreeMap;
+
+use ptx_cvt::gen::{self, Level};
+use ptx_cvt::{Profile, PtxVersion, Target};
+use ptx_cvt_tests::{bin, compact_vectors, workspace};
+use sha2::{Digest, Sha256};
+
+/// What `ptx-cvt gen --target sm_90 --target sm_100a` (compact, seed 1, sm90) writes.
+fn regenerate() -> BTreeMap<String, String> {
+    let targets = [("sm_90", PtxVersion::LATEST), ("sm_100a", PtxVersion::LATEST)].map(|(t, v)| (t.parse::<Target>().unwrap(), v));
+    let variants = gen::legal_variants(&targets);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunks: Vec<_> = variants.chunks(variants.len().div_ceil(threads)).collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|(c, on)| {
+                            let lines = gen::generate(c, Level::Compact, 1, Profile::Sm90);
+                            let mut text = gen::header(c, on, Profile::Sm90, Level::Compact, 1, lines.len());
+                            for l in &lines {
+                                text.push_str(&l.text);
+                                text.push('\n');
+                            }
+                            (format!("{c}.cases"), text)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    })
+}
+
+#[test]
+fn committed_vectors_regenerate_byte_identically_and_match_the_manifest() {
+    let committed: BTreeMap<String, String> = compact_vectors().into_iter().collect();
+    let fresh = regenerate();
+    let missing: Vec<&String> = fresh.keys().filter(|k| !committed.contains_key(*k)).collect();
+    let extra: Vec<&String> = committed.keys().filter(|k| !fresh.contains_key(*k)).collect();
+    assert!(missing.is_empty() && extra.is_empty(), "not committed: {missing:?}; stale: {extra:?}");
+    let differ: Vec<&String> = fresh.iter().filter(|(k, v)| committed[*k] != **v).map(|(k, _)| k).collect();
+    assert!(differ.is_empty(), "{} files differ from a fresh `ptx-cvt gen`, e.g. {:?}", differ.len(), &differ[..differ.len().min(5)]);
+
+    let manifest = std::fs::read_to_string(workspace().join("vectors/compact/MANIFEST")).unwrap();
+    let rows: Vec<Vec<&str>> = manifest.lines().filter(|l| !l.starts_with('#')).map(|l| l.split('\t').collect()).collect();
+    assert_eq!(rows.len(), committed.len(), "MANIFEST rows");
+    for r in rows {
+        let [file, variant, count, sha] = r[..] else { panic!("bad MANIFEST row {r:?}") };
+        let text = &committed[file];
+        let hex: String = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex, sha, "{file}: sha256");
+        assert_eq!(format!("{variant}.cases"), file);
+        let cases = text.lines().filter(|l| !l.starts_with('#')).count();
+        assert_eq!(cases.to_string(), count, "{file}: case count");
+        assert!(text.contains(&format!("\n# cases: {count}\n")), "{file}: header count");
+    }
+}
+
+#[test]
+fn committed_vectors_pass_check() {
+    let dir = workspace().join("vectors/compact");
+    let mut files: Vec<String> = compact_vectors().into_iter().map(|(f, _)| dir.join(f).to_string_lossy().into_owned()).collect();
+    files.insert(0, "-q".into());
+    files.insert(0, "check".into());
+    let out = std::process::Command::new(bin()).args(&files).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "check failed: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.trim_end().ends_with(" passed, 0 failed"), "{stdout}");
+}
