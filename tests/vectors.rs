@@ -74,3 +74,26 @@ fn committed_vectors_pass_check() {
     assert!(out.status.success(), "check failed: {stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.trim_end().ends_with(" passed, 0 failed"), "{stdout}");
 }
+
+#[test]
+fn coverage_reports_every_reachable_class_hit_and_names_missing_ones() {
+    let dir = workspace().join("vectors/compact");
+    let sample = ["cvt.rn.f16.f32.cases", "cvt.rni.s32.f64.cases", "cvt.rs.satfinite.e2m1x4.f32.cases", "cvt.s16.s8.cases"];
+    let files: Vec<String> = sample.iter().map(|f| dir.join(f).to_string_lossy().into_owned()).collect();
+    let out = std::process::Command::new(bin()).arg("coverage").arg("--fail-on-missing").args(&files).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!text.contains("missing:"), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("0 reachable classes missing"));
+
+    // Keep only the first 100 cases of one file: the report must name what is lost.
+    let full = std::fs::read_to_string(dir.join(sample[0])).unwrap();
+    let part: String = full.lines().filter(|l| !l.starts_with('#')).take(100).map(|l| format!("{l}\n")).collect();
+    let tmp = std::env::temp_dir().join(format!("ptx-cvt-coverage-{}.cases", std::process::id()));
+    std::fs::write(&tmp, part).unwrap();
+    let out = std::process::Command::new(bin()).args(["coverage", "--fail-on-missing"]).arg(&tmp).output().unwrap();
+    let _ = std::fs::remove_file(&tmp);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("missing:") && text.contains("overflow-inf") || text.contains("tie-even"), "{text}");
+}

@@ -7,6 +7,7 @@ macro_rules! say {
 
 mod check;
 mod common;
+mod coverage;
 mod eval;
 mod explain;
 mod gen;
@@ -68,6 +69,12 @@ enum Command {
     /// coverage class as a comment. Output is byte-identical for the same
     /// version, level and seed, whatever --jobs.
     Gen(gen::GenArgs),
+    /// Report the coverage classes case files hit, per variant, and the ones they miss.
+    ///
+    /// A class is `input/result/event` (e.g. `normal/subnormal/tie-even-up`).
+    /// "Missing" lists classes that some deep-level input of the variant
+    /// reaches but the files do not. Example: `ptx-cvt coverage vectors/compact/*.cases`.
+    Coverage(coverage::CoverageArgs),
     /// List every legal spelling (canonical form), one per line.
     ///
     /// Example: `ptx-cvt list --target sm_90`.
@@ -111,6 +118,7 @@ fn main() -> ExitCode {
         Command::Explain(a) => explain::run(a),
         Command::List(a) => list::run(a),
         Command::Gen(a) => gen::run(a),
+        Command::Coverage(a) => coverage::run(a),
     };
     ExitCode::from(code)
 }
