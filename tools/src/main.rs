@@ -53,7 +53,9 @@ enum Command {
     /// Check case lines whose results came from elsewhere against the oracle.
     ///
     /// Reads each FILE (`-` for stdin). Prints every mismatch with its line,
-    /// the decoded input, expected and got, and the deciding rule; ends with
+    /// the decoded input, expected and got, and the deciding rule, a
+    /// ready-to-assemble PTX reproducer for the first few, and a summary
+    /// grouped by coverage class, rule and instruction; ends with
     /// `N passed, M failed`. Exit status: 0 all pass, 1 any mismatch,
     /// 2 unreadable input (malformed or illegal lines).
     Check(check::CheckArgs),
