@@ -217,19 +217,34 @@ fn parse_alt(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String> 
     if s.contains('?') {
         let w = width_of_digits(s.len())
             .ok_or_else(|| format!("`{}` has {} digits; registers take 2, 4, 8 or 16", clip(s), s.chars().count()))?;
-        let (mut value, mut mask) = (0u64, 0u64);
-        for c in s.chars() {
-            value <<= 4;
-            mask <<= 4;
-            if c != '?' {
-                value |= c.to_digit(16).ok_or_else(|| format!("`{}` is not hex: unexpected `{}`", clip(s), c.escape_default()))? as u64;
-                mask |= 0xf;
-            }
-        }
+        let (value, mask) = parse_nibbles(s, s)?;
         return Ok((Alt::Bits { value, mask }, w));
     }
     let (value, w) = parse_hex(s)?;
     Ok((Alt::Bits { value, mask: width_mask(w) }, w))
+}
+
+/// Hex digits and `?` don't-care nibbles as (value, mask); `whole` is the
+/// result text quoted in errors.
+fn parse_nibbles(digits: &str, whole: &str) -> Result<(u64, u64), String> {
+    let (mut value, mut mask) = (0u64, 0u64);
+    for c in digits.chars() {
+        value <<= 4;
+        mask <<= 4;
+        if c != '?' {
+            value |= c.to_digit(16).ok_or_else(|| format!("`{}` is not hex: unexpected `{}`", clip(whole), c.escape_default()))? as u64;
+            mask |= 0xf;
+        }
+    }
+    Ok((value, mask))
+}
+
+/// Hex digits of `value`, with `?` where `mask` has a clear nibble.
+fn show_nibbles(value: u64, mask: u64, digits: usize) -> String {
+    (0..digits)
+        .rev()
+        .map(|k| if (mask >> (4 * k)) & 0xf == 0 { "?".to_string() } else { format!("{:x}", (value >> (4 * k)) & 0xf) })
+        .collect()
 }
 
 /// `hi_lo` lane syntax: each lane hex (with `?`) or `nan`, all of one width.
@@ -251,15 +266,7 @@ fn parse_lanes(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String
         if 4 * p.len() as u32 != lane_bits || p.is_empty() {
             return Err(format!("`{}`: lanes must all have {} hex digits", clip(s), lane_bits / 4));
         }
-        let (mut value, mut mask) = (0u64, 0u64);
-        for c in p.chars() {
-            value <<= 4;
-            mask <<= 4;
-            if c != '?' {
-                value |= c.to_digit(16).ok_or_else(|| format!("`{}` is not hex: unexpected `{}`", clip(s), c.escape_default()))? as u64;
-                mask |= 0xf;
-            }
-        }
+        let (value, mask) = parse_nibbles(p, s)?;
         lanes.push(LaneSet::Bits { value, mask });
     }
     let width = lane_bits * parts.len() as u32;
@@ -281,13 +288,7 @@ impl fmt::Display for AcceptSet {
                 Alt::AnyNan(_) => write!(f, "nan:{}", self.width)?,
                 Alt::Bits { value, mask } if *mask == width_mask(self.width) => write!(f, "{value:0digits$x}")?,
                 Alt::Bits { value, mask } if (0..digits).all(|k| matches!((mask >> (4 * k)) & 0xf, 0 | 0xf)) => {
-                    for k in (0..digits).rev() {
-                        if (mask >> (4 * k)) & 0xf == 0 {
-                            f.write_str("?")?;
-                        } else {
-                            write!(f, "{:x}", (value >> (4 * k)) & 0xf)?;
-                        }
-                    }
+                    f.write_str(&show_nibbles(*value, *mask, digits))?
                 }
                 Alt::Bits { value, mask } => write!(f, "{value:0digits$x}/{mask:0digits$x}")?,
                 Alt::Lanes { bits, lanes } => {
@@ -296,16 +297,7 @@ impl fmt::Display for AcceptSet {
                         .iter()
                         .map(|l| match l {
                             LaneSet::AnyNan(_) => "nan".to_string(),
-                            LaneSet::Bits { value, mask } => (0..d)
-                                .rev()
-                                .map(|k| {
-                                    if (mask >> (4 * k)) & 0xf == 0 {
-                                        "?".to_string()
-                                    } else {
-                                        format!("{:x}", (value >> (4 * k)) & 0xf)
-                                    }
-                                })
-                                .collect(),
+                            LaneSet::Bits { value, mask } => show_nibbles(*value, *mask, d),
                         })
                         .collect();
                     f.write_str(&text.join("_"))?;

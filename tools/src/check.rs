@@ -1,6 +1,5 @@
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 
 use clap::Args;
 use ptx_cvt::accept::width_mask;
@@ -206,16 +205,12 @@ pub fn run(a: CheckArgs) -> u8 {
             t.stopped = true;
             break;
         }
-        let reader: Box<dyn Read> = if f == "-" {
-            Box::new(io::stdin())
-        } else {
-            match File::open(f) {
-                Ok(h) => Box::new(h),
-                Err(e) => {
-                    eprintln!("error: cannot read {f}: {e}");
-                    t.unreadable_files += 1;
-                    continue;
-                }
+        let reader = match crate::common::open_input(f) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {e}");
+                t.unreadable_files += 1;
+                continue;
             }
         };
         let name = if f == "-" { "<stdin>" } else { f.as_str() };

@@ -70,3 +70,11 @@ pub fn say_line(args: std::fmt::Arguments) {
         STDOUT_CLOSED.store(true, Relaxed);
     }
 }
+
+/// A case file to read (`-` is stdin).
+pub fn open_input(f: &str) -> Result<Box<dyn std::io::Read>, String> {
+    if f == "-" {
+        return Ok(Box::new(std::io::stdin()));
+    }
+    std::fs::File::open(f).map(|h| Box::new(h) as Box<dyn std::io::Read>).map_err(|e| format!("cannot read {f}: {e}"))
+}

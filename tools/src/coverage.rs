@@ -2,8 +2,7 @@
 //! variant, and which classes the deep generator reaches that it misses.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::BufReader;
 
 use clap::Args;
 use ptx_cvt::gen::{self, coverage, Level};
@@ -35,16 +34,12 @@ pub fn run(a: CoverageArgs) -> u8 {
     let mut hits: BTreeMap<Cvt, BTreeMap<String, usize>> = BTreeMap::new();
     let mut errors = 0;
     for f in &a.files {
-        let reader: Box<dyn Read> = if f == "-" {
-            Box::new(io::stdin())
-        } else {
-            match File::open(f) {
-                Ok(h) => Box::new(h),
-                Err(e) => {
-                    eprintln!("error: cannot read {f}: {e}");
-                    errors += 1;
-                    continue;
-                }
+        let reader = match crate::common::open_input(f) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {e}");
+                errors += 1;
+                continue;
             }
         };
         for (n, line) in crate::check::lines(BufReader::new(reader)).enumerate() {
