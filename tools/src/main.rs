@@ -10,6 +10,9 @@ mod common;
 mod coverage;
 mod eval;
 mod explain;
+mod fuzz;
+mod gpu;
+mod ptx;
 mod gen;
 mod list;
 mod reproducer;
@@ -77,6 +80,12 @@ enum Command {
     /// "Missing" lists classes that some deep-level input of the variant
     /// reaches but the files do not. Example: `ptx-cvt coverage vectors/compact/*.cases`.
     Coverage(coverage::CoverageArgs),
+    /// Emit a self-contained PTX module with one test kernel per variant.
+    Ptx(ptx::PtxArgs),
+    /// Run vector files or exhaustive input ranges on an NVIDIA GPU and check the results.
+    Gpu(gpu::GpuArgs),
+    /// Fuzz an external implementation (a process or a shared library) against the oracle.
+    Fuzz(fuzz::FuzzArgs),
     /// List every legal spelling (canonical form), one per line.
     ///
     /// Example: `ptx-cvt list --target sm_90`.
@@ -121,6 +130,9 @@ fn main() -> ExitCode {
         Command::List(a) => list::run(a),
         Command::Gen(a) => gen::run(a),
         Command::Coverage(a) => coverage::run(a),
+        Command::Ptx(a) => ptx::run(a),
+        Command::Gpu(a) => gpu::run(a),
+        Command::Fuzz(a) => fuzz::run(a),
     };
     ExitCode::from(code)
 }
