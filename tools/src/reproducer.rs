@@ -71,6 +71,14 @@ fn operand_list(c: &Cvt, names: &[String]) -> String {
     }
 }
 
+/// The `cvt` line for `c` with destination register `dst` and source
+/// registers `names` (in [`instr::shape`] order), without indentation or
+/// trailing newline, e.g. `cvt.rs.satfinite.e4m3x4.f32 %d, {%a, %b, %e, %f}, %rbits;`.
+/// Shares the operand layout with [`ptx_snippet`] (used by `ptx-cvt ptx`).
+pub fn cvt_line(c: &Cvt, dst: &str, names: &[String]) -> String {
+    format!("{c} {dst}, {};", operand_list(c, names))
+}
+
 /// A complete PTX module that runs `case`'s instruction on its operands and
 /// stores the result (the destination register's full width) at `out[0]`.
 /// When the case has a result it is quoted in the header comment as the

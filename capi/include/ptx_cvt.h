@@ -1,0 +1,129 @@
+/*
+ * ptx_cvt.h: C interface to the ptx-cvt oracle, the bit-exact reference
+ * semantics of the PTX `cvt` instruction.
+ *
+ * Library: libptx_cvt_capi.so (libptx_cvt_capi.dylib on macOS), built by
+ *   cargo build --release -p ptx-cvt-capi
+ * into target/release/. Link with -L<that dir> -lptx_cvt_capi (and an rpath,
+ * or LD_LIBRARY_PATH, so the loader finds it at run time).
+ *
+ * Conventions shared by every function:
+ * - Instructions are PTX spellings such as "cvt.rn.f16.f32" or
+ *   "cvt.rzi.s32.f64" (modifiers in any order; the first type is the
+ *   destination), exactly as `ptx-cvt eval` takes them.
+ * - Each source operand is the content of one register: its bits in
+ *   operands[i], the register's width in bits (8, 16, 32 or 64) in
+ *   operand_widths[i]; bits above the width must be zero. A register wider
+ *   than the source type is allowed where PTX allows it (e.g. cvt.s16.s8
+ *   with 32-bit registers: the low 8 bits are converted). Packed forms take
+ *   their operands in PTX order (e.g. a, b, then random bits for .rs).
+ * - dst_width is the destination register's width in bits (8, 16, 32, 64).
+ * - profile is "sm90" (what an sm_90 GPU emits; the default when NULL) or
+ *   "isa" (every result the PTX ISA text permits).
+ * - Errors are negative return codes with a human-readable message written
+ *   to err: always NUL-terminated, truncated (at a UTF-8 character boundary)
+ *   to fit err_len bytes. On success err is set to "". err must not be NULL
+ *   and err_len must not be 0: then only PTX_CVT_EARG is returned.
+ * - No function aborts or unwinds into C: internal panics are caught and
+ *   returned as PTX_CVT_EINTERNAL. Every function is thread-safe (no global
+ *   state) and allocates nothing the caller must free.
+ */
+#ifndef PTX_CVT_H
+#define PTX_CVT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes. */
+#define PTX_CVT_OK 0         /* eval: success, the result is result_bits/result_mask */
+#define PTX_CVT_NOT_BITS 1   /* eval: success, but the result is a set that bits/mask
+                                cannot express (e.g. "nan": any NaN); see result_text */
+#define PTX_CVT_ACCEPT 1     /* accepts: the bits are an acceptable result */
+#define PTX_CVT_REJECT 0     /* accepts: they are not */
+#define PTX_CVT_EARG (-1)    /* bad arguments: a NULL pointer, a zero length, an
+                                unknown profile, result_text too small */
+#define PTX_CVT_EPARSE (-2)  /* the instruction does not parse as a cvt */
+#define PTX_CVT_EILLEGAL (-3) /* illegal instruction or register use, or bad
+                                 operands (count, register widths, stray bits) */
+#define PTX_CVT_EINTERNAL (-4) /* a bug in the oracle (caught panic); please report */
+
+/* A result_text buffer of this many bytes holds any result. */
+#define PTX_CVT_TEXT_LEN 512
+/* An err buffer of this many bytes holds the messages without truncation in
+   practice (longer user input is quoted clipped). */
+#define PTX_CVT_ERR_LEN 512
+
+/*
+ * ptx_cvt_eval: evaluate `instruction` on the source operands, writing a
+ * destination register of dst_width bits, under `profile`.
+ *
+ * Outputs (all required, non-NULL):
+ *   result_text     the acceptance set in the case-line syntax of
+ *                   vectors/README.md, NUL-terminated: "3c00" (exact bits,
+ *                   zero-padded to dst_width), "3f80????" or
+ *                   "3f800000/ffffe000" (only some bits determined), "nan"
+ *                   (any NaN of the destination type), alternatives joined by
+ *                   '|', packed lanes joined by '_'. result_text_len must
+ *                   hold it with its NUL (PTX_CVT_TEXT_LEN always does);
+ *                   otherwise PTX_CVT_EARG.
+ *   result_bits,    when the result is one value: that value and a mask of
+ *   result_mask     all ones of dst_width; when it is one value/mask pattern
+ *                   (bits that the ISA leaves open have 0 in the mask): the
+ *                   value (zero outside the mask) and the mask. A result r is
+ *                   then acceptable iff (r & result_mask) == result_bits.
+ *                   Set to 0 otherwise.
+ *
+ * Returns PTX_CVT_OK (0) when result_bits/result_mask express the result,
+ * PTX_CVT_NOT_BITS (1) when they cannot (e.g. "nan", several alternatives;
+ * result_text is still filled, and ptx_cvt_accepts decides membership), or
+ * a negative error code with a message in err (outputs are then 0 / "").
+ *
+ * Example: "cvt.rn.f16.f32", {0x3f800000}, {32}, 1, 16 -> 0, bits 0x3c00,
+ * mask 0xffff, text "3c00".
+ */
+int ptx_cvt_eval(const char *instruction,
+                 const uint64_t *operands,
+                 const uint32_t *operand_widths,
+                 size_t n_operands,
+                 uint32_t dst_width,
+                 const char *profile,
+                 uint64_t *result_bits,
+                 uint64_t *result_mask,
+                 char *result_text,
+                 size_t result_text_len,
+                 char *err,
+                 size_t err_len);
+
+/*
+ * ptx_cvt_accepts: whether `bits`, read from a destination register of
+ * dst_width bits, is an acceptable result of `instruction` on the operands
+ * under `profile`. Arguments as for ptx_cvt_eval.
+ *
+ * Returns PTX_CVT_ACCEPT (1), PTX_CVT_REJECT (0; also when bits has bits set
+ * above dst_width), or a negative error code with a message in err.
+ */
+int ptx_cvt_accepts(const char *instruction,
+                    const uint64_t *operands,
+                    const uint32_t *operand_widths,
+                    size_t n_operands,
+                    uint32_t dst_width,
+                    const char *profile,
+                    uint64_t bits,
+                    char *err,
+                    size_t err_len);
+
+/*
+ * ptx_cvt_version: the library's version, e.g. "0.1.0". A static
+ * NUL-terminated string: do not free it.
+ */
+const char *ptx_cvt_version(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* PTX_CVT_H */
