@@ -64,7 +64,8 @@ unsafe fn write_c_str(buf: *mut c_char, len: usize, msg: &str) {
     while !msg.is_char_boundary(n) {
         n -= 1;
     }
-    let out = std::slice::from_raw_parts_mut(buf.cast::<u8>(), len);
+    // Only the bytes written are touched (a huge `len` is never made into a slice).
+    let out = std::slice::from_raw_parts_mut(buf.cast::<u8>(), n + 1);
     for (d, s) in out.iter_mut().zip(&msg.as_bytes()[..n]) {
         *d = if *s == 0 { b' ' } else { *s };
     }

@@ -10,12 +10,14 @@ mod common;
 mod coverage;
 mod eval;
 mod explain;
+mod process;
 mod fuzz;
 mod gpu;
 mod ptx;
 mod gen;
 mod list;
 mod reproducer;
+mod shared_lib;
 
 use std::process::ExitCode;
 

@@ -107,7 +107,8 @@ pub fn check_answer(c: &Cvt, operands: &[Operand], dst_width: u32, line: &str) -
     };
     if result.width != dst_width {
         return Err(format!(
-            "the program answered a {}-bit result `{result}` to `{}`: the destination register is {dst_width} bits ({} hex digits)",
+            "the program answered {} {}-bit result `{result}` to `{}`: the destination register is {dst_width} bits ({} hex digits)",
+            if result.width == 8 { "an" } else { "a" },
             result.width,
             asked(),
             dst_width / 4
@@ -131,6 +132,9 @@ struct Running {
     /// Answer lines from the reader thread; disconnected at end of stdout.
     answers: Receiver<Result<String, String>>,
     stderr: Arc<Mutex<Tail>>,
+    /// Whether the process group was killed after the program was reaped
+    /// (done once: its id could in principle be reused afterwards).
+    group_killed: bool,
 }
 
 impl Running {
@@ -161,17 +165,27 @@ impl Running {
         let tail = Arc::new(Mutex::new(Tail::default()));
         let t2 = Arc::clone(&tail);
         thread::spawn(move || stderr_tail(stderr, t2));
-        Ok(Running { child, to_writer: Some(to_writer), answers, stderr: tail })
+        Ok(Running { child, to_writer: Some(to_writer), answers, stderr: tail, group_killed: false })
+    }
+
+    /// Kill what is left of the process group once the program has exited
+    /// by itself (what it started may still run).
+    fn kill_leftovers(&mut self) {
+        if !self.group_killed {
+            self.group_killed = true;
+            kill_group(&self.child);
+        }
     }
 
     /// Kill the program (its whole process group) and reap it.
     fn kill(&mut self) -> Option<ExitStatus> {
         self.to_writer = None;
         if let Ok(Some(s)) = self.child.try_wait() {
-            kill_group(&self.child);
+            self.kill_leftovers();
             return Some(s);
         }
         kill_group(&self.child);
+        self.group_killed = true;
         let _ = self.child.kill();
         self.child.wait().ok()
     }
@@ -183,7 +197,7 @@ impl Running {
         loop {
             match self.child.try_wait() {
                 Ok(Some(s)) => {
-                    kill_group(&self.child);
+                    self.kill_leftovers();
                     return (Some(s), true);
                 }
                 Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(5)),
@@ -223,7 +237,7 @@ impl Drop for Running {
         while Instant::now() < until {
             match self.child.try_wait() {
                 Ok(Some(_)) => {
-                    kill_group(&self.child);
+                    self.kill_leftovers();
                     return;
                 }
                 Ok(None) => thread::sleep(Duration::from_millis(2)),
@@ -305,21 +319,15 @@ pub struct ProcessImpl {
     run: Option<Running>,
     /// Whether the program failed and was not restarted.
     dead: bool,
-    starts: u32,
 }
 
 impl ProcessImpl {
     /// Start `sh -c CMD`. `timeout` bounds the wait for each answer line;
     /// `restart` starts the program again on the next call after a failure.
     pub fn spawn(cmd: &str, timeout: Duration, restart: bool) -> Result<ProcessImpl, String> {
-        let mut p = ProcessImpl { cmd: cmd.to_string(), timeout, restart, run: None, dead: false, starts: 0 };
+        let mut p = ProcessImpl { cmd: cmd.to_string(), timeout, restart, run: None, dead: false };
         p.ensure_running()?;
         Ok(p)
-    }
-
-    /// How many times the program was started (1 without restarts).
-    pub fn starts(&self) -> u32 {
-        self.starts
     }
 
     fn ensure_running(&mut self) -> Result<&mut Running, String> {
@@ -328,10 +336,74 @@ impl ProcessImpl {
                 return Err("the program is no longer running (use --restart to start it again after a failure)".into());
             }
             self.run = Some(Running::start(&self.cmd)?);
-            self.starts += 1;
             self.dead = false;
         }
         Ok(self.run.as_mut().expect("just started"))
+    }
+
+    /// Evaluate a batch: the answers in order up to the first failure, and
+    /// that failure if any (the program is then stopped).
+    pub fn eval_partial(&mut self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> (Vec<u64>, Option<String>) {
+        let mut out = Vec::with_capacity(cases.len());
+        if cases.is_empty() {
+            return (out, None);
+        }
+        let timeout = self.timeout;
+        let run = match self.ensure_running() {
+            Ok(r) => r,
+            Err(e) => return (out, Some(e)),
+        };
+        let mut text = String::new();
+        for (ops, w) in cases {
+            text.push_str(&request_line(c, ops, *w));
+            text.push('\n');
+        }
+        let sent = run.to_writer.as_ref().is_some_and(|t| t.send(text.into_bytes()).is_ok());
+        if !sent {
+            return (out, Some(self.fail("cannot write to the program's stdin".into(), false)));
+        }
+        for (i, (ops, w)) in cases.iter().enumerate() {
+            let at = || {
+                let n = cases.len();
+                if n == 1 {
+                    String::new()
+                } else {
+                    format!(" (case {} of a batch of {n}; {i} answered)", i + 1)
+                }
+            };
+            let run = self.run.as_mut().expect("running");
+            match run.answers.recv_timeout(timeout) {
+                Ok(Ok(line)) => match check_answer(c, ops, *w, &line) {
+                    Ok(bits) => out.push(bits),
+                    Err(e) => return (out, Some(self.fail(format!("{e}{}", at()), false))),
+                },
+                Ok(Err(e)) => {
+                    let msg = format!("the program's answer to `{}`{} is unreadable: {e}", request_line(c, ops, *w), at());
+                    return (out, Some(self.fail(msg, false)));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    let msg = format!(
+                        "no answer within {} to `{}`{}; the program was killed. Is it stuck, or does it not flush stdout after each answer? (--timeout sets the limit)",
+                        secs(timeout),
+                        request_line(c, ops, *w),
+                        at()
+                    );
+                    return (out, Some(self.fail(msg, true)));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    let (status, exited) = run.status_after_eof();
+                    let status: Option<ExitStatus> = status;
+                    let how = match (status, exited) {
+                        (Some(s), true) => format!("exited ({})", describe_status(s)),
+                        (Some(s), false) => format!("closed its stdout and was killed ({})", describe_status(s)),
+                        (None, _) => "closed its stdout".to_string(),
+                    };
+                    let msg = format!("the program {how} before answering `{}`{}", request_line(c, ops, *w), at());
+                    return (out, Some(self.fail(msg, true)));
+                }
+            }
+        }
+        (out, None)
     }
 
     /// Stop the program after a failure and add what it left behind to
@@ -372,63 +444,10 @@ impl Implementation for ProcessImpl {
     }
 
     fn eval_batch(&mut self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> Result<Vec<u64>, String> {
-        if cases.is_empty() {
-            return Ok(Vec::new());
+        match self.eval_partial(c, cases) {
+            (out, None) => Ok(out),
+            (_, Some(e)) => Err(e),
         }
-        let timeout = self.timeout;
-        let run = self.ensure_running()?;
-        let mut text = String::new();
-        for (ops, w) in cases {
-            text.push_str(&request_line(c, ops, *w));
-            text.push('\n');
-        }
-        let sent = run.to_writer.as_ref().is_some_and(|t| t.send(text.into_bytes()).is_ok());
-        if !sent {
-            return Err(self.fail("cannot write to the program's stdin".into(), false));
-        }
-        let mut out = Vec::with_capacity(cases.len());
-        for (i, (ops, w)) in cases.iter().enumerate() {
-            let at = || {
-                let n = cases.len();
-                if n == 1 {
-                    String::new()
-                } else {
-                    format!(" (case {} of a batch of {n}; {i} answered)", i + 1)
-                }
-            };
-            let run = self.run.as_mut().expect("running");
-            match run.answers.recv_timeout(timeout) {
-                Ok(Ok(line)) => match check_answer(c, ops, *w, &line) {
-                    Ok(bits) => out.push(bits),
-                    Err(e) => return Err(self.fail(format!("{e}{}", at()), false)),
-                },
-                Ok(Err(e)) => {
-                    let msg = format!("the program's answer to `{}`{} is unreadable: {e}", request_line(c, ops, *w), at());
-                    return Err(self.fail(msg, false));
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    let msg = format!(
-                        "no answer within {} to `{}`{}; the program was killed. Is it stuck, or does it not flush stdout after each answer? (--timeout sets the limit)",
-                        secs(timeout),
-                        request_line(c, ops, *w),
-                        at()
-                    );
-                    return Err(self.fail(msg, true));
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    let (status, exited) = run.status_after_eof();
-                    let status: Option<ExitStatus> = status;
-                    let how = match (status, exited) {
-                        (Some(s), true) => format!("exited ({})", describe_status(s)),
-                        (Some(s), false) => format!("closed its stdout and was killed ({})", describe_status(s)),
-                        (None, _) => "closed its stdout".to_string(),
-                    };
-                    let msg = format!("the program {how} before answering `{}`{}", request_line(c, ops, *w), at());
-                    return Err(self.fail(msg, true));
-                }
-            }
-        }
-        Ok(out)
     }
 }
 
