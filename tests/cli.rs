@@ -781,7 +781,7 @@ fn check_and_eval_stop_on_read_errors() {
         "ptx-cvt check <dir>".into(),
         None,
         start,
-        Duration::from_secs(5),
+        Duration::from_secs(30),
     );
     r.expect_code(2);
     assert!(r.err.lines().count() <= 3, "{}", clip(&r.err));
@@ -794,7 +794,7 @@ fn check_and_eval_stop_on_read_errors() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let r = finish_within(child, "ptx-cvt eval < <dir>".into(), None, start, Duration::from_secs(5));
+    let r = finish_within(child, "ptx-cvt eval < <dir>".into(), None, start, Duration::from_secs(30));
     r.expect_code(2);
     assert!(r.err.lines().count() <= 3, "{}", clip(&r.err));
 }

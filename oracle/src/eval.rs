@@ -601,38 +601,38 @@ impl<'a> Ctx<'a> {
                 self.note(Rule::SatClamp, format!("{mag} → 1"));
                 mag = one;
             }
-            return TypeResult::Bits(encode::encode_finite(d, neg, &mag));
-        }
-        if c.relu && neg {
-            if !mag.is_zero() {
-                self.note(Rule::Relu, format!("{} → +0", signed(true, &mag)));
-                (neg, mag) = (false, Dyadic::zero());
-            } else if self.ask(Question::ReluNegZeroToPositive) {
-                self.note(Rule::ReluNegZero, "-0 → +0");
-                neg = false;
-            } else {
-                self.note(Rule::ReluNegZero, "-0 stays -0");
+        } else {
+            if c.relu && neg {
+                if !mag.is_zero() {
+                    self.note(Rule::Relu, format!("{} → +0", signed(true, &mag)));
+                    (neg, mag) = (false, Dyadic::zero());
+                } else if self.ask(Question::ReluNegZeroToPositive) {
+                    self.note(Rule::ReluNegZero, "-0 → +0");
+                    neg = false;
+                } else {
+                    self.note(Rule::ReluNegZero, "-0 stays -0");
+                }
             }
-        }
-        let policy = if c.satfinite && !self.is(Mutant::SatfinitePassesInf) { Overflow::SatFinite } else { Overflow::Ieee };
-        let rounded = Rounded { mag: mag.clone(), ..r };
-        match fit(l, neg, &rounded, policy) {
-            Fit::Finite => {}
-            Fit::OverflowToInf if self.is(Mutant::OverflowToMaxUnderRn) && matches!(self.mode, Mode::NearestEven) => {
-                return TypeResult::Bits(encode::encode_max(d, neg));
-            }
-            Fit::OverflowToInf => {
-                self.note(Rule::OverflowToInf, format!("{} exceeds max finite {} → {}inf", mag, l.max_finite(), if neg { "-" } else { "+" }));
-                return TypeResult::Bits(encode::encode_inf(d, neg));
-            }
-            Fit::OverflowToNan => {
-                self.note(Rule::OverflowToNan, format!("{mag} exceeds max finite {} → NaN", l.max_finite()));
-                return TypeResult::Bits(encode::encode_nan(d, false, u64::MAX));
-            }
-            Fit::OverflowToMax => {
-                let rule = if c.satfinite { Rule::SatFinite } else { Rule::OverflowToMax };
-                self.note(rule, format!("{} exceeds max finite → {}", mag, signed(neg, &l.max_finite())));
-                return TypeResult::Bits(encode::encode_max(d, neg));
+            let policy = if c.satfinite && !self.is(Mutant::SatfinitePassesInf) { Overflow::SatFinite } else { Overflow::Ieee };
+            let rounded = Rounded { mag: mag.clone(), ..r };
+            match fit(l, neg, &rounded, policy) {
+                Fit::Finite => {}
+                Fit::OverflowToInf if self.is(Mutant::OverflowToMaxUnderRn) && matches!(self.mode, Mode::NearestEven) => {
+                    return TypeResult::Bits(encode::encode_max(d, neg));
+                }
+                Fit::OverflowToInf => {
+                    self.note(Rule::OverflowToInf, format!("{} exceeds max finite {} → {}inf", mag, l.max_finite(), if neg { "-" } else { "+" }));
+                    return TypeResult::Bits(encode::encode_inf(d, neg));
+                }
+                Fit::OverflowToNan => {
+                    self.note(Rule::OverflowToNan, format!("{mag} exceeds max finite {} → NaN", l.max_finite()));
+                    return TypeResult::Bits(encode::encode_nan(d, false, u64::MAX));
+                }
+                Fit::OverflowToMax => {
+                    let rule = if c.satfinite { Rule::SatFinite } else { Rule::OverflowToMax };
+                    self.note(rule, format!("{} exceeds max finite → {}", mag, signed(neg, &l.max_finite())));
+                    return TypeResult::Bits(encode::encode_max(d, neg));
+                }
             }
         }
         if c.ftz && self.dst == Format::F32 && !self.is(Mutant::NoFtz) {

@@ -11,6 +11,7 @@ pub mod caseline;
 pub mod encode;
 pub mod eval;
 pub mod exact;
+pub mod fast;
 pub mod format;
 pub mod gen;
 pub mod implementation;

@@ -1,0 +1,619 @@
+//! The fast engine: a second, independent evaluation of `cvt` with integer
+//! bit manipulation only (`u64`/`u128`, no `rug`, no host floating point).
+//!
+//! One generic path, driven by the format table's layouts, converts one lane:
+//! decode, (flush), round with the `u128` core (`arith::round`, the same
+//! decision as `round::decide`), apply .sat/.relu/overflow/.ftz, encode.
+//! Scalar forms are one lane; tf32 and the packed forms are lanes of the
+//! same path, packed high lane first (SPEC §5.11).
+//!
+//! Scope: the **sm90 profile** only. Its choices on open questions come from
+//! the one place that records them (`Profile::answers`, `Profile::nan_out`,
+//! `Profile::tf32_low_bits_mask`, `policy::stochastic_bits`), evaluated once
+//! per instruction; legality is the instruction model's (`instr::check`).
+//!
+//! Speed: an instruction is turned into a [`Plan`] once (the last plan is
+//! cached per thread, so repeated [`evaluate`] calls on one instruction skip
+//! the legality check); evaluating a plan allocates nothing.
+
+mod arith;
+
+use std::cell::Cell;
+use std::fmt;
+
+use crate::accept::{width_mask, AcceptSet, Alt, LaneSet};
+use crate::eval::{EvalError, Operand};
+use crate::format::Format;
+use crate::implementation::Implementation;
+use crate::instr::{self, Cvt, Family, Regs, Rounding, Type};
+use crate::policy::{self, NanOut, Profile, Question};
+use crate::round::Mode;
+
+use self::arith::{decode_float, decode_int, encode_finite, encode_inf, encode_max, encode_nan, greater, msb, round, Fl, Lf, Val};
+
+/// What the destination register may hold: the fast engine's counterpart of
+/// an [`AcceptSet`], small and `Copy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FastResult {
+    /// Exactly these bits.
+    Bits(u64),
+    /// These bits wherever `mask` is set (tf32 low bits left open by a profile).
+    Pattern { value: u64, mask: u64 },
+    /// Any NaN of the format, zero-extended to the register.
+    AnyNan(Format),
+    /// A packed result with any-NaN lanes: `count` lanes of `lane_bits`;
+    /// lane `i` (0 = lowest) is any NaN of `format` when bit `i` of
+    /// `nan_lanes` is set, else its bits in `value`.
+    Lanes { lane_bits: u8, count: u8, nan_lanes: u8, format: Format, value: u64 },
+}
+
+impl FastResult {
+    /// The acceptance set, in the exact engine's canonical representation.
+    pub fn to_accept(&self, width: u32) -> AcceptSet {
+        match *self {
+            FastResult::Bits(v) => AcceptSet::exact(width, v),
+            FastResult::Pattern { value, mask } => AcceptSet { width, alts: vec![Alt::Bits { value, mask }] },
+            FastResult::AnyNan(f) => AcceptSet::any_nan(width, f),
+            FastResult::Lanes { lane_bits, count, nan_lanes, format, value } => {
+                let lb = lane_bits as u32;
+                let lanes = (0..count as u32)
+                    .rev()
+                    .map(|i| {
+                        if nan_lanes >> i & 1 == 1 {
+                            LaneSet::AnyNan(format)
+                        } else {
+                            LaneSet::Bits { value: (value >> (i * lb)) & width_mask(lb), mask: width_mask(lb) }
+                        }
+                    })
+                    .collect();
+                AcceptSet { width, alts: vec![Alt::Lanes { bits: lb, lanes }] }
+            }
+        }
+    }
+    /// The single value, when the result is one value.
+    pub fn single(&self, width: u32) -> Option<u64> {
+        match *self {
+            FastResult::Bits(v) => Some(v),
+            FastResult::Pattern { value, mask } if mask == width_mask(width) => Some(value),
+            _ => None,
+        }
+    }
+    /// One member of the set: the value itself, the pattern with open bits
+    /// zero, the format's canonical NaN (all fraction bits set) for any NaN.
+    pub fn representative(&self) -> u64 {
+        match *self {
+            FastResult::Bits(v) => v,
+            FastResult::Pattern { value, mask } => value & mask,
+            FastResult::AnyNan(f) => canonical_nan(f),
+            FastResult::Lanes { lane_bits, count, nan_lanes, format, value } => {
+                let lb = lane_bits as u32;
+                (0..count as u32).fold(value, |v, i| {
+                    if nan_lanes >> i & 1 == 1 {
+                        (v & !(width_mask(lb) << (i * lb))) | (canonical_nan(format) & width_mask(lb)) << (i * lb)
+                    } else {
+                        v
+                    }
+                })
+            }
+        }
+    }
+}
+
+fn canonical_nan(f: Format) -> u64 {
+    match Lf::of(f) {
+        Lf::Float(l) => encode_nan(&l, false, u64::MAX),
+        Lf::Int { .. } => 0,
+    }
+}
+
+impl fmt::Display for FastResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            FastResult::Bits(v) => write!(f, "{v:x}"),
+            FastResult::Pattern { value, mask } => write!(f, "{value:x}/{mask:x}"),
+            FastResult::AnyNan(fm) => write!(f, "any {} NaN", fm.name()),
+            FastResult::Lanes { lane_bits, count, .. } => write!(f, "{}", self.to_accept((lane_bits as u32 * count as u32).max(8))),
+        }
+    }
+}
+
+/// What one lane produced, at the lane's width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LaneOut {
+    Bits(u64),
+    AnyNan,
+}
+
+/// How NaN sources come out of a float→float lane (decided once per plan).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NanPlan {
+    Fixed(u64),
+    Any,
+    Copy,
+    Payload,
+}
+
+/// Everything about an instruction that does not depend on the operand values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    c: Cvt,
+    src: Lf,
+    dst: Lf,
+    family: Family,
+    mode: Mode,
+    /// Rounding grid of float destinations: precision (0 = integers) and qmin.
+    prec: u32,
+    qmin: i32,
+    /// .ftz flushes an f32 subnormal source (erratum answered by the profile).
+    ftz_in: bool,
+    /// .ftz flushes f32 subnormal results; judged after rounding?
+    ftz_out: bool,
+    ftz_after: bool,
+    relu_neg_zero_positive: bool,
+    nan: NanPlan,
+    /// float→int NaN result; int destination range.
+    nan_int: u64,
+    int_lo: i128,
+    int_hi: i128,
+    /// Source type bits (scalar) / lane bits (packed source); destination type bits.
+    a_bits: u32,
+    d_bits: u32,
+    lanes: u32,
+    packed: bool,
+    stochastic: bool,
+    /// Destination register width; mask the profile compares (tf32).
+    dst_width: u32,
+    dst_mask: u64,
+    dst_signed_int: bool,
+}
+
+fn int_range(bits: u32, signed: bool) -> (i128, i128) {
+    if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
+/// Operands a form takes (`instr::shape` without allocating): natural width of operand `i`.
+fn natural_operands(c: &Cvt) -> (usize, u32) {
+    let values = if c.atype.is_packed() || !c.dtype.is_packed() { 1 } else { c.dtype.lanes() as usize };
+    (values + (c.rounding == Some(Rounding::Rs)) as usize, c.atype.bits())
+}
+
+impl Plan {
+    /// Check legality for the registers and prepare the evaluation.
+    pub fn new(c: &Cvt, src_width: u32, dst_width: u32) -> Result<Plan, EvalError> {
+        instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
+        Ok(Plan::prepare(c, dst_width))
+    }
+
+    fn prepare(c: &Cvt, dst_width: u32) -> Plan {
+        let profile = Profile::Sm90;
+        let answers = profile.answers();
+        let (sf, df) = (c.atype.format(), c.dtype.format());
+        let (src, dst) = (Lf::of(sf), Lf::of(df));
+        let family = instr::family(sf, df);
+        let mode = c.rounding.and_then(|r| r.mode()).unwrap_or(Mode::NearestEven);
+        let (prec, qmin) = match (dst, family, c.rounding) {
+            (Lf::Float(_), Family::SameFloat, Some(r)) if r.is_integer() => (0, 0),
+            (Lf::Float(l), _, _) => (l.prec, l.qmin),
+            (Lf::Int { .. }, _, _) => (0, 0),
+        };
+        let nan = match dst {
+            Lf::Float(l) if !l.has_nan() => NanPlan::Fixed(encode_max(&l, false)),
+            Lf::Float(l) => {
+                let plain = c.rounding.is_none() && !c.ftz && !c.relu && !c.satfinite;
+                let out = if df == Format::Ue8m0 {
+                    NanOut::Canonical
+                } else if c.relu || c.satfinite {
+                    profile.canonical_nan(policy::Rule::ReluNan).0
+                } else {
+                    profile.nan_out(df, sf, plain).0
+                };
+                match out {
+                    NanOut::Canonical => NanPlan::Fixed(encode_nan(&l, false, u64::MAX)),
+                    NanOut::Any(_) => NanPlan::Any,
+                    NanOut::Copy => NanPlan::Copy,
+                    NanOut::Payload => NanPlan::Payload,
+                }
+            }
+            Lf::Int { .. } => NanPlan::Any,
+        };
+        let d_bits = c.dtype.bits();
+        let (int_lo, int_hi, dst_signed_int) = match dst {
+            Lf::Int { bits, signed } => {
+                let (lo, hi) = int_range(bits, signed);
+                (lo, hi, signed)
+            }
+            Lf::Float(_) => (0, 0, false),
+        };
+        let nan_int = if c.atype != Type::F64 && d_bits != 64 { 0 } else { 1u64 << (d_bits - 1) };
+        let dst_mask = if c.dtype == Type::Tf32 { profile.tf32_low_bits_mask() } else { width_mask(dst_width) };
+        let packed = c.dtype.is_packed() || c.atype.is_packed();
+        Plan {
+            c: *c,
+            src,
+            dst,
+            family,
+            mode,
+            prec,
+            qmin,
+            // The f16.f32 erratum: the profile says whether that form flushes its source.
+            ftz_in: c.ftz && sf == Format::F32 && (df != Format::F16 || answers.get(Question::FtzF16Input)),
+            ftz_out: c.ftz && df == Format::F32,
+            ftz_after: answers.get(Question::FtzAfterRounding),
+            relu_neg_zero_positive: answers.get(Question::ReluNegZeroToPositive),
+            nan,
+            nan_int,
+            int_lo,
+            int_hi,
+            a_bits: if c.atype.is_packed() { c.atype.lane_bits() } else { c.atype.bits() },
+            d_bits: if packed { c.dtype.lane_bits() } else { d_bits },
+            lanes: c.dtype.lanes().max(c.atype.lanes()),
+            packed,
+            stochastic: c.rounding == Some(Rounding::Rs),
+            dst_width,
+            dst_mask,
+            dst_signed_int,
+        }
+    }
+
+    /// The instruction this plan evaluates.
+    pub fn cvt(&self) -> &Cvt {
+        &self.c
+    }
+
+    /// Evaluate on operands (their count and widths are the caller's to check,
+    /// see [`evaluate`]).
+    #[inline]
+    pub fn eval(&self, ops: &[Operand]) -> FastResult {
+        if !self.packed {
+            return self.finish_scalar(self.lane(ops[0].bits, self.mode));
+        }
+        let c = &self.c;
+        let rbits = if self.stochastic { ops[ops.len() - 1].bits } else { 0 };
+        let lb = self.d_bits;
+        let (mut value, mut nan_lanes) = (0u64, 0u8);
+        for i in (0..self.lanes).rev() {
+            let bits = if c.atype.is_packed() {
+                (ops[0].bits >> (i * self.a_bits)) & width_mask(self.a_bits)
+            } else {
+                ops[(self.lanes - 1 - i) as usize].bits
+            };
+            let mode = if self.stochastic {
+                let (rbits, width) = policy::stochastic_bits(c.dtype, rbits, i);
+                Mode::Stochastic { rbits, width }
+            } else {
+                self.mode
+            };
+            value <<= lb;
+            match self.lane(bits, mode) {
+                LaneOut::Bits(b) => value |= b & width_mask(lb),
+                LaneOut::AnyNan => nan_lanes |= 1 << i,
+            }
+        }
+        if nan_lanes == 0 {
+            FastResult::Bits(value)
+        } else {
+            FastResult::Lanes { lane_bits: lb as u8, count: self.lanes as u8, nan_lanes, format: c.dtype.format(), value }
+        }
+    }
+
+    /// Evaluate a single-operand form on the source bits.
+    #[inline]
+    pub fn eval1(&self, a: u64) -> FastResult {
+        self.eval(&[Operand { bits: a, width: self.c.atype.bits() }])
+    }
+
+    /// Place a scalar (or tf32) type-width result in the destination register (SPEC §4).
+    #[inline]
+    fn finish_scalar(&self, r: LaneOut) -> FastResult {
+        match r {
+            LaneOut::AnyNan => FastResult::AnyNan(self.c.dtype.format()),
+            LaneOut::Bits(b) => {
+                let n = self.d_bits;
+                let mut bits = b & width_mask(n);
+                if self.dst_signed_int && self.dst_width > n && (bits >> (n - 1)) & 1 == 1 {
+                    bits |= width_mask(self.dst_width) & !width_mask(n);
+                }
+                if self.dst_mask == width_mask(self.dst_width) {
+                    FastResult::Bits(bits)
+                } else {
+                    FastResult::Pattern { value: bits & self.dst_mask, mask: self.dst_mask }
+                }
+            }
+        }
+    }
+
+    /// Convert one lane (or a scalar) from the low bits of `x`.
+    #[inline]
+    fn lane(&self, x: u64, mode: Mode) -> LaneOut {
+        match (self.src, self.dst) {
+            (Lf::Int { bits: sb, signed: ss }, Lf::Int { bits: db, .. }) => {
+                let v = decode_int(sb, ss, x);
+                let v = if self.c.sat { v.clamp(self.int_lo, self.int_hi) } else { v };
+                LaneOut::Bits(v as u64 & width_mask(db))
+            }
+            (Lf::Int { bits, signed }, Lf::Float(d)) => {
+                let v = decode_int(bits, signed, x);
+                let (neg, sig) = (v < 0, v.unsigned_abs());
+                let r = round(neg, sig, 0, d.prec, d.qmin, mode);
+                self.finish_float(&d, neg, sig, 0, r, mode)
+            }
+            (Lf::Float(s), Lf::Int { .. }) => self.float_to_int(&s, x, mode),
+            (Lf::Float(s), Lf::Float(d)) => self.float_to_float(&s, &d, x, mode),
+        }
+    }
+
+    #[inline]
+    fn ftz_input(&self, s: &Fl, v: Val) -> Val {
+        match v {
+            Val::Num { neg, sig, exp } if self.ftz_in && sig != 0 && msb(sig, exp) < s.emin && s.subnormals => {
+                Val::Num { neg, sig: 0, exp: 0 }
+            }
+            v => v,
+        }
+    }
+
+    fn float_to_int(&self, s: &Fl, x: u64, mode: Mode) -> LaneOut {
+        let n = self.d_bits;
+        let v = match self.ftz_input(s, decode_float(s, x)) {
+            Val::Nan { .. } => return LaneOut::Bits(self.nan_int),
+            Val::Inf { neg } => {
+                if neg {
+                    self.int_lo
+                } else {
+                    self.int_hi
+                }
+            }
+            Val::Num { neg, sig, exp } => {
+                let mag: Option<u128> = if sig == 0 {
+                    Some(0)
+                } else if exp >= 0 {
+                    // Integral already; 2^64 and above is outside every destination range.
+                    (msb(sig, exp) < 64).then(|| sig << exp as u32)
+                } else {
+                    Some(round(neg, sig, exp, 0, 0, mode).sig)
+                };
+                match mag {
+                    // mag <= 2^64: fits an i128 with its sign.
+                    Some(m) => {
+                        let i = m as i128;
+                        (if neg { -i } else { i }).clamp(self.int_lo, self.int_hi)
+                    }
+                    None if neg => self.int_lo,
+                    None => self.int_hi,
+                }
+            }
+        };
+        LaneOut::Bits(v as u64 & width_mask(n))
+    }
+
+    fn float_to_float(&self, s: &Fl, d: &Fl, x: u64, mode: Mode) -> LaneOut {
+        let c = &self.c;
+        let v = decode_float(s, x);
+        if let Val::Nan { neg, quiet, payload } = v {
+            if c.sat {
+                return LaneOut::Bits(encode_finite(d, false, 0, 0));
+            }
+            return match self.nan {
+                NanPlan::Fixed(b) => LaneOut::Bits(b),
+                NanPlan::Any => LaneOut::AnyNan,
+                NanPlan::Copy => LaneOut::Bits(encode_nan(d, neg, payload) & !(d.quiet_bit * (!quiet) as u64)),
+                NanPlan::Payload => {
+                    // Align the payload's top bits under the quiet bit.
+                    let (sb, db) = (s.man_bits.saturating_sub(1), d.man_bits - 1);
+                    let p = if sb >= db { payload >> (sb - db) } else { payload << (db - sb) };
+                    LaneOut::Bits(encode_nan(d, neg, p))
+                }
+            };
+        }
+        let mut v = self.ftz_input(s, v);
+        if !d.signed {
+            // ue8m0: the magnitude is converted.
+            v = match v {
+                Val::Num { sig, exp, .. } => Val::Num { neg: false, sig, exp },
+                Val::Inf { .. } => Val::Inf { neg: false },
+                nan => nan,
+            };
+        }
+        match v {
+            Val::Num { neg, sig, exp } => {
+                let r = round(neg, sig, exp, self.prec, self.qmin, mode);
+                self.finish_float(d, neg, sig, exp, r, mode)
+            }
+            Val::Inf { neg } => LaneOut::Bits(self.inf(d, neg)),
+            Val::Nan { .. } => unreachable!("handled above"),
+        }
+    }
+
+    fn inf(&self, d: &Fl, neg: bool) -> u64 {
+        let c = &self.c;
+        if c.sat {
+            return encode_finite(d, false, (!neg) as u128, 0);
+        }
+        if c.relu && neg {
+            return encode_finite(d, false, 0, 0);
+        }
+        if c.satfinite {
+            return encode_max(d, neg);
+        }
+        if !d.has_inf() {
+            // ue8m0 (the other Inf-less formats require .satfinite).
+            return encode_nan(d, false, u64::MAX);
+        }
+        encode_inf(d, neg)
+    }
+
+    /// After rounding to a float destination: .sat, .relu, overflow, .ftz, encode.
+    #[inline]
+    fn finish_float(&self, d: &Fl, neg: bool, exact_sig: u128, exact_exp: i32, r: arith::Rounded, mode: Mode) -> LaneOut {
+        let c = &self.c;
+        let (mut neg, mut sig, mut q) = (neg, r.sig, r.q);
+        if c.sat {
+            // Clamp to [0, 1]; the .ftz result flush below still applies.
+            if neg {
+                (neg, sig) = (false, 0);
+            } else if greater(sig, q, 1, 0) {
+                (sig, q) = (1, 0);
+            }
+        } else if c.relu && neg && (sig != 0 || self.relu_neg_zero_positive) {
+            (neg, sig) = (false, 0);
+        }
+        if !c.sat && greater(sig, q, d.max_sig, d.max_exp) {
+            let to_inf = !c.satfinite
+                && match mode {
+                    Mode::NearestEven | Mode::NearestAway => true,
+                    Mode::Up => !neg,
+                    Mode::Down => neg,
+                    Mode::TowardZero => false,
+                    Mode::Stochastic { .. } => r.away,
+                };
+            return LaneOut::Bits(match (to_inf, d.has_inf(), d.has_nan()) {
+                (true, true, _) => encode_inf(d, neg),
+                (true, false, true) => encode_nan(d, false, u64::MAX),
+                _ => encode_max(d, neg),
+            });
+        }
+        if self.ftz_out && sig != 0 {
+            let tiny_after = msb(sig, q) < d.emin;
+            let tiny = if self.ftz_after || exact_sig == 0 { tiny_after } else { msb(exact_sig, exact_exp) < d.emin };
+            if tiny {
+                sig = 0;
+            }
+        }
+        if sig == 0 && !d.signed && !d.subnormals {
+            // ue8m0 has no zero: 00 is 2^-127.
+            return LaneOut::Bits(0);
+        }
+        LaneOut::Bits(encode_finite(d, neg, sig, q))
+    }
+}
+
+/// Check the operand count as the exact engine does (the error path builds
+/// the same message with `instr::shape`).
+#[inline]
+fn check_count(c: &Cvt, ops: &[Operand]) -> Result<(), EvalError> {
+    if ops.len() == natural_operands(c).0 {
+        return Ok(());
+    }
+    let shape = instr::shape(c);
+    let n = shape.srcs.len();
+    Err(EvalError::Operands(format!(
+        "{c} takes {n} source operand{} ({}), got {}",
+        if n == 1 { "" } else { "s" },
+        shape.describe(),
+        ops.len()
+    )))
+}
+
+/// Packed forms: every operand register exactly as wide as the form wants
+/// (after legality, as in the exact engine).
+#[inline]
+fn check_widths(c: &Cvt, ops: &[Operand]) -> Result<(), EvalError> {
+    if c.is_scalar() {
+        return Ok(());
+    }
+    let (count, natural) = natural_operands(c);
+    let rs = c.rounding == Some(Rounding::Rs);
+    if ops.iter().enumerate().all(|(i, o)| o.width == if rs && i == count - 1 { 32 } else { natural }) {
+        return Ok(());
+    }
+    let shape = instr::shape(c);
+    for (i, (o, want)) in ops.iter().zip(&shape.srcs).enumerate() {
+        if !instr::packed::width_ok(c, Some(i), o.width) {
+            return Err(EvalError::Operands(format!(
+                "operand {} of {c} needs a {want}-bit register ({} hex digits), got {} bits",
+                i + 1,
+                want / 4,
+                o.width
+            )));
+        }
+    }
+    Ok(())
+}
+
+thread_local! {
+    /// The last plan built on this thread, keyed by instruction and register widths.
+    static LAST: Cell<Option<(u32, Plan)>> = const { Cell::new(None) };
+}
+
+/// A plan for `c` with these registers, from the per-thread cache when it
+/// is the last one used.
+fn plan_for(c: &Cvt, src_width: u32, dst_width: u32) -> Result<Plan, EvalError> {
+    if let Some((w, p)) = LAST.with(Cell::get) {
+        if p.c == *c && p.dst_width == dst_width && w == src_width {
+            return Ok(p);
+        }
+    }
+    let p = Plan::new(c, src_width, dst_width)?;
+    LAST.with(|l| l.set(Some((src_width, p))));
+    Ok(p)
+}
+
+/// Evaluate `c` on its operands, writing a register of `dst_width` bits,
+/// under the sm90 profile.
+#[inline]
+pub fn evaluate(c: &Cvt, ops: &[Operand], dst_width: u32) -> Result<FastResult, EvalError> {
+    check_count(c, ops)?;
+    let plan = plan_for(c, ops.first().map_or(c.atype.bits(), |o| o.width), dst_width)?;
+    check_widths(c, ops)?;
+    Ok(plan.eval(ops))
+}
+
+/// [`evaluate`] under a named profile: the fast engine implements the sm90
+/// profile only.
+pub fn evaluate_profile(c: &Cvt, ops: &[Operand], dst_width: u32, profile: Profile) -> Result<FastResult, EvalError> {
+    match profile {
+        Profile::Sm90 => evaluate(c, ops, dst_width),
+        Profile::Isa => Err(EvalError::Operands("fast engine implements the sm90 profile".into())),
+    }
+}
+
+/// A plan for a single-operand form at natural register widths.
+fn batch_plan(c: &Cvt) -> Result<Plan, EvalError> {
+    let (count, natural) = natural_operands(c);
+    if count != 1 {
+        return Err(EvalError::Operands(format!("{c} takes {count} source operands: the batch API takes single-operand forms")));
+    }
+    Plan::new(c, natural, c.dtype.bits())
+}
+
+/// Evaluate a single-operand form at natural register widths on many
+/// inputs: `out[i]` gets the result for `inputs[i]` (for a set result, its
+/// [`FastResult::representative`]: the canonical NaN for any NaN).
+/// Panics if the slices differ in length.
+pub fn evaluate_batch(c: &Cvt, inputs: &[u64], out: &mut [u64]) -> Result<(), EvalError> {
+    assert_eq!(inputs.len(), out.len(), "evaluate_batch: inputs and out differ in length");
+    let plan = batch_plan(c)?;
+    for (o, &a) in out.iter_mut().zip(inputs) {
+        *o = plan.eval1(a).representative();
+    }
+    Ok(())
+}
+
+/// [`evaluate_batch`] keeping every result's full set.
+pub fn evaluate_batch_results(c: &Cvt, inputs: &[u64], out: &mut [FastResult]) -> Result<(), EvalError> {
+    assert_eq!(inputs.len(), out.len(), "evaluate_batch_results: inputs and out differ in length");
+    let plan = batch_plan(c)?;
+    for (o, &a) in out.iter_mut().zip(inputs) {
+        *o = plan.eval1(a);
+    }
+    Ok(())
+}
+
+/// The fast engine as an [`Implementation`] (sm90 profile): one value per
+/// case, or an error where the result is a set (e.g. any NaN).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FastEngine;
+
+impl Implementation for FastEngine {
+    fn name(&self) -> String {
+        "fast engine (sm90)".into()
+    }
+    fn eval(&mut self, c: &Cvt, operands: &[Operand], dst_width: u32) -> Result<u64, String> {
+        let r = evaluate(c, operands, dst_width).map_err(|e| e.to_string())?;
+        r.single(dst_width).ok_or_else(|| format!("the result is a set ({}), not one value", r.to_accept(dst_width)))
+    }
+}
