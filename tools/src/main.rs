@@ -18,6 +18,7 @@ mod gen;
 mod list;
 mod reproducer;
 mod shared_lib;
+mod sweep;
 
 use std::process::ExitCode;
 
@@ -88,6 +89,13 @@ enum Command {
     Gpu(gpu::GpuArgs),
     /// Fuzz an external implementation (a process or a shared library) against the oracle.
     Fuzz(fuzz::FuzzArgs),
+    /// Evaluate every input of a single-source variant with the fast engine, on all cores.
+    ///
+    /// Prints an order-independent digest of the (input, result) pairs, and
+    /// compares with a results file (--against) or an implementation
+    /// (--target-cmd, --target-lib) if given. Example: `ptx-cvt sweep
+    /// cvt.rn.f16.f32` (all 2^32 inputs); `--shard K/N` for array jobs.
+    Sweep(sweep::SweepArgs),
     /// List every legal spelling (canonical form), one per line.
     ///
     /// Example: `ptx-cvt list --target sm_90`.
@@ -135,6 +143,7 @@ fn main() -> ExitCode {
         Command::Ptx(a) => ptx::run(a),
         Command::Gpu(a) => gpu::run(a),
         Command::Fuzz(a) => fuzz::run(a),
+        Command::Sweep(a) => sweep::run(a),
     };
     ExitCode::from(code)
 }

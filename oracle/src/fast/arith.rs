@@ -62,11 +62,11 @@ impl Fl {
             max_exp: me as i32 - l.bias - l.man_bits as i32,
         }
     }
-    #[inline]
+    #[inline(always)]
     pub fn has_inf(&self) -> bool {
         self.specials == Specials::Ieee
     }
-    #[inline]
+    #[inline(always)]
     pub fn has_nan(&self) -> bool {
         self.specials != Specials::None
     }
@@ -109,13 +109,13 @@ pub(crate) enum Val {
 }
 
 /// Number of significant bits (0 for 0).
-#[inline]
+#[inline(always)]
 pub(crate) fn bitlen(x: u128) -> i32 {
     128 - x.leading_zeros() as i32
 }
 
 /// The two's-complement integer in the low `bits` bits.
-#[inline]
+#[inline(always)]
 pub(crate) fn decode_int(bits: u32, signed: bool, x: u64) -> i128 {
     let x = x & low_mask(bits);
     if signed && (x >> (bits - 1)) & 1 == 1 {
@@ -126,7 +126,7 @@ pub(crate) fn decode_int(bits: u32, signed: bool, x: u64) -> i128 {
 }
 
 /// Decode the low bits of a container as a float of layout `f`.
-#[inline]
+#[inline(always)]
 pub(crate) fn decode_float(f: &Fl, x: u64) -> Val {
     let code = (x >> f.shift) & low_mask(f.width);
     let neg = code & f.sign_bit != 0;
@@ -166,7 +166,7 @@ pub(crate) struct Rounded {
 /// above; overflow is the caller's business. The decision is the one of
 /// `round::decide`: the remainder against half an ulp, the lower
 /// neighbour's parity, or the carry of the random bits into the cut bits.
-#[inline]
+#[inline(always)]
 pub(crate) fn round(neg: bool, sig: u128, exp: i32, prec: u32, qmin: i32, mode: Mode) -> Rounded {
     if sig == 0 {
         return Rounded { sig: 0, q: 0, away: false };
@@ -211,7 +211,7 @@ pub(crate) fn round(neg: bool, sig: u128, exp: i32, prec: u32, qmin: i32, mode: 
 }
 
 /// `a_sig × 2^a_exp > b_sig × 2^b_exp` for nonzero `b_sig`.
-#[inline]
+#[inline(always)]
 pub(crate) fn greater(a_sig: u128, a_exp: i32, b_sig: u128, b_exp: i32) -> bool {
     if a_sig == 0 {
         return false;
@@ -229,12 +229,12 @@ pub(crate) fn greater(a_sig: u128, a_exp: i32, b_sig: u128, b_exp: i32) -> bool 
 }
 
 /// Exponent of the top bit of a nonzero `sig × 2^exp`.
-#[inline]
+#[inline(always)]
 pub(crate) fn msb(sig: u128, exp: i32) -> i32 {
     exp + bitlen(sig) - 1
 }
 
-#[inline]
+#[inline(always)]
 fn shl_signed(x: u128, s: i32) -> u128 {
     if s >= 0 {
         x << s as u32
@@ -243,13 +243,13 @@ fn shl_signed(x: u128, s: i32) -> u128 {
     }
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn place(f: &Fl, neg: bool, code: u64) -> u64 {
     ((if neg { f.sign_bit } else { 0 }) | code) << f.shift
 }
 
 /// Bits of a finite magnitude `sig × 2^q` on the format's grid and in range.
-#[inline]
+#[inline(always)]
 pub(crate) fn encode_finite(f: &Fl, neg: bool, sig: u128, q: i32) -> u64 {
     if sig == 0 {
         return place(f, neg, 0);
@@ -265,18 +265,18 @@ pub(crate) fn encode_finite(f: &Fl, neg: bool, sig: u128, q: i32) -> u64 {
     place(f, neg, code)
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn encode_inf(f: &Fl, neg: bool) -> u64 {
     place(f, neg, f.exp_max << f.man_bits)
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn encode_max(f: &Fl, neg: bool) -> u64 {
     place(f, neg, f.max_code)
 }
 
 /// A quiet NaN with the sign and fraction bits (the quiet bit is set here).
-#[inline]
+#[inline(always)]
 pub(crate) fn encode_nan(f: &Fl, neg: bool, fraction: u64) -> u64 {
     place(f, neg, (f.exp_max << f.man_bits) | f.quiet_bit | (fraction & low_mask(f.man_bits)))
 }

@@ -18,7 +18,7 @@
 
 mod arith;
 
-use std::cell::Cell;
+use std::cell::RefCell;
 use std::fmt;
 
 use crate::accept::{width_mask, AcceptSet, Alt, LaneSet};
@@ -80,6 +80,7 @@ impl FastResult {
     }
     /// One member of the set: the value itself, the pattern with open bits
     /// zero, the format's canonical NaN (all fraction bits set) for any NaN.
+    #[inline(always)]
     pub fn representative(&self) -> u64 {
         match *self {
             FastResult::Bits(v) => v,
@@ -266,7 +267,7 @@ impl Plan {
 
     /// Evaluate on operands (their count and widths are the caller's to check,
     /// see [`evaluate`]).
-    #[inline]
+    #[inline(always)]
     pub fn eval(&self, ops: &[Operand]) -> FastResult {
         if !self.packed {
             return self.finish_scalar(self.lane(ops[0].bits, self.mode));
@@ -301,13 +302,13 @@ impl Plan {
     }
 
     /// Evaluate a single-operand form on the source bits.
-    #[inline]
+    #[inline(always)]
     pub fn eval1(&self, a: u64) -> FastResult {
         self.eval(&[Operand { bits: a, width: self.c.atype.bits() }])
     }
 
     /// Place a scalar (or tf32) type-width result in the destination register (SPEC §4).
-    #[inline]
+    #[inline(always)]
     fn finish_scalar(&self, r: LaneOut) -> FastResult {
         match r {
             LaneOut::AnyNan => FastResult::AnyNan(self.c.dtype.format()),
@@ -327,7 +328,7 @@ impl Plan {
     }
 
     /// Convert one lane (or a scalar) from the low bits of `x`.
-    #[inline]
+    #[inline(always)]
     fn lane(&self, x: u64, mode: Mode) -> LaneOut {
         match (self.src, self.dst) {
             (Lf::Int { bits: sb, signed: ss }, Lf::Int { bits: db, .. }) => {
@@ -346,7 +347,7 @@ impl Plan {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn ftz_input(&self, s: &Fl, v: Val) -> Val {
         match v {
             Val::Num { neg, sig, exp } if self.ftz_in && sig != 0 && msb(sig, exp) < s.emin && s.subnormals => {
@@ -356,6 +357,7 @@ impl Plan {
         }
     }
 
+    #[inline(always)]
     fn float_to_int(&self, s: &Fl, x: u64, mode: Mode) -> LaneOut {
         let n = self.d_bits;
         let v = match self.ftz_input(s, decode_float(s, x)) {
@@ -390,6 +392,7 @@ impl Plan {
         LaneOut::Bits(v as u64 & width_mask(n))
     }
 
+    #[inline(always)]
     fn float_to_float(&self, s: &Fl, d: &Fl, x: u64, mode: Mode) -> LaneOut {
         let c = &self.c;
         let v = decode_float(s, x);
@@ -428,6 +431,7 @@ impl Plan {
         }
     }
 
+    #[inline(always)]
     fn inf(&self, d: &Fl, neg: bool) -> u64 {
         let c = &self.c;
         if c.sat {
@@ -447,7 +451,7 @@ impl Plan {
     }
 
     /// After rounding to a float destination: .sat, .relu, overflow, .ftz, encode.
-    #[inline]
+    #[inline(always)]
     fn finish_float(&self, d: &Fl, neg: bool, exact_sig: u128, exact_exp: i32, r: arith::Rounded, mode: Mode) -> LaneOut {
         let c = &self.c;
         let (mut neg, mut sig, mut q) = (neg, r.sig, r.q);
@@ -535,21 +539,10 @@ fn check_widths(c: &Cvt, ops: &[Operand]) -> Result<(), EvalError> {
 }
 
 thread_local! {
-    /// The last plan built on this thread, keyed by instruction and register widths.
-    static LAST: Cell<Option<(u32, Plan)>> = const { Cell::new(None) };
-}
-
-/// A plan for `c` with these registers, from the per-thread cache when it
-/// is the last one used.
-fn plan_for(c: &Cvt, src_width: u32, dst_width: u32) -> Result<Plan, EvalError> {
-    if let Some((w, p)) = LAST.with(Cell::get) {
-        if p.c == *c && p.dst_width == dst_width && w == src_width {
-            return Ok(p);
-        }
-    }
-    let p = Plan::new(c, src_width, dst_width)?;
-    LAST.with(|l| l.set(Some((src_width, p))));
-    Ok(p)
+    /// The last plan built on this thread, keyed by instruction and register
+    /// widths. Evaluated in place: copying a plan out on every call costs more
+    /// than evaluating it.
+    static LAST: RefCell<Option<(u32, Plan)>> = const { RefCell::new(None) };
 }
 
 /// Evaluate `c` on its operands, writing a register of `dst_width` bits,
@@ -557,9 +550,22 @@ fn plan_for(c: &Cvt, src_width: u32, dst_width: u32) -> Result<Plan, EvalError> 
 #[inline]
 pub fn evaluate(c: &Cvt, ops: &[Operand], dst_width: u32) -> Result<FastResult, EvalError> {
     check_count(c, ops)?;
-    let plan = plan_for(c, ops.first().map_or(c.atype.bits(), |o| o.width), dst_width)?;
+    let src_width = ops.first().map_or(c.atype.bits(), |o| o.width);
+    let cached = LAST.with(|l| match &*l.borrow() {
+        // A cached plan passed the legality check for these widths.
+        Some((w, p)) if p.c == *c && p.dst_width == dst_width && *w == src_width => {
+            Some(check_widths(c, ops).map(|()| p.eval(ops)))
+        }
+        _ => None,
+    });
+    if let Some(r) = cached {
+        return r;
+    }
+    let plan = Plan::new(c, src_width, dst_width)?;
     check_widths(c, ops)?;
-    Ok(plan.eval(ops))
+    let r = plan.eval(ops);
+    LAST.with(|l| *l.borrow_mut() = Some((src_width, plan)));
+    Ok(r)
 }
 
 /// [`evaluate`] under a named profile: the fast engine implements the sm90

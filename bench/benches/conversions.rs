@@ -1,0 +1,317 @@
+//! Conversions per second of the ptx-cvt engines on representative
+//! variants, next to other implementations of the same conversion where
+//! their semantics coincide (on the inputs used):
+//!
+//! | group        | PTX instruction                  | peers |
+//! |--------------|----------------------------------|-------|
+//! | f32→s32 rzi  | `cvt.rzi.s32.f32`                | `as i32` (saturating; NaN differs, so no NaN inputs), SoftFloat `f32_to_i32_r_minMag` |
+//! | f64→f32 rn   | `cvt.rn.f32.f64`                 | `as f32` (round to nearest even), SoftFloat `f64_to_f32` |
+//! | f32→f16 rn   | `cvt.rn.f16.f32`                 | `half::f16::from_f32` (F16C when the CPU has it), half's slice conversion, SoftFloat `f32_to_f16` |
+//! | f32→bf16 rn  | `cvt.rn.bf16.f32`                | `half::bf16::from_f32`, SoftFloat `f32_to_bf16` (softfloat-sys ships SoftFloat 3 with a bf16 extension) |
+//! | u64→f32 rn   | `cvt.rn.f32.u64`                 | `as f32`, SoftFloat `ui64_to_f32` |
+//! | f32→e4m3x2   | `cvt.rn.satfinite.e4m3x2.f32`    | none (neither Rust, half nor SoftFloat has FP8) |
+//!
+//! Every contender of a group converts the same 4096 pseudo-random inputs
+//! (seeded SplitMix64; see `inputs_*`), and criterion reports elements per
+//! second (`Throughput::Elements(4096)`): one element is one value converted
+//! (for e4m3x2, one instruction converts two f32 values: 2048 instructions).
+//!
+//! Contenders:
+//! - `fast/call`: `ptx_cvt::fast::evaluate` once per input (the per-thread
+//!   plan cache makes repeated calls on one instruction skip legality);
+//! - `fast/batch`: `ptx_cvt::fast::evaluate_batch` on the 4096 inputs
+//!   (single-source forms; for e4m3x2, `fast::Plan::eval` on a prepared plan);
+//! - `exact`: `ptx_cvt::evaluate` (the `rug`-based reference, sm90 profile);
+//! - `native/loop`: the `as` cast over the slice (the compiler vectorizes it);
+//! - `native/scalar`: the `as` cast with each input through `black_box` (no vectorization);
+//! - `half/...`, `softfloat`: per element.
+//!
+//! Run: `cd bench && cargo bench -- --warm-up-time 1 --measurement-time 2`.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use ptx_cvt::fast::{self, Plan};
+use ptx_cvt::instr::parse;
+use ptx_cvt::{evaluate, Cvt, Operand, Profile};
+use softfloat_sys as sf;
+
+const N: usize = 4096;
+
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// f32 bit patterns, uniform over all codes except NaNs (a NaN code is
+/// replaced by its sign with the exponent field cleared: a subnormal).
+fn inputs_f32(seed: u64) -> Vec<u64> {
+    let mut r = SplitMix(seed);
+    (0..N)
+        .map(|_| {
+            let x = r.next() as u32;
+            let x = if f32::from_bits(x).is_nan() { x & 0x807f_ffff } else { x };
+            x as u64
+        })
+        .collect()
+}
+
+/// f64 values with random sign and fraction and an exponent uniform over
+/// [-160, 140]: about 5% below f32's subnormals, 5% subnormal in f32, 8% above
+/// f32's range, the rest normal in f32 (uniform f64 bits would nearly all
+/// overflow or underflow).
+fn inputs_f64(seed: u64) -> Vec<u64> {
+    let mut r = SplitMix(seed);
+    (0..N)
+        .map(|_| {
+            let x = r.next();
+            let e = (1023 - 160 + (r.next() % 301)) as u64;
+            (x & 0x800f_ffff_ffff_ffff) | (e << 52)
+        })
+        .collect()
+}
+
+/// u64 values with a bit length uniform over 0..=64.
+fn inputs_u64(seed: u64) -> Vec<u64> {
+    let mut r = SplitMix(seed);
+    (0..N)
+        .map(|_| {
+            let len = r.next() % 65;
+            let x = r.next();
+            if len == 0 {
+                0
+            } else {
+                (x >> (64 - len)) | (1u64 << (len - 1))
+            }
+        })
+        .collect()
+}
+
+fn ops(c: &Cvt, x: u64) -> [Operand; 1] {
+    [Operand { bits: x, width: c.atype.bits() }]
+}
+
+/// The three ptx-cvt contenders of a single-source form.
+fn engines(g: &mut BenchmarkGroup<WallTime>, spelling: &str, inputs: &[u64]) {
+    let c = parse(spelling).unwrap();
+    let w = c.dtype.bits();
+    g.bench_function("ptx-cvt fast/call", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for &x in inputs {
+                acc ^= fast::evaluate(&c, &ops(&c, black_box(x)), w).unwrap().representative();
+            }
+            acc
+        })
+    });
+    let mut out = vec![0u64; inputs.len()];
+    g.bench_function("ptx-cvt fast/batch", |b| {
+        b.iter(|| {
+            fast::evaluate_batch(&c, black_box(inputs), &mut out).unwrap();
+            black_box(&out);
+        })
+    });
+    g.bench_function("ptx-cvt exact", |b| {
+        b.iter(|| {
+            let mut acc = 0usize;
+            for &x in inputs {
+                acc += evaluate(&c, &ops(&c, black_box(x)), w, Profile::Sm90).unwrap().accept.alts.len();
+            }
+            acc
+        })
+    });
+}
+
+/// Report (stderr, before timing) on how many inputs a peer's bits differ
+/// from the fast engine's result.
+fn agreement(group: &str, spelling: &str, inputs: &[u64], peer: &str, f: impl Fn(u64) -> u64) {
+    let c = parse(spelling).unwrap();
+    let mut want = vec![0u64; inputs.len()];
+    fast::evaluate_batch(&c, inputs, &mut want).unwrap();
+    let differ: Vec<usize> = (0..inputs.len()).filter(|&i| f(inputs[i]) != want[i]).collect();
+    match differ.first() {
+        None => eprintln!("agreement: {group}: {peer} = ptx-cvt on all {} inputs", inputs.len()),
+        Some(&i) => eprintln!(
+            "agreement: {group}: {peer} differs from ptx-cvt on {} of {} inputs (first: {:x} -> {:x}, ptx-cvt {:x})",
+            differ.len(),
+            inputs.len(),
+            inputs[i],
+            f(inputs[i]),
+            want[i]
+        ),
+    }
+}
+
+fn set_rounding(mode: u8) {
+    // SAFETY: writes SoftFloat's thread-local rounding mode.
+    unsafe { sf::softfloat_roundingMode_write_helper(mode) }
+}
+
+fn f32_to_s32_rzi(cr: &mut Criterion) {
+    let inputs = inputs_f32(1);
+    let floats: Vec<f32> = inputs.iter().map(|&x| f32::from_bits(x as u32)).collect();
+    let (g0, i0) = ("f32->s32 rzi", "cvt.rzi.s32.f32");
+    agreement(g0, i0, &inputs, "as i32", |x| (f32::from_bits(x as u32) as i32) as u32 as u64);
+    agreement(g0, i0, &inputs, "softfloat", |x| unsafe { sf::f32_to_i32_r_minMag(sf::float32_t { v: x as u32 }, false) } as u32 as u64);
+    let mut g = cr.benchmark_group("f32->s32 rzi");
+    g.throughput(Throughput::Elements(N as u64));
+    engines(&mut g, "cvt.rzi.s32.f32", &inputs);
+    let mut out = vec![0i32; N];
+    g.bench_function("native as/loop", |b| {
+        b.iter(|| {
+            for (o, &x) in out.iter_mut().zip(black_box(&floats)) {
+                *o = x as i32;
+            }
+            black_box(&out);
+        })
+    });
+    g.bench_function("native as/scalar", |b| b.iter(|| floats.iter().fold(0i32, |a, &x| a ^ (black_box(x) as i32))));
+    g.bench_function("softfloat", |b| {
+        b.iter(|| {
+            floats.iter().fold(0i32, |a, &x| a ^ unsafe { sf::f32_to_i32_r_minMag(sf::float32_t { v: black_box(x).to_bits() }, false) } as i32)
+        })
+    });
+    g.finish();
+}
+
+fn f64_to_f32_rn(cr: &mut Criterion) {
+    let inputs = inputs_f64(2);
+    let floats: Vec<f64> = inputs.iter().map(|&x| f64::from_bits(x)).collect();
+    let (g0, i0) = ("f64->f32 rn", "cvt.rn.f32.f64");
+    set_rounding(sf::softfloat_round_near_even);
+    agreement(g0, i0, &inputs, "as f32", |x| (f64::from_bits(x) as f32).to_bits() as u64);
+    agreement(g0, i0, &inputs, "softfloat", |x| unsafe { sf::f64_to_f32(sf::float64_t { v: x }) }.v as u64);
+    let mut g = cr.benchmark_group("f64->f32 rn");
+    g.throughput(Throughput::Elements(N as u64));
+    engines(&mut g, "cvt.rn.f32.f64", &inputs);
+    let mut out = vec![0f32; N];
+    g.bench_function("native as/loop", |b| {
+        b.iter(|| {
+            for (o, &x) in out.iter_mut().zip(black_box(&floats)) {
+                *o = x as f32;
+            }
+            black_box(&out);
+        })
+    });
+    g.bench_function("native as/scalar", |b| b.iter(|| floats.iter().fold(0u32, |a, &x| a ^ (black_box(x) as f32).to_bits())));
+    g.bench_function("softfloat", |b| {
+        b.iter(|| {
+            set_rounding(sf::softfloat_round_near_even);
+            floats.iter().fold(0u32, |a, &x| a ^ unsafe { sf::f64_to_f32(sf::float64_t { v: black_box(x).to_bits() }) }.v)
+        })
+    });
+    g.finish();
+}
+
+fn f32_to_f16_rn(cr: &mut Criterion) {
+    use half::slice::HalfFloatSliceExt;
+    let inputs = inputs_f32(3);
+    let floats: Vec<f32> = inputs.iter().map(|&x| f32::from_bits(x as u32)).collect();
+    let (g0, i0) = ("f32->f16 rn", "cvt.rn.f16.f32");
+    set_rounding(sf::softfloat_round_near_even);
+    agreement(g0, i0, &inputs, "half", |x| half::f16::from_f32(f32::from_bits(x as u32)).to_bits() as u64);
+    agreement(g0, i0, &inputs, "softfloat", |x| unsafe { sf::f32_to_f16(sf::float32_t { v: x as u32 }) }.v as u64);
+    let mut g = cr.benchmark_group("f32->f16 rn");
+    g.throughput(Throughput::Elements(N as u64));
+    engines(&mut g, "cvt.rn.f16.f32", &inputs);
+    g.bench_function("half from_f32", |b| b.iter(|| floats.iter().fold(0u16, |a, &x| a ^ half::f16::from_f32(black_box(x)).to_bits())));
+    let mut out = vec![half::f16::ZERO; N];
+    g.bench_function("half slice", |b| {
+        b.iter(|| {
+            out.convert_from_f32_slice(black_box(&floats));
+            black_box(&out);
+        })
+    });
+    g.bench_function("softfloat", |b| {
+        b.iter(|| {
+            set_rounding(sf::softfloat_round_near_even);
+            floats.iter().fold(0u16, |a, &x| a ^ unsafe { sf::f32_to_f16(sf::float32_t { v: black_box(x).to_bits() }) }.v)
+        })
+    });
+    g.finish();
+}
+
+fn f32_to_bf16_rn(cr: &mut Criterion) {
+    use half::slice::HalfFloatSliceExt;
+    let inputs = inputs_f32(4);
+    let floats: Vec<f32> = inputs.iter().map(|&x| f32::from_bits(x as u32)).collect();
+    let (g0, i0) = ("f32->bf16 rn", "cvt.rn.bf16.f32");
+    set_rounding(sf::softfloat_round_near_even);
+    agreement(g0, i0, &inputs, "half", |x| half::bf16::from_f32(f32::from_bits(x as u32)).to_bits() as u64);
+    agreement(g0, i0, &inputs, "softfloat", |x| unsafe { sf::f32_to_bf16(sf::float32_t { v: x as u32 }) }.v as u64);
+    let mut g = cr.benchmark_group("f32->bf16 rn");
+    g.throughput(Throughput::Elements(N as u64));
+    engines(&mut g, "cvt.rn.bf16.f32", &inputs);
+    g.bench_function("half from_f32", |b| b.iter(|| floats.iter().fold(0u16, |a, &x| a ^ half::bf16::from_f32(black_box(x)).to_bits())));
+    let mut out = vec![half::bf16::ZERO; N];
+    g.bench_function("half slice", |b| {
+        b.iter(|| {
+            out.convert_from_f32_slice(black_box(&floats));
+            black_box(&out);
+        })
+    });
+    g.bench_function("softfloat", |b| {
+        b.iter(|| {
+            set_rounding(sf::softfloat_round_near_even);
+            floats.iter().fold(0u16, |a, &x| a ^ unsafe { sf::f32_to_bf16(sf::float32_t { v: black_box(x).to_bits() }) }.v)
+        })
+    });
+    g.finish();
+}
+
+fn u64_to_f32_rn(cr: &mut Criterion) {
+    let inputs = inputs_u64(5);
+    let (g0, i0) = ("u64->f32 rn", "cvt.rn.f32.u64");
+    set_rounding(sf::softfloat_round_near_even);
+    agreement(g0, i0, &inputs, "as f32", |x| (x as f32).to_bits() as u64);
+    agreement(g0, i0, &inputs, "softfloat", |x| unsafe { sf::ui64_to_f32(x) }.v as u64);
+    let mut g = cr.benchmark_group("u64->f32 rn");
+    g.throughput(Throughput::Elements(N as u64));
+    engines(&mut g, "cvt.rn.f32.u64", &inputs);
+    let mut out = vec![0f32; N];
+    g.bench_function("native as/loop", |b| {
+        b.iter(|| {
+            for (o, &x) in out.iter_mut().zip(black_box(&inputs)) {
+                *o = x as f32;
+            }
+            black_box(&out);
+        })
+    });
+    g.bench_function("native as/scalar", |b| b.iter(|| inputs.iter().fold(0u32, |a, &x| a ^ (black_box(x) as f32).to_bits())));
+    g.bench_function("softfloat", |b| {
+        b.iter(|| {
+            set_rounding(sf::softfloat_round_near_even);
+            inputs.iter().fold(0u32, |a, &x| a ^ unsafe { sf::ui64_to_f32(black_box(x)) }.v)
+        })
+    });
+    g.finish();
+}
+
+fn f32_to_e4m3x2(cr: &mut Criterion) {
+    let inputs = inputs_f32(6);
+    let c = parse("cvt.rn.satfinite.e4m3x2.f32").unwrap();
+    let pairs: Vec<[Operand; 2]> = inputs.chunks(2).map(|p| [Operand { bits: p[0], width: 32 }, Operand { bits: p[1], width: 32 }]).collect();
+    let mut g = cr.benchmark_group("f32->e4m3x2 rn satfinite");
+    // Two f32 values per instruction: 2048 instructions convert the 4096 inputs.
+    g.throughput(Throughput::Elements(N as u64));
+    g.bench_function("ptx-cvt fast/call", |b| {
+        b.iter(|| pairs.iter().fold(0u64, |a, p| a ^ fast::evaluate(&c, black_box(p), 16).unwrap().representative()))
+    });
+    let plan = Plan::new(&c, 32, 16).unwrap();
+    g.bench_function("ptx-cvt fast/plan", |b| b.iter(|| pairs.iter().fold(0u64, |a, p| a ^ plan.eval(black_box(p)).representative())));
+    g.bench_function("ptx-cvt exact", |b| {
+        b.iter(|| pairs.iter().fold(0usize, |a, p| a + evaluate(&c, black_box(p), 16, Profile::Sm90).unwrap().accept.alts.len()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, f32_to_s32_rzi, f64_to_f32_rn, f32_to_f16_rn, f32_to_bf16_rn, u64_to_f32_rn, f32_to_e4m3x2);
+criterion_main!(benches);

@@ -1,0 +1,1 @@
+//! Nothing here: see benches/conversions.rs.
