@@ -24,7 +24,11 @@ struct Run {
 
 fn sweep(args: &[&str]) -> Run {
     let o = Command::new(bin()).arg("sweep").args(args).output().expect("run ptx-cvt");
-    let r = Run { code: o.status.code(), out: String::from_utf8_lossy(&o.stdout).into_owned(), err: String::from_utf8_lossy(&o.stderr).into_owned() };
+    let r = Run {
+        code: o.status.code(),
+        out: String::from_utf8_lossy(&o.stdout).into_owned(),
+        err: String::from_utf8_lossy(&o.stderr).into_owned(),
+    };
     assert!(!r.err.contains("panicked"), "ptx-cvt sweep {args:?} panicked:\n{}", r.err);
     r
 }
@@ -226,9 +230,9 @@ fn bad_instructions_and_options_exit_2() {
     for args in [
         &["cvt.f16.bogus"][..],
         &["not-an-instruction"],
-        &["cvt.rn.f16.f16"],        // illegal
-        &["cvt.rn.f16x2.f32"],      // two source operands
-        &["cvt.rn.f32.f64"],        // 64-bit source without --range
+        &["cvt.rn.f16.f16"],   // illegal
+        &["cvt.rn.f16x2.f32"], // two source operands
+        &["cvt.rn.f32.f64"],   // 64-bit source without --range
         &["cvt.f32.f16", "--shard", "2/2"],
         &["cvt.f32.f16", "--shard", "1"],
         &["cvt.f32.f16", "--shard", "a/b"],

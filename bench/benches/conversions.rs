@@ -30,8 +30,8 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use ptx_cvt::fast::{self, Plan};
 use ptx_cvt::instr::parse;
 use ptx_cvt::{evaluate, Cvt, Operand, Profile};
@@ -176,7 +176,9 @@ fn f32_to_s32_rzi(cr: &mut Criterion) {
     g.bench_function("native as/scalar", |b| b.iter(|| floats.iter().fold(0i32, |a, &x| a ^ (black_box(x) as i32))));
     g.bench_function("softfloat", |b| {
         b.iter(|| {
-            floats.iter().fold(0i32, |a, &x| a ^ unsafe { sf::f32_to_i32_r_minMag(sf::float32_t { v: black_box(x).to_bits() }, false) } as i32)
+            floats
+                .iter()
+                .fold(0i32, |a, &x| a ^ unsafe { sf::f32_to_i32_r_minMag(sf::float32_t { v: black_box(x).to_bits() }, false) } as i32)
         })
     });
     g.finish();
@@ -298,7 +300,8 @@ fn u64_to_f32_rn(cr: &mut Criterion) {
 fn f32_to_e4m3x2(cr: &mut Criterion) {
     let inputs = inputs_f32(6);
     let c = parse("cvt.rn.satfinite.e4m3x2.f32").unwrap();
-    let pairs: Vec<[Operand; 2]> = inputs.chunks(2).map(|p| [Operand { bits: p[0], width: 32 }, Operand { bits: p[1], width: 32 }]).collect();
+    let pairs: Vec<[Operand; 2]> =
+        inputs.chunks(2).map(|p| [Operand { bits: p[0], width: 32 }, Operand { bits: p[1], width: 32 }]).collect();
     let mut g = cr.benchmark_group("f32->e4m3x2 rn satfinite");
     // Two f32 values per instruction: 2048 instructions convert the 4096 inputs.
     g.throughput(Throughput::Elements(N as u64));

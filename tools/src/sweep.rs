@@ -249,7 +249,12 @@ pub fn run(a: SweepArgs) -> u8 {
     let space = 1u128 << src_width;
     let (lo, hi) = match a.range {
         Some((s, e)) if e > space => {
-            eprintln!("error: --range {}..{} goes beyond the {src_width}-bit source register of {c} (at most 0x{:x})", hex(s, 1), hex(e, 1), space);
+            eprintln!(
+                "error: --range {}..{} goes beyond the {src_width}-bit source register of {c} (at most 0x{:x})",
+                hex(s, 1),
+                hex(e, 1),
+                space
+            );
             return 2;
         }
         Some(r) => r,
@@ -529,12 +534,8 @@ fn kept_sweep(
                         t.target_compared += 1;
                         if !accepts(r, dst_width, got) {
                             t.target_mismatches += 1;
-                            let case = Case {
-                                instr: *c,
-                                operands: ops.0.clone(),
-                                result: Some(AcceptSet::exact(dst_width, got)),
-                                comment: None,
-                            };
+                            let case =
+                                Case { instr: *c, operands: ops.0.clone(), result: Some(AcceptSet::exact(dst_width, got)), comment: None };
                             mismatch(&tg.name(), None, &case, a, t);
                         }
                     }
