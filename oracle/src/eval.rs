@@ -97,30 +97,12 @@ pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> 
 }
 
 fn evaluate_inner(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, mutant: Option<Mutant>) -> Result<Outcome, EvalError> {
-    let shape = instr::shape(c);
-    if srcs.len() != shape.srcs.len() {
-        let n = shape.srcs.len();
-        return Err(EvalError::Operands(format!(
-            "{c} takes {n} source operand{} ({}), got {}",
-            if n == 1 { "" } else { "s" },
-            shape.describe(),
-            srcs.len()
-        )));
+    if srcs.len() != instr::shape(c).srcs.len() {
+        return Err(operand_count_error(c, srcs.len()));
     }
     let src_width = srcs.first().map_or(c.atype.bits(), |o| o.width);
     instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
-    if !c.is_scalar() {
-        for (i, (o, want)) in srcs.iter().zip(&shape.srcs).enumerate() {
-            if !instr::packed::width_ok(c, Some(i), o.width) {
-                return Err(EvalError::Operands(format!(
-                    "operand {} of {c} needs a {want}-bit register ({} hex digits), got {} bits",
-                    i + 1,
-                    want / 4,
-                    o.width
-                )));
-            }
-        }
-    }
+    check_packed_widths(c, srcs)?;
     let base = profile.answers();
     let first = Ctx::run(c, srcs, dst_width, profile, base, mutant);
     let mut accept = first.set.clone();
@@ -151,6 +133,31 @@ fn evaluate_inner(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, m
         }
     }
     Ok(Outcome { accept, inputs: first.inputs, trace })
+}
+
+/// The error for a wrong number of source operands (shared with the fast engine).
+pub(crate) fn operand_count_error(c: &Cvt, got: usize) -> EvalError {
+    let shape = instr::shape(c);
+    let n = shape.srcs.len();
+    EvalError::Operands(format!("{c} takes {n} source operand{} ({}), got {got}", if n == 1 { "" } else { "s" }, shape.describe()))
+}
+
+/// Packed forms take registers of exactly their operands' widths (shared with the fast engine).
+pub(crate) fn check_packed_widths(c: &Cvt, srcs: &[Operand]) -> Result<(), EvalError> {
+    if c.is_scalar() {
+        return Ok(());
+    }
+    for (i, (o, want)) in srcs.iter().zip(&instr::shape(c).srcs).enumerate() {
+        if !instr::packed::width_ok(c, Some(i), o.width) {
+            return Err(EvalError::Operands(format!(
+                "operand {} of {c} needs a {want}-bit register ({} hex digits), got {} bits",
+                i + 1,
+                want / 4,
+                o.width
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Evaluate with one deliberate bug, for mutation testing of vector sets.

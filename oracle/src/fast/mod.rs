@@ -495,25 +495,17 @@ impl Plan {
     }
 }
 
-/// Check the operand count as the exact engine does (the error path builds
-/// the same message with `instr::shape`).
+/// Check the operand count as the exact engine does.
 #[inline]
 fn check_count(c: &Cvt, ops: &[Operand]) -> Result<(), EvalError> {
     if ops.len() == natural_operands(c).0 {
         return Ok(());
     }
-    let shape = instr::shape(c);
-    let n = shape.srcs.len();
-    Err(EvalError::Operands(format!(
-        "{c} takes {n} source operand{} ({}), got {}",
-        if n == 1 { "" } else { "s" },
-        shape.describe(),
-        ops.len()
-    )))
+    Err(crate::eval::operand_count_error(c, ops.len()))
 }
 
 /// Packed forms: every operand register exactly as wide as the form wants
-/// (after legality, as in the exact engine).
+/// (after legality, as in the exact engine); the common case is checked inline.
 #[inline]
 fn check_widths(c: &Cvt, ops: &[Operand]) -> Result<(), EvalError> {
     if c.is_scalar() {
@@ -524,18 +516,7 @@ fn check_widths(c: &Cvt, ops: &[Operand]) -> Result<(), EvalError> {
     if ops.iter().enumerate().all(|(i, o)| o.width == if rs && i == count - 1 { 32 } else { natural }) {
         return Ok(());
     }
-    let shape = instr::shape(c);
-    for (i, (o, want)) in ops.iter().zip(&shape.srcs).enumerate() {
-        if !instr::packed::width_ok(c, Some(i), o.width) {
-            return Err(EvalError::Operands(format!(
-                "operand {} of {c} needs a {want}-bit register ({} hex digits), got {} bits",
-                i + 1,
-                want / 4,
-                o.width
-            )));
-        }
-    }
-    Ok(())
+    crate::eval::check_packed_widths(c, ops)
 }
 
 thread_local! {
