@@ -36,11 +36,20 @@ for target in cvt parse; do
     if cargo fuzz run --sanitizer "$sanitizer" "$target" "$scratch/$target" "fuzz/corpus/$target" -- \
         -max_total_time="$secs" -print_final_stats=1 >"$log" 2>&1; then
         runs="$(grep -m1 '^stat::number_of_executed_units' "$log" | awk '{print $2}')"
-        echo "fuzz-smoke: $target ok: ${runs:-?} runs, $(grep -E '^#[0-9]+ +DONE' "$log" | tail -1 | sed 's/^#[0-9]* *DONE *//')" >&2
+        echo "fuzz-smoke: $target ok: ${runs:-?} runs, $(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 | sed -E 's/^#[0-9]+[[:space:]]+DONE[[:space:]]+//')" >&2
     else
         status=1
-        echo "fuzz-smoke: $target FAILED; the end of its output:" >&2
-        grep -v -E '^#[0-9]+ +(NEW|REDUCE|pulse)|^	NEW_FUNC' "$log" | tail -n 60 >&2 || true
+        echo "fuzz-smoke: $target FAILED" >&2
+        # The panic message (with the case line) and cargo-fuzz's summary
+        # (the saved input, how to reproduce and minimize it); else the end
+        # of the output (e.g. a build error).
+        report="$(awk '/panicked at/ {p = 1} /^stack backtrace:/ {p = 0} p' "$log")"
+        summary="$(awk '/^Failing input:/ {p = 1} /^Minimize test case with:/ {m = 1} p {print} m && /cargo fuzz tmin/ {exit}' "$log")"
+        if [ -n "$report$summary" ]; then
+            printf '%s\n\n%s\n' "$report" "$summary" >&2
+        else
+            tail -n 60 "$log" >&2
+        fi
     fi
 done
 exit "$status"

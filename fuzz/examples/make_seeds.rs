@@ -1,5 +1,6 @@
 //! Write the committed seed corpora (fuzz/corpus/{cvt,parse}/seed-*) from the
-//! known-answer vectors. Run from the repository root:
+//! known-answer vectors, keeping the seed-regression-* files of findings
+//! (fuzz/regressions.md). Run from the repository root:
 //!
 //!     cargo run --manifest-path fuzz/Cargo.toml --example make_seeds
 //!
@@ -64,7 +65,9 @@ fn main() {
         fs::create_dir_all(d).unwrap();
         for e in fs::read_dir(d).unwrap() {
             let p = e.unwrap().path();
-            if p.file_name().unwrap().to_string_lossy().starts_with("seed-") {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            // Regression seeds (fuzz/regressions.md) are kept.
+            if name.starts_with("seed-") && !name.starts_with("seed-regression-") {
                 fs::remove_file(p).unwrap();
             }
         }

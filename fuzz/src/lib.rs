@@ -39,7 +39,8 @@ pub struct Raw {
     pub target: Option<(u8, u8)>,
 }
 
-/// The raw fields and the case they decode to (what `cargo fuzz fmt cvt` shows).
+/// The raw fields and the case they decode to, with the exact engine's
+/// answer (what `cargo fuzz fmt cvt` shows).
 impl std::fmt::Debug for Raw {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let case = self.decode();
@@ -52,7 +53,11 @@ impl std::fmt::Debug for Raw {
             .field("operands", &format_args!("[{}]", ops.join(", ")))
             .field("target", &self.target)
             .finish()?;
-        write!(f, "\ndecodes to: {}", case.line(None))?;
+        let expected = evaluate(&case.c, &case.operands, case.dst_width, Profile::Sm90).ok().map(|o| o.accept);
+        write!(f, "\ndecodes to: {}", case.line(expected.as_ref()))?;
+        if expected.is_none() {
+            f.write_str("  (rejected by the exact engine)")?;
+        }
         if let Some((t, v)) = case.target {
             write!(f, "  (target {t}, PTX ISA {v})")?;
         }

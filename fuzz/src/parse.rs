@@ -31,7 +31,6 @@ pub fn check_text(text: &str) {
     }
     // Case lines: printed with format_case (or without a result), re-parse equal, comment dropped.
     if let Ok(Some(case)) = parse_case(text) {
-        if case.operands.is_empty() { return; } // TEMPORARY
         let printed = match &case.result {
             Some(r) => format_case(&case.instr, &case.operands, r),
             None => {
