@@ -92,8 +92,6 @@ DETAIL_TARGETS = ["sm_90", "sm_100a", "sm_107a"]
 ORDER_TARGETS = ["sm_100a", "sm_107a"]
 
 CHUNK = 1500
-HEADER_LINES = 3
-KLINES = 4
 UNEXPECTED = "Unexpected instruction types specified for 'cvt'"
 MISMATCH = "Arguments mismatch for instruction 'cvt'"
 
@@ -181,7 +179,8 @@ def parse_ops(ops):
 
 
 # ---------------------------------------------------------------------------
-# Batch assembly (same algorithm as scripts/ptxas-legality.py, general operands)
+# Batch assembly: scripts/ptxas-legality.py's algorithm, with this script's module layout
+# (one kernel of the same 4 lines per item, so its line-to-kernel mapping holds)
 
 
 def batch_text(target, version, items):
@@ -195,66 +194,12 @@ def batch_text(target, version, items):
     return "\n".join(out) + "\n"
 
 
-def run_once(ptxas, target, version, items):
-    rc, out = S.run_ptxas(ptxas, target, batch_text(target, version, items))
-    per, unattributed = {}, []
-    for l in out:
-        if not l.strip() or S.ABORT_RE.match(l):
-            continue
-        m = S.LINE_RE.match(l)
-        if not m:
-            unattributed.append(l.strip())
-            continue
-        ln = int(m.group("line"))
-        idx = (ln - HEADER_LINES - 1) // KLINES
-        if ln <= HEADER_LINES or idx >= len(items):
-            unattributed.append(l.strip())
-            continue
-        per.setdefault(idx, []).append((m.group("kind"), m.group("msg").strip()))
-    has_err = any(k in ("error", "fatal") for v in per.values() for k, _ in v)
-    clean = rc == 0 and not has_err and not unattributed
-    return clean, per, unattributed, rc
-
-
 def assemble_exact(ptxas, target, version, items, stats):
-    results = {}
-    pending = list(items)
-    while pending:
-        stats["runs"] += 1
-        clean, per, unattributed, rc = run_once(ptxas, target, version, pending)
-        if clean:
-            for i, it in enumerate(pending):
-                results[it] = S.verdict_of(per.get(i, []))
-            break
-        nxt, progress = [], False
-        for i, it in enumerate(pending):
-            v = S.verdict_of(per.get(i, []))
-            if v[0] == "error":
-                results[it] = v
-                progress = True
-            else:
-                nxt.append(it)
-        if not progress:
-            stats["bisections"] += 1
-            if len(pending) == 1:
-                msg = unattributed[0] if unattributed else "ptxas exit status %d" % rc
-                results[pending[0]] = ("error", "unattributed: " + msg)
-                break
-            h = len(pending) // 2
-            results.update(assemble_exact(ptxas, target, version, pending[:h], stats))
-            results.update(assemble_exact(ptxas, target, version, pending[h:], stats))
-            break
-        pending = nxt
-    return results
+    return S.assemble_exact(ptxas, target, version, items, stats, render=batch_text)
 
 
 def single(ptxas, target, version, item):
-    clean, per, unattributed, rc = run_once(ptxas, target, version, [item])
-    v = S.verdict_of(per.get(0, []))
-    if clean or v[0] == "error":
-        return v
-    return ("error", "unattributed: " + (unattributed[0] if unattributed
-                                         else "ptxas exit status %d" % rc))
+    return S.single(ptxas, target, version, item, render=batch_text)
 
 
 def assemble_groups(ptxas, groups, jobs, stats, reverse=False):

@@ -165,10 +165,10 @@ def batch_text(target, version, items):
     return "\n".join(out) + "\n"
 
 
-def run_once(ptxas, target, version, items):
+def run_once(ptxas, target, version, items, render=None):
     """One ptxas run.  Returns (clean, per, unattributed, fatal_idx):
     per[i] = list of (kind, msg) for kernel i."""
-    rc, out = run_ptxas(ptxas, target, batch_text(target, version, items))
+    rc, out = run_ptxas(ptxas, target, (render or batch_text)(target, version, items))
     per = {}
     unattributed = []
     fatal_idx = None
@@ -202,13 +202,15 @@ def verdict_of(msgs):
     return ("ok", ("warning: " + warns[0]) if warns else "")
 
 
-def assemble_exact(ptxas, target, version, items, stats):
-    """Exact verdict for each item (list of (instr, dreg, areg)) -> dict."""
+def assemble_exact(ptxas, target, version, items, stats, render=None):
+    """Exact verdict for each item (list of (instr, dreg, areg)) -> dict.
+    `render` turns items into a module (default: this script's batch_text);
+    scripts/ptxas-legality-packed.py passes its own."""
     results = {}
     pending = list(items)
     while pending:
         stats["runs"] += 1
-        clean, per, unattributed, fatal_idx, rc = run_once(ptxas, target, version, pending)
+        clean, per, unattributed, fatal_idx, rc = run_once(ptxas, target, version, pending, render)
         if clean:
             for i, it in enumerate(pending):
                 results[it] = verdict_of(per.get(i, []))
@@ -230,15 +232,15 @@ def assemble_exact(ptxas, target, version, items, stats):
                 results[pending[0]] = ("error", "unattributed: " + msg)
                 break
             h = len(pending) // 2
-            results.update(assemble_exact(ptxas, target, version, pending[:h], stats))
-            results.update(assemble_exact(ptxas, target, version, pending[h:], stats))
+            results.update(assemble_exact(ptxas, target, version, pending[:h], stats, render))
+            results.update(assemble_exact(ptxas, target, version, pending[h:], stats, render))
             break
         pending = nxt
     return results
 
 
-def single(ptxas, target, version, item):
-    clean, per, unattributed, fatal_idx, rc = run_once(ptxas, target, version, [item])
+def single(ptxas, target, version, item, render=None):
+    clean, per, unattributed, fatal_idx, rc = run_once(ptxas, target, version, [item], render)
     if clean:
         return verdict_of(per.get(0, []))
     v = verdict_of(per.get(0, []))
