@@ -286,6 +286,15 @@ impl Subject {
                     (Ok(e), Err(b)) => return fail(format!("fast::evaluate rejects a case the exact engine answers {}: {b}", e.accept)),
                     (Err(a), Ok(f)) => return fail(format!("fast::evaluate answers {f} where the exact engine rejects: {a}")),
                 }
+                // The batch path (a specialised kernel for the common forms) at natural widths.
+                if let (Ok(e), [op]) = (&exact, ops.as_slice()) {
+                    if op.width == c.atype.bits() && *w == c.dtype.bits() {
+                        let mut out = [0u64];
+                        if fast::evaluate_batch(c, &[op.bits], &mut out).is_ok() && !e.accept.contains(out[0]) {
+                            return fail(format!("fast::evaluate_batch gives {}, not in {}", fmt_hex(out[0], *w), e.accept));
+                        }
+                    }
+                }
                 // The same through the Implementation trait.
                 match (&exact, engine.eval(c, ops, *w)) {
                     (Ok(e), Ok(v)) if e.accept.contains(v) && e.accept.single().is_none_or(|s| s == v) => {}

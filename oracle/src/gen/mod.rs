@@ -54,13 +54,25 @@ impl fmt::Display for Level {
 /// Every spelling in canonical form (legal or not), in a fixed order:
 /// scalar forms first, then tf32 and the packed forms.
 pub fn all_spellings() -> Vec<Cvt> {
-    let scalar = Type::SCALAR.into_iter().flat_map(|d| Type::SCALAR.into_iter().map(move |a| (d, a)));
-    let others = Type::all().flat_map(|d| Type::all().map(move |a| (d, a))).filter(|(d, a)| !(d.is_scalar() && a.is_scalar()));
+    let scalar = Type::SCALAR
+        .into_iter()
+        .flat_map(|d| Type::SCALAR.into_iter().map(move |a| (d, a)));
+    let others = Type::all()
+        .flat_map(|d| Type::all().map(move |a| (d, a)))
+        .filter(|(d, a)| !(d.is_scalar() && a.is_scalar()));
     let mut v = Vec::new();
     for (d, a) in scalar.chain(others) {
         for r in std::iter::once(None).chain(Rounding::ALL.into_iter().map(Some)) {
             for bits in 0u8..16 {
-                let c = Cvt { rounding: r, ftz: bits & 1 != 0, sat: bits & 2 != 0, relu: bits & 4 != 0, satfinite: bits & 8 != 0, dtype: d, atype: a };
+                let c = Cvt {
+                    rounding: r,
+                    ftz: bits & 1 != 0,
+                    sat: bits & 2 != 0,
+                    relu: bits & 4 != 0,
+                    satfinite: bits & 8 != 0,
+                    dtype: d,
+                    atype: a,
+                };
                 if !(c.sat && c.satfinite) {
                     v.push(c);
                 }
@@ -72,7 +84,10 @@ pub fn all_spellings() -> Vec<Cvt> {
 
 /// Registers exactly as wide as the operands' types.
 pub fn natural_regs(c: &Cvt) -> Regs {
-    Regs { dst: c.dtype.bits(), src: instr::shape(c).srcs[0] }
+    Regs {
+        dst: c.dtype.bits(),
+        src: instr::shape(c).srcs[0],
+    }
 }
 
 /// Spellings legal on at least one of the targets, each with the targets that have it.
@@ -80,8 +95,11 @@ pub fn legal_variants(targets: &[(Target, PtxVersion)]) -> Vec<(Cvt, Vec<Target>
     all_spellings()
         .into_iter()
         .filter_map(|c| {
-            let on: Vec<Target> =
-                targets.iter().filter(|(t, v)| instr::check(&c, natural_regs(&c), Some(*t), Some(*v)).is_ok()).map(|(t, _)| *t).collect();
+            let on: Vec<Target> = targets
+                .iter()
+                .filter(|(t, v)| instr::check(&c, natural_regs(&c), Some(*t), Some(*v)).is_ok())
+                .map(|(t, _)| *t)
+                .collect();
             (!on.is_empty()).then_some((c, on))
         })
         .collect()
@@ -89,7 +107,11 @@ pub fn legal_variants(targets: &[(Target, PtxVersion)]) -> Vec<(Cvt, Vec<Target>
 
 /// A per-variant seed: FNV-1a of the spelling mixed with the user's seed.
 fn variant_seed(seed: u64, c: &Cvt) -> u64 {
-    c.to_string().bytes().fold(0xcbf2_9ce4_8422_2325 ^ seed, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    c.to_string()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325 ^ seed, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+        })
 }
 
 /// Operands and destination width of one generated case.
@@ -117,21 +139,32 @@ fn rbits_edges(c: &Cvt, lane_bits: u64, lane: u32) -> [u32; 2] {
     let top = match &v {
         crate::exact::Value::Num { mag, .. } => {
             let l = dst.float_layout().unwrap();
-            let Some(msb) = mag.msb_exp() else { return [0, 0] };
+            let Some(msb) = mag.msb_exp() else {
+                return [0, 0];
+            };
             let q = Grid::float(l).quantum(msb);
             let cut = q - mag.exp;
             if cut <= 0 {
                 return [0, u32::MAX];
             }
             let rest = mag.sig.clone().keep_bits(cut as u32);
-            crate::round::Discarded { value: rest, bits: cut as u32 }.top_bits(width).to_u64().unwrap()
+            crate::round::Discarded {
+                value: rest,
+                bits: cut as u32,
+            }
+            .top_bits(width)
+            .to_u64()
+            .unwrap()
         }
         _ => return [0, u32::MAX],
     };
     let full = 1u64 << width;
     let carry = (full - top.min(full)) & (full - 1);
     let no_carry = carry.wrapping_sub(1) & (full - 1);
-    [policy::rbits_for_lane(c.dtype, lane, carry), policy::rbits_for_lane(c.dtype, lane, no_carry)]
+    [
+        policy::rbits_for_lane(c.dtype, lane, carry),
+        policy::rbits_for_lane(c.dtype, lane, no_carry),
+    ]
 }
 
 /// The cases of one variant at a level (operands at natural widths, plus
@@ -149,14 +182,26 @@ pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
         let total = c.atype.bits();
         if total <= 16 && (total <= 8 || level == Level::Deep) {
             for v in 0..(1u64 << total) {
-                out.push(GenCase { operands: vec![Operand { bits: v, width: total }], dst_width: natural_dst });
+                out.push(GenCase {
+                    operands: vec![Operand {
+                        bits: v,
+                        width: total,
+                    }],
+                    dst_width: natural_dst,
+                });
             }
         } else {
             let vals = inputs::values(src_lane, dst_lane, level, random_count(c, level), &mut rng);
             let n = vals.len();
             for i in 0..n {
                 let (hi, lo) = (vals[i], vals[(i * 7 + 1) % n]);
-                out.push(GenCase { operands: vec![Operand { bits: (hi << lb) | lo, width: total }], dst_width: natural_dst });
+                out.push(GenCase {
+                    operands: vec![Operand {
+                        bits: (hi << lb) | lo,
+                        width: total,
+                    }],
+                    dst_width: natural_dst,
+                });
             }
         }
         return out;
@@ -166,7 +211,12 @@ pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
     let n = vals.len();
     let aw = c.atype.bits();
     for i in 0..n {
-        let ops: Vec<Operand> = (0..lanes).map(|k| Operand { bits: vals[(i * (7 * k + 1) + k) % n], width: aw }).collect();
+        let ops: Vec<Operand> = (0..lanes)
+            .map(|k| Operand {
+                bits: vals[(i * (7 * k + 1) + k) % n],
+                width: aw,
+            })
+            .collect();
         if c.rounding == Some(Rounding::Rs) {
             // Random bits: at the carry edge of the high lane and of the low lane, and one random value.
             let top_lane = c.dtype.lanes() - 1;
@@ -177,11 +227,20 @@ pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
             rbits.dedup();
             for r in rbits {
                 let mut o = ops.clone();
-                o.push(Operand { bits: r as u64, width: 32 });
-                out.push(GenCase { operands: o, dst_width: natural_dst });
+                o.push(Operand {
+                    bits: r as u64,
+                    width: 32,
+                });
+                out.push(GenCase {
+                    operands: o,
+                    dst_width: natural_dst,
+                });
             }
         } else {
-            out.push(GenCase { operands: ops, dst_width: natural_dst });
+            out.push(GenCase {
+                operands: ops,
+                dst_width: natural_dst,
+            });
         }
     }
     if c.is_scalar() {
@@ -189,17 +248,39 @@ pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
         // wider destinations, where the form allows them.
         let picks: Vec<u64> = vals.iter().step_by((n / 8).max(1)).copied().collect();
         for w in REG_WIDTHS.into_iter().filter(|w| *w > aw) {
-            if instr::check(c, Regs { dst: natural_dst, src: w }, None, None).is_ok() {
+            if instr::check(
+                c,
+                Regs {
+                    dst: natural_dst,
+                    src: w,
+                },
+                None,
+                None,
+            )
+            .is_ok()
+            {
                 for v in &picks {
                     let junk = rng.next_u64() & width_mask(w) & !width_mask(aw);
-                    out.push(GenCase { operands: vec![Operand { bits: v | junk, width: w }], dst_width: natural_dst });
+                    out.push(GenCase {
+                        operands: vec![Operand {
+                            bits: v | junk,
+                            width: w,
+                        }],
+                        dst_width: natural_dst,
+                    });
                 }
             }
         }
         for w in REG_WIDTHS.into_iter().filter(|w| *w > natural_dst) {
             if instr::check(c, Regs { dst: w, src: aw }, None, None).is_ok() {
                 for v in &picks {
-                    out.push(GenCase { operands: vec![Operand { bits: *v, width: aw }], dst_width: w });
+                    out.push(GenCase {
+                        operands: vec![Operand {
+                            bits: *v,
+                            width: aw,
+                        }],
+                        dst_width: w,
+                    });
                 }
             }
         }
@@ -219,9 +300,13 @@ pub fn lines(c: &Cvt, cases: &[GenCase], profile: Profile) -> Vec<Line> {
     cases
         .iter()
         .map(|g| {
-            let o = evaluate(c, &g.operands, g.dst_width, profile).expect("generated cases are legal");
+            let o =
+                evaluate(c, &g.operands, g.dst_width, profile).expect("generated cases are legal");
             let class = coverage::classify(c, &o);
-            Line { text: format!("{}  # {class}", format_case(c, &g.operands, &o.accept)), class }
+            Line {
+                text: format!("{}  # {class}", format_case(c, &g.operands, &o.accept)),
+                class,
+            }
         })
         .collect()
 }
@@ -244,11 +329,32 @@ pub fn generate(c: &Cvt, level: Level, seed: u64, profile: Profile) -> Vec<Line>
 }
 
 /// The file header for a variant's vectors.
-pub fn header(c: &Cvt, targets: &[Target], profile: Profile, level: Level, seed: u64, count: usize) -> String {
+pub fn header(
+    c: &Cvt,
+    targets: &[Target],
+    profile: Profile,
+    level: Level,
+    seed: u64,
+    count: usize,
+) -> String {
     let t: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
     format!(
         "# ptx-cvt case lines v1\n# generator: ptx-cvt {} gen\n# instruction: {c}\n# targets: {}\n# profile: {profile}\n# level: {level}\n# seed: {seed}\n# cases: {count}\n",
         env!("CARGO_PKG_VERSION"),
         t.join(" ")
+    )
+}
+
+/// The structured source values of a scalar form (specials and the source
+/// codes next to every boundary of the destination; no random values), for
+/// tests of other engines.
+pub fn boundary_values(c: &Cvt) -> Vec<u64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    inputs::values(
+        c.atype.format(),
+        c.dtype.format(),
+        Level::Compact,
+        0,
+        &mut rng,
     )
 }
