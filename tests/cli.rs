@@ -58,21 +58,11 @@ impl Run {
         self
     }
     fn err_has(&self, needle: &str) -> &Self {
-        assert!(
-            self.err.contains(needle),
-            "{}: stderr lacks {needle:?}\n--- stderr\n{}",
-            self.what,
-            clip(&self.err)
-        );
+        assert!(self.err.contains(needle), "{}: stderr lacks {needle:?}\n--- stderr\n{}", self.what, clip(&self.err));
         self
     }
     fn err_empty(&self) -> &Self {
-        assert!(
-            self.err.is_empty(),
-            "{}: unexpected stderr\n{}",
-            self.what,
-            clip(&self.err)
-        );
+        assert!(self.err.is_empty(), "{}: unexpected stderr\n{}", self.what, clip(&self.err));
         self
     }
     fn out_lines(&self) -> Vec<&str> {
@@ -96,16 +86,8 @@ fn clip(s: &str) -> String {
 }
 
 fn describe(args: &[&str]) -> String {
-    let shown: Vec<String> = args
-        .iter()
-        .map(|a| {
-            if a.len() > 60 {
-                format!("<{} bytes>", a.len())
-            } else {
-                format!("{a:?}")
-            }
-        })
-        .collect();
+    let shown: Vec<String> =
+        args.iter().map(|a| if a.len() > 60 { format!("<{} bytes>", a.len()) } else { format!("{a:?}") }).collect();
     format!("ptx-cvt {}", shown.join(" "))
 }
 
@@ -142,12 +124,7 @@ fn reader<R: Read + Send + 'static>(r: Option<R>, cap: usize) -> thread::JoinHan
 }
 
 /// Wait for a child with a deadline (killing it after), collecting output.
-fn finish(
-    child: Child,
-    what: String,
-    writer: Option<thread::JoinHandle<()>>,
-    start: Instant,
-) -> Run {
+fn finish(child: Child, what: String, writer: Option<thread::JoinHandle<()>>, start: Instant) -> Run {
     finish_within(child, what, writer, start, DEADLINE)
 }
 
@@ -228,10 +205,7 @@ impl TempFile {
     fn new(tag: &str, contents: impl AsRef<[u8]>) -> TempFile {
         static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let p = std::env::temp_dir().join(format!(
-            "ptx-cvt-cli-{}-{n}-{tag}.cases",
-            std::process::id()
-        ));
+        let p = std::env::temp_dir().join(format!("ptx-cvt-cli-{}-{n}-{tag}.cases", std::process::id()));
         std::fs::write(&p, contents).expect("write temp file");
         TempFile(p)
     }
@@ -250,12 +224,7 @@ impl Drop for TempFile {
 fn zero_operand(instr: &str) -> String {
     let c = ptx_cvt::instr::parse(instr).expect("listed spelling parses");
     let shape = ptx_cvt::instr::shape(&c);
-    shape
-        .srcs
-        .iter()
-        .map(|w| "0".repeat(*w as usize / 4))
-        .collect::<Vec<_>>()
-        .join(" ")
+    shape.srcs.iter().map(|w| "0".repeat(*w as usize / 4)).collect::<Vec<_>>().join(" ")
 }
 
 // --- a minimal JSON reader (std only, so the lock file is untouched) ---------
@@ -272,10 +241,7 @@ enum Json {
 
 impl Json {
     fn parse(text: &str) -> Result<Json, String> {
-        let mut p = JsonParser {
-            s: text.as_bytes(),
-            i: 0,
-        };
+        let mut p = JsonParser { s: text.as_bytes(), i: 0 };
         let v = p.value()?;
         p.ws();
         if p.i != p.s.len() {
@@ -285,9 +251,7 @@ impl Json {
     }
     fn get(&self, key: &str) -> &Json {
         match self {
-            Json::Obj(m) => m
-                .get(key)
-                .unwrap_or_else(|| panic!("no key {key:?} in {self:?}")),
+            Json::Obj(m) => m.get(key).unwrap_or_else(|| panic!("no key {key:?} in {self:?}")),
             _ => panic!("not an object: {self:?}"),
         }
     }
@@ -352,9 +316,7 @@ impl JsonParser<'_> {
                 }
                 loop {
                     self.ws();
-                    let Json::Str(k) = self.string()? else {
-                        unreachable!()
-                    };
+                    let Json::Str(k) = self.string()? else { unreachable!() };
                     self.eat(b':')?;
                     let v = self.value()?;
                     m.insert(k, v);
@@ -396,18 +358,12 @@ impl JsonParser<'_> {
             Some(b'n') => self.lit("null", Json::Null),
             Some(c) if c == b'-' || c.is_ascii_digit() => {
                 let st = self.i;
-                while self.i < self.s.len()
-                    && matches!(
-                        self.s[self.i],
-                        b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'
-                    )
+                while self.i < self.s.len() && matches!(self.s[self.i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
                 {
                     self.i += 1;
                 }
                 let t = std::str::from_utf8(&self.s[st..self.i]).unwrap();
-                t.parse()
-                    .map(Json::Num)
-                    .map_err(|_| format!("bad number {t:?}"))
+                t.parse().map(Json::Num).map_err(|_| format!("bad number {t:?}"))
             }
             _ => Err(format!("unexpected input at byte {}", self.i)),
         }
@@ -422,11 +378,7 @@ impl JsonParser<'_> {
             let c = *self.s.get(self.i).ok_or("unterminated string")?;
             self.i += 1;
             match c {
-                b'"' => {
-                    return String::from_utf8(out)
-                        .map(Json::Str)
-                        .map_err(|_| "bad UTF-8".to_string())
-                }
+                b'"' => return String::from_utf8(out).map(Json::Str).map_err(|_| "bad UTF-8".to_string()),
                 b'\\' => {
                     let e = *self.s.get(self.i).ok_or("bad escape")?;
                     self.i += 1;
@@ -438,10 +390,7 @@ impl JsonParser<'_> {
                         b'b' => out.push(8),
                         b'f' => out.push(12),
                         b'u' => {
-                            let h = std::str::from_utf8(
-                                self.s.get(self.i..self.i + 4).ok_or("bad \\u")?,
-                            )
-                            .unwrap();
+                            let h = std::str::from_utf8(self.s.get(self.i..self.i + 4).ok_or("bad \\u")?).unwrap();
                             let cp = u32::from_str_radix(h, 16).map_err(|_| "bad \\u")?;
                             self.i += 4;
                             let ch = char::from_u32(cp).unwrap_or('\u{fffd}');
@@ -470,14 +419,8 @@ fn eval_known_answers() {
     // vectors/README.md and SPEC §5.3 (as cited in vectors/known-answers/sm90.cases).
     for (args, want) in [
         (&["eval", "cvt.rn.f16.f32", "3f800000"][..], "3c00"), // 1.0f → 1.0h
-        (
-            &["eval", "cvt.rzi.s32.f64", "7ff8000000000000"][..],
-            "80000000",
-        ), // [HW] NaN from f64 → 1<<31
-        (
-            &["eval", "cvt.s16.s8", "139231c2", "--dst-width", "32"][..],
-            "ffffffc2",
-        ), // [HW] SPEC §4: chop, sign-extend
+        (&["eval", "cvt.rzi.s32.f64", "7ff8000000000000"][..], "80000000"), // [HW] NaN from f64 → 1<<31
+        (&["eval", "cvt.s16.s8", "139231c2", "--dst-width", "32"][..], "ffffffc2"), // [HW] SPEC §4: chop, sign-extend
         (&["eval", "cvt.s16.s8", "139231c2"][..], "ffc2"),     // natural 16-bit destination
         (&["eval", "cvt.rzi.s32.f32", "7fc00000"][..], "00000000"), // NaN from f32 → 0 (PTX ISA)
         (&["eval", "cvt.s8.f32.rni.sat", "3f800000"][..], "01"), // modifiers after the types (README)
@@ -505,39 +448,21 @@ fn eval_json_single() {
 #[test]
 fn eval_profiles_differ_on_nan_payload() {
     // sm90 gives NVIDIA's canonical NaN; the ISA profile accepts any NaN.
-    run(&["eval", "cvt.rn.f16.f32", "7fc00001"])
-        .expect_code(0)
-        .out_has("7fff");
+    run(&["eval", "cvt.rn.f16.f32", "7fc00001"]).expect_code(0).out_has("7fff");
     let r = run(&["eval", "--profile", "isa", "cvt.rn.f16.f32", "7fc00001"]);
     r.expect_code(0);
     assert_eq!(r.out, "nan\n");
-    run(&["eval", "--profile", "bogus", "cvt.rn.f16.f32", "7fc00001"])
-        .expect_code(2)
-        .err_has("bogus");
+    run(&["eval", "--profile", "bogus", "cvt.rn.f16.f32", "7fc00001"]).expect_code(2).err_has("bogus");
 }
 
 #[test]
 fn eval_bad_options_are_usage_errors() {
-    run(&["eval", "--dst-width", "12", "cvt.s16.s8", "c2"])
+    run(&["eval", "--dst-width", "12", "cvt.s16.s8", "c2"]).expect_code(2).err_has("12");
+    run(&["eval", "--target", "sm_999", "cvt.s16.s8", "c2"]).expect_code(2).err_has("sm_999");
+    run(&["eval", "--ptx-version", "banana", "cvt.s16.s8", "c2"]).expect_code(2).err_has("banana");
+    run(&["eval", "--target", "sm_90", "--ptx-version", "7.0", "cvt.rn.f16.f32", "3f800000"])
         .expect_code(2)
-        .err_has("12");
-    run(&["eval", "--target", "sm_999", "cvt.s16.s8", "c2"])
-        .expect_code(2)
-        .err_has("sm_999");
-    run(&["eval", "--ptx-version", "banana", "cvt.s16.s8", "c2"])
-        .expect_code(2)
-        .err_has("banana");
-    run(&[
-        "eval",
-        "--target",
-        "sm_90",
-        "--ptx-version",
-        "7.0",
-        "cvt.rn.f16.f32",
-        "3f800000",
-    ])
-    .expect_code(2)
-    .err_has("7.8");
+        .err_has("7.8");
     run(&["eval", "--dst-width", "8", "cvt.rn.f16.f32", "3f800000"])
         .expect_code(2)
         .err_has("destination register of 8 bits");
@@ -554,12 +479,12 @@ fn eval_stream_writes_complete_case_lines() {
         "\n",
         "# a comment line\n",
         "   # indented comment\n",
-        "cvt.s16.s8 c2 => ????????\n", // vectors/README.md: width request
-        "cvt.s16.s8 139231c2 => ????????\r\n", // CRLF, 32-bit source register
-        "\r\n",                        // blank CRLF line
+        "cvt.s16.s8 c2 => ????????\n",               // vectors/README.md: width request
+        "cvt.s16.s8 139231c2 => ????????\r\n",       // CRLF, 32-bit source register
+        "\r\n",                                      // blank CRLF line
         "cvt.s8.f32.rni.sat 3f800000 # comment\r\n", // canonical spelling on output
-        "cvt.rn.f16.f32\t3f800000\t=>\t????????\n", // tabs; wider destination
-        "cvt.rzi.s32.f64 7ff8000000000000", // no final newline
+        "cvt.rn.f16.f32\t3f800000\t=>\t????????\n",  // tabs; wider destination
+        "cvt.rzi.s32.f64 7ff8000000000000",          // no final newline
     );
     let r = run_stdin(&["eval"], input);
     r.expect_code(0).err_empty();
@@ -582,10 +507,7 @@ fn eval_stream_writes_complete_case_lines() {
 
 #[test]
 fn eval_stream_json() {
-    let r = run_stdin(
-        &["eval", "--json"],
-        "# c\ncvt.rn.f16.f32 3f800000\n\ncvt.s16.s8 c2 => ????????\n",
-    );
+    let r = run_stdin(&["eval", "--json"], "# c\ncvt.rn.f16.f32 3f800000\n\ncvt.s16.s8 c2 => ????????\n");
     r.expect_code(0).err_empty();
     let lines = r.out_lines();
     assert_eq!(lines.len(), 2, "{}", r.out);
@@ -601,20 +523,14 @@ fn eval_stream_json() {
 
 #[test]
 fn eval_stream_reports_bad_lines_and_goes_on() {
-    let r = run_stdin(
-        &["eval"],
-        "cvt.rn.f16.f32 3f800000\nbogus 00\ncvt.rn.f16.f32 3f80\ncvt.s16.s8 c2\n",
-    );
+    let r = run_stdin(&["eval"], "cvt.rn.f16.f32 3f800000\nbogus 00\ncvt.rn.f16.f32 3f80\ncvt.s16.s8 c2\n");
     r.expect_code(2)
         .err_has("stdin line 2:")
         .err_has("not a cvt instruction")
         .err_has("stdin line 3:")
         .err_has("source register of 16 bits cannot hold a f32")
         .err_has("2 line(s) could not be evaluated");
-    assert_eq!(
-        r.out_lines(),
-        ["cvt.rn.f16.f32 3f800000 => 3c00", "cvt.s16.s8 c2 => ffc2"]
-    );
+    assert_eq!(r.out_lines(), ["cvt.rn.f16.f32 3f800000 => 3c00", "cvt.s16.s8 c2 => ffc2"]);
 }
 
 #[test]
@@ -634,8 +550,7 @@ fn eval_stream_200k_lines() {
     assert_eq!(lines.len(), 200_001);
     assert!(lines
         .iter()
-        .all(|l| l.starts_with("cvt.rn.f16.f32 ")
-            && l.len() == "cvt.rn.f16.f32 00000000 => 0000".len()));
+        .all(|l| l.starts_with("cvt.rn.f16.f32 ") && l.len() == "cvt.rn.f16.f32 00000000 => 0000".len()));
     assert_eq!(*lines.last().unwrap(), "cvt.rn.f16.f32 3f801000 => 3c00");
     assert!(r.secs < 20.0, "200k lines took {:.1} s", r.secs);
 }
@@ -651,12 +566,7 @@ fn eval_stream_stops_quietly_when_stdout_closes() {
         let line = b"cvt.rn.f16.f32 3f800000\n".repeat(50_000);
         let _ = w.write_all(&line);
     });
-    let r = finish(
-        child,
-        "ptx-cvt eval (stdout closed)".into(),
-        Some(writer),
-        start,
-    );
+    let r = finish(child, "ptx-cvt eval (stdout closed)".into(), Some(writer), start);
     r.expect_code(0);
 }
 
@@ -669,14 +579,7 @@ fn eval_stream_honours_or_rejects_dst_width() {
     let r = run_stdin(&["eval", "--dst-width", "32"], "cvt.s16.s8 c2\n");
     let applied = r.code == Some(0) && r.out == "cvt.s16.s8 c2 => ffffffc2\n";
     let rejected = r.code == Some(2) && r.err.contains("dst-width");
-    assert!(
-        applied || rejected,
-        "{}: status {:?}, stdout {:?}, stderr {:?}",
-        r.what,
-        r.code,
-        r.out,
-        r.err
-    );
+    assert!(applied || rejected, "{}: status {:?}, stdout {:?}, stderr {:?}", r.what, r.code, r.out, r.err);
 }
 
 // ---------------------------------------------------------------------------
@@ -720,14 +623,9 @@ fn check_looser_pattern_is_a_mismatch() {
 #[test]
 fn check_known_answer_files() {
     let ws = workspace();
-    for (file, profile) in [
-        ("vectors/known-answers/sm90.cases", "sm90"),
-        ("vectors/known-answers/isa.cases", "isa"),
-    ] {
+    for (file, profile) in [("vectors/known-answers/sm90.cases", "sm90"), ("vectors/known-answers/isa.cases", "isa")] {
         let path = ws.join(file);
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
         let n = text
             .lines()
             .filter(|l| {
@@ -746,19 +644,13 @@ fn correct_lines() -> Vec<String> {
     let mut input = String::new();
     for i in 0..20u32 {
         match i % 4 {
-            0 => input.push_str(&format!(
-                "cvt.rn.f16.f32 {:08x}\n",
-                0x3f80_0000 + i * 0x1000
-            )),
+            0 => input.push_str(&format!("cvt.rn.f16.f32 {:08x}\n", 0x3f80_0000 + i * 0x1000)),
             1 => input.push_str(&format!(
                 "cvt.rzi.s32.f64 {:016x}\n",
                 0x4000_0000_0000_0000u64 + (i as u64) * 0x1_0000_0000_0000
             )),
             2 => input.push_str(&format!("cvt.s16.s8 {:08x} => ????????\n", 0x1392_3100 + i)),
-            _ => input.push_str(&format!(
-                "cvt.rn.bf16.f32 {:08x}\n",
-                0xc000_0000u32 + i * 0x777
-            )),
+            _ => input.push_str(&format!("cvt.rn.bf16.f32 {:08x}\n", 0xc000_0000u32 + i * 0x777)),
         }
     }
     let r = run_stdin(&["eval"], input);
@@ -783,19 +675,13 @@ fn check_pinpoints_planted_errors() {
     let text = lines.join("\n") + "\n";
     let f = TempFile::new("planted", &text);
     let r = run(&["check", f.path()]);
-    r.expect_code(1)
-        .err_empty()
-        .out_has("expected")
-        .out_has("got");
+    r.expect_code(1).err_empty().out_has("expected").out_has("got");
     let reported: Vec<usize> = r
         .out
         .lines()
         .filter(|l| l.contains(": MISMATCH "))
         .map(|l| {
-            let rest = l
-                .strip_prefix(f.path())
-                .and_then(|s| s.strip_prefix(':'))
-                .expect("mismatch names the file");
+            let rest = l.strip_prefix(f.path()).and_then(|s| s.strip_prefix(':')).expect("mismatch names the file");
             rest.split(':').next().unwrap().parse().unwrap()
         })
         .collect();
@@ -804,11 +690,7 @@ fn check_pinpoints_planted_errors() {
     // Each mismatch block shows expected and got; `got` is the planted value.
     for &n in &planted {
         let got = lines[n - 1].rsplit(' ').next().unwrap();
-        assert!(
-            r.out.contains(&format!("  got      {got}")),
-            "line {n}: {}",
-            r.out
-        );
+        assert!(r.out.contains(&format!("  got      {got}")), "line {n}: {}", r.out);
     }
 
     // --quiet: the summary only.
@@ -830,21 +712,12 @@ fn check_pinpoints_planted_errors() {
         let _ = o.get("rule").str();
     }
     let totals = json(out[planted.len()]);
-    assert_eq!(
-        (
-            totals.get("passed").num(),
-            totals.get("failed").num(),
-            totals.get("errors").num()
-        ),
-        (16.0, 4.0, 0.0)
-    );
+    assert_eq!((totals.get("passed").num(), totals.get("failed").num(), totals.get("errors").num()), (16.0, 4.0, 0.0));
     assert_eq!(out[planted.len() + 1], "16 passed, 4 failed");
 
     // The same file on stdin is named <stdin>.
     let s = run_stdin(&["check", "-"], text);
-    s.expect_code(1)
-        .out_has("<stdin>:3: MISMATCH")
-        .out_has("<stdin>:20: MISMATCH");
+    s.expect_code(1).out_has("<stdin>:3: MISMATCH").out_has("<stdin>:20: MISMATCH");
 }
 
 #[test]
@@ -861,21 +734,13 @@ fn check_malformed_lines_exit_2_with_file_and_line() {
     let r = run(&["check", f.path()]);
     let p = f.path();
     r.expect_code(2)
-        .err_has(&format!(
-            "{p}:2: error: operand 1: `3f80000` has 7 hex digits"
-        ))
+        .err_has(&format!("{p}:2: error: operand 1: `3f80000` has 7 hex digits"))
         .err_has(&format!("{p}:3: error: no result to check"))
         .err_has(&format!("{p}:4: error: no result to check"))
-        .err_has(&format!(
-            "{p}:5: error: unexpected `extra` after the result"
-        ))
+        .err_has(&format!("{p}:5: error: unexpected `extra` after the result"))
         .err_has("4 line(s) could not be checked")
         .out_has(&format!("{p}:6: MISMATCH"));
-    assert!(
-        !r.err.contains(&format!("{p}:1:")) && !r.err.contains(&format!("{p}:6:")),
-        "{}",
-        r.err
-    );
+    assert!(!r.err.contains(&format!("{p}:1:")) && !r.err.contains(&format!("{p}:6:")), "{}", r.err);
     assert_eq!(r.last_out_line(), "1 passed, 1 failed");
 }
 
@@ -884,14 +749,8 @@ fn check_missing_file() {
     let good = TempFile::new("good2", "cvt.rn.f16.f32 3f800000 => 3c00\n");
     let missing = std::env::temp_dir().join("ptx-cvt-cli-no-such-dir/none.cases");
     let r = run(&["check", missing.to_str().unwrap(), good.path()]);
-    r.expect_code(2)
-        .err_has("cannot read")
-        .err_has(missing.to_str().unwrap());
-    assert_eq!(
-        r.last_out_line(),
-        "1 passed, 0 failed",
-        "the other file is still checked"
-    );
+    r.expect_code(2).err_has("cannot read").err_has(missing.to_str().unwrap());
+    assert_eq!(r.last_out_line(), "1 passed, 0 failed", "the other file is still checked");
     // No file at all is a usage error.
     run(&["check"]).expect_code(2);
 }
@@ -935,13 +794,7 @@ fn check_and_eval_stop_on_read_errors() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let r = finish_within(
-        child,
-        "ptx-cvt eval < <dir>".into(),
-        None,
-        start,
-        Duration::from_secs(30),
-    );
+    let r = finish_within(child, "ptx-cvt eval < <dir>".into(), None, start, Duration::from_secs(30));
     r.expect_code(2);
     assert!(r.err.lines().count() <= 3, "{}", clip(&r.err));
 }
@@ -951,9 +804,7 @@ fn check_target_legality() {
     // bf16 with a source other than f32 needs sm_90 (ptxas-legality).
     let line = "cvt.rn.bf16.f16 3c00 => 3f80\n";
     let r = run_stdin(&["check", "--target", "sm_80", "-"], line);
-    r.expect_code(2)
-        .err_has("<stdin>:1: error: illegal on sm_80")
-        .err_has("sm_90");
+    r.expect_code(2).err_has("<stdin>:1: error: illegal on sm_80").err_has("sm_90");
     assert_eq!(r.last_out_line(), "0 passed, 0 failed");
     let r = run_stdin(&["check", "--target", "sm_90", "-"], line);
     r.expect_code(0);
@@ -961,13 +812,10 @@ fn check_target_legality() {
     // Without --target every modelled form is evaluated.
     run_stdin(&["check", "-"], line).expect_code(0);
     // A target the PTX version cannot reach.
-    run_stdin(
-        &["check", "--target", "sm_90", "--ptx-version", "7.0", "-"],
-        line,
-    )
-    .expect_code(2)
-    .err_has("<stdin>:1:")
-    .err_has("7.8");
+    run_stdin(&["check", "--target", "sm_90", "--ptx-version", "7.0", "-"], line)
+        .expect_code(2)
+        .err_has("<stdin>:1:")
+        .err_has("7.8");
 }
 
 #[test]
@@ -1019,12 +867,7 @@ fn check_with_closed_stdout(input: Vec<u8>) -> Run {
     let writer = thread::spawn(move || {
         let _ = w.write_all(&input);
     });
-    finish(
-        child,
-        "ptx-cvt check - (stdout closed)".into(),
-        Some(writer),
-        start,
-    )
+    finish(child, "ptx-cvt check - (stdout closed)".into(), Some(writer), start)
 }
 
 #[test]
@@ -1043,12 +886,7 @@ fn commands_survive_closed_stdout() {
         let start = Instant::now();
         let mut child = spawn(args, false);
         drop(child.stdout.take());
-        finish(
-            child,
-            format!("{} (stdout closed)", describe(args)),
-            None,
-            start,
-        );
+        finish(child, format!("{} (stdout closed)", describe(args)), None, start);
     }
 }
 
@@ -1060,12 +898,7 @@ fn check_with_closed_stdout_still_fails() {
     // bad.cases has mismatches. The status should stay 1 (mismatch) — or at least
     // not be 0, which the docs define as "all pass".
     let r = check_with_closed_stdout(b"cvt.rn.f16.f32 3f800000 => 3c01\n".repeat(2000));
-    assert_ne!(
-        r.code,
-        Some(0),
-        "{}: a file with mismatches reported success",
-        r.what
-    );
+    assert_ne!(r.code, Some(0), "{}: a file with mismatches reported success", r.what);
 }
 
 // ---------------------------------------------------------------------------
@@ -1075,45 +908,21 @@ fn check_with_closed_stdout_still_fails() {
 /// (instruction, operand, what the message must say) — for eval and explain argv.
 const HOSTILE_ARGV: &[(&str, &str, &str)] = &[
     ("", "3f800000", "empty instruction"),
-    (
-        "cvt.rn.f17.f32",
-        "3f800000",
-        "unknown modifier or type `.f17`",
-    ),
+    ("cvt.rn.f17.f32", "3f800000", "unknown modifier or type `.f17`"),
     ("cvt.rn.rz.f16.f32", "3f800000", "second rounding modifier"),
     ("cvt.rn.f16.f32", "3f8", "3 hex digits"),
     ("cvt.rn.f16.f32", "3f800", "5 hex digits"),
-    (
-        "cvt.rn.f16.f32",
-        "3f80",
-        "source register of 16 bits cannot hold a f32",
-    ),
+    ("cvt.rn.f16.f32", "3f80", "source register of 16 bits cannot hold a f32"),
     ("cvt.rn.f16.f32", "3f80000g", "is not hex"),
     ("cvt.rn.f16.f32", "0x3f800000", "without the 0x prefix"),
     ("cvt.rn.f16.f32", "0x3f8000", "without the 0x prefix"),
     ("cvt.rn.f16.f32", "", "0 hex digits"),
     ("cvt.sat.s16.s8", "c2", "s16 can hold every s8 value"),
-    (
-        "cvt.sat.satfinite.f16.f32",
-        "3f800000",
-        "cannot be combined",
-    ),
-    (
-        "cvt.rn.satfinite.sat.f16.f32",
-        "3f800000",
-        "cannot be combined",
-    ),
+    ("cvt.sat.satfinite.f16.f32", "3f800000", "cannot be combined"),
+    ("cvt.rn.satfinite.sat.f16.f32", "3f800000", "cannot be combined"),
     ("cvt.ftz.ftz.rn.f16.f32", "3f800000", "twice"),
-    (
-        "cvt.rn.f16x2.f32",
-        "3f800000",
-        "takes 2 source operands (a:32 b:32), got 1",
-    ),
-    (
-        "cvt.rn.satfinite.s2f6x2.f32",
-        "3f800000",
-        "does not evaluate yet",
-    ),
+    ("cvt.rn.f16x2.f32", "3f800000", "takes 2 source operands (a:32 b:32), got 1"),
+    ("cvt.rn.satfinite.s2f6x2.f32", "3f800000", "does not evaluate yet"),
     ("cvt.f16.f32", "3f800000", "needs .rn, .rz, .rm or .rp"),
     ("cvt.rn.f32.f16", "3c00", "not allowed"),
     ("cvt.s32.f32", "3f800000", "integer rounding modifier"),
@@ -1134,28 +943,17 @@ fn hostile_arguments_eval_and_explain() {
         }
     }
     // Extra and missing operands.
-    run(&["eval", "cvt.rn.f16.f32", "3f800000", "3f800000"])
-        .expect_code(2)
-        .err_has("takes 1 source operand (a:32), got 2");
+    run(&["eval", "cvt.rn.f16.f32", "3f800000", "3f800000"]).expect_code(2).err_has("takes 1 source operand (a:32), got 2");
     run(&["explain", "cvt.rn.f16.f32", "3f800000", "3f800000"])
         .expect_code(2)
         .err_has("takes 1 source operand (a:32), got 2");
-    run(&["eval", "cvt.rn.f16.f32"])
-        .expect_code(2)
-        .err_has("needs source operands in hex")
-        .err_has("00000000");
-    run(&["explain", "cvt.rn.f16.f32"])
-        .expect_code(2)
-        .err_has("required");
+    run(&["eval", "cvt.rn.f16.f32"]).expect_code(2).err_has("needs source operands in hex").err_has("00000000");
+    run(&["explain", "cvt.rn.f16.f32"]).expect_code(2).err_has("required");
     run(&["explain"]).expect_code(2);
     // A leading `-` is an option to clap unless after `--`; either way no panic.
     run(&["eval", "cvt.rn.f16.f32", "-3f80000"]).expect_code(2);
-    run(&["eval", "cvt.rn.f16.f32", "--", "-3f80000"])
-        .expect_code(2)
-        .err_has("unexpected `-`");
-    run(&["explain", "cvt.rn.f16.f32", "--", "+3f80000"])
-        .expect_code(2)
-        .err_has("unexpected `+`");
+    run(&["eval", "cvt.rn.f16.f32", "--", "-3f80000"]).expect_code(2).err_has("unexpected `-`");
+    run(&["explain", "cvt.rn.f16.f32", "--", "+3f80000"]).expect_code(2).err_has("unexpected `+`");
 }
 
 #[test]
@@ -1171,21 +969,12 @@ fn hostile_long_and_non_ascii_arguments() {
         (accents.as_str(), "3f800000", "unknown modifier or type"),
         ("cvt.rn.f16.f32", long_hex.as_str(), "100000 hex digits"),
         ("cvt.rn.f16.f32", long_accents.as_str(), "hex digits"),
-        (
-            "cvt.rn.f16.f\u{fffd}",
-            "3f800000",
-            "unknown modifier or type",
-        ),
+        ("cvt.rn.f16.f\u{fffd}", "3f800000", "unknown modifier or type"),
     ] {
         for cmd in ["eval", "explain"] {
             let r = run(&[cmd, instr, operand]);
             r.expect_code(2).err_has(needle);
-            assert!(
-                r.err.len() < 1000,
-                "{}: message not clipped ({} bytes)",
-                r.what,
-                r.err.len()
-            );
+            assert!(r.err.len() < 1000, "{}: message not clipped ({} bytes)", r.what, r.err.len());
         }
     }
 }
@@ -1193,64 +982,28 @@ fn hostile_long_and_non_ascii_arguments() {
 /// Hostile case lines: (line, what the message must say). Used for check
 /// (file and stdin) and eval's stream mode.
 const HOSTILE_LINES: &[(&str, &str)] = &[
-    (
-        "cvt.rn.f17.f32 3f800000 => 3c00",
-        "unknown modifier or type `.f17`",
-    ),
-    (
-        "cvt.rn.rz.f16.f32 3f800000 => 3c00",
-        "second rounding modifier",
-    ),
+    ("cvt.rn.f17.f32 3f800000 => 3c00", "unknown modifier or type `.f17`"),
+    ("cvt.rn.rz.f16.f32 3f800000 => 3c00", "second rounding modifier"),
     ("cvt.rn.f16.f32 3f8 => 3c00", "3 hex digits"),
     ("cvt.rn.f16.f32 3f800 => 3c00", "5 hex digits"),
-    (
-        "cvt.rn.f16.f32 3f80 => 3c00",
-        "source register of 16 bits cannot hold a f32",
-    ),
+    ("cvt.rn.f16.f32 3f80 => 3c00", "source register of 16 bits cannot hold a f32"),
     ("cvt.rn.f16.f32 3f80000g => 3c00", "is not hex"),
     ("cvt.rn.f16.f32 0x3f800000 => 3c00", "without the 0x prefix"),
     ("cvt.rn.f16.f32 => 3c00", "has no operands"),
     ("cvt.rn.f16.f32", "has no operands"),
-    (
-        "cvt.rn.f16.f32 3f800000 => 3c00 extra",
-        "unexpected `extra` after the result",
-    ),
-    (
-        "cvt.rn.f16.f32 3f800000 => 3c00 => 3c00",
-        "unexpected `=>` after the result",
-    ),
+    ("cvt.rn.f16.f32 3f800000 => 3c00 extra", "unexpected `extra` after the result"),
+    ("cvt.rn.f16.f32 3f800000 => 3c00 => 3c00", "unexpected `=>` after the result"),
     ("cvt.sat.s16.s8 c2 => ffc2", "s16 can hold every s8 value"),
-    (
-        "cvt.sat.satfinite.f16.f32 3f800000 => 3c00",
-        "cannot be combined",
-    ),
-    (
-        "cvt.rn.f16.f32 3f800000 3f800000 => 3c00",
-        "takes 1 source operand (a:32)",
-    ),
-    (
-        "cvt.rn.f16.f32 3f800000 => 3c0",
-        "result: `3c0` has 3 hex digits",
-    ),
-    (
-        "cvt.rn.f16.f32 3f800000 => 3c",
-        "destination register of 8 bits",
-    ),
-    (
-        "cvt.rn.f16.f32 3f800000 => 3c00/ff",
-        "value and mask of different widths",
-    ),
+    ("cvt.sat.satfinite.f16.f32 3f800000 => 3c00", "cannot be combined"),
+    ("cvt.rn.f16.f32 3f800000 3f800000 => 3c00", "takes 1 source operand (a:32)"),
+    ("cvt.rn.f16.f32 3f800000 => 3c0", "result: `3c0` has 3 hex digits"),
+    ("cvt.rn.f16.f32 3f800000 => 3c", "destination register of 8 bits"),
+    ("cvt.rn.f16.f32 3f800000 => 3c00/ff", "value and mask of different widths"),
     ("cvt.rn.f16.f32 3f800000 => 3c00|", "result:"),
     ("cvt.rn.f16.f32 3f800000 => nan:12", "nan:WIDTH"),
-    (
-        "cvt.rni.s32.f32 7fc00000 => nan",
-        "needs a floating-point destination",
-    ),
+    ("cvt.rni.s32.f32 7fc00000 => nan", "needs a floating-point destination"),
     ("mov.b32 3f800000 => 3f800000", "not a cvt instruction"),
-    (
-        "cvt.rn.f16x2.f32 3f800000 => 3c00",
-        "takes 2 source operands",
-    ),
+    ("cvt.rn.f16x2.f32 3f800000 => 3c00", "takes 2 source operands"),
     ("cvt.rn.f16.f32 3f800000 => 3c0g", "is not hex"),
 ];
 
@@ -1296,13 +1049,7 @@ fn hostile_case_lines_check_file() {
     s.expect_code(2);
     for &(n, needle) in &at {
         let prefix = format!("<stdin>:{n}: error: ");
-        assert!(
-            s.err
-                .lines()
-                .any(|l| l.starts_with(&prefix) && l.contains(needle)),
-            "stdin line {n}: {}",
-            s.err
-        );
+        assert!(s.err.lines().any(|l| l.starts_with(&prefix) && l.contains(needle)), "stdin line {n}: {}", s.err);
     }
 }
 
@@ -1347,18 +1094,12 @@ fn hostile_bytes_non_utf8_nul_crlf() {
         .err_has(&format!("{p}:8: error: line is not valid UTF-8"))
         .err_has("5 line(s) could not be checked");
     for ok in [1, 6, 7, 9] {
-        assert!(
-            !r.err.contains(&format!("{p}:{ok}:")),
-            "line {ok} is fine:\n{}",
-            r.err
-        );
+        assert!(!r.err.contains(&format!("{p}:{ok}:")), "line {ok} is fine:\n{}", r.err);
     }
     assert_eq!(r.last_out_line(), "4 passed, 0 failed");
 
     let e = run_stdin(&["eval"], text);
-    e.expect_code(2)
-        .err_has("stdin line 2: line is not valid UTF-8")
-        .err_has("stdin line 8: line is not valid UTF-8");
+    e.expect_code(2).err_has("stdin line 2: line is not valid UTF-8").err_has("stdin line 8: line is not valid UTF-8");
     for bad in [3, 4, 5] {
         e.err_has(&format!("stdin line {bad}:"));
     }
@@ -1373,26 +1114,15 @@ fn hostile_control_bytes_are_escaped_in_messages() {
     // "3f80000\r" as "unexpected `<CR>`" — on a terminal the offending byte is
     // invisible and the messages read "`.f32 `", "` `" and "unexpected ``".
     // Expected: such bytes shown escaped (e.g. `\0`, `\r`, U+0000) in every message.
-    let text = b"cvt.rn.f16.f32\x00 3f800000 => 3c00\n\x00\ncvt.rn.f16.f32 3f80\x000000 => 3c00\n"
-        .to_vec();
+    let text = b"cvt.rn.f16.f32\x00 3f800000 => 3c00\n\x00\ncvt.rn.f16.f32 3f80\x000000 => 3c00\n".to_vec();
     let f = TempFile::new("ctl", &text);
     let mut runs = vec![run(&["check", f.path()]), run_stdin(&["eval"], text)];
     runs.push(run(&["eval", "cvt.rn.f16.f32", "3f80000\r"]));
     runs.push(run(&["eval", "cvt.rn.f16.f32\x01", "3f800000"]));
     for r in &runs {
         r.expect_code(2);
-        let bad: Vec<u8> = r
-            .raw_err
-            .iter()
-            .copied()
-            .filter(|&b| b < 0x20 && b != b'\n')
-            .collect();
-        assert!(
-            bad.is_empty(),
-            "{}: raw control bytes {bad:?} in stderr:\n{:?}",
-            r.what,
-            r.err
-        );
+        let bad: Vec<u8> = r.raw_err.iter().copied().filter(|&b| b < 0x20 && b != b'\n').collect();
+        assert!(bad.is_empty(), "{}: raw control bytes {bad:?} in stderr:\n{:?}", r.what, r.err);
     }
 }
 
@@ -1415,15 +1145,8 @@ fn hostile_10mb_line() {
     // The reported length may count the newline (see `long_line_length_excludes_newline`).
     let len = big.len();
     let says_len = |r: &Run, prefix: &str| {
-        let ok = [len, len + 1]
-            .iter()
-            .any(|n| r.err.contains(&format!("{prefix}line is {n} bytes long")));
-        assert!(
-            ok,
-            "{}: no `{prefix}line is {len} bytes long` in\n{}",
-            r.what,
-            clip(&r.err)
-        );
+        let ok = [len, len + 1].iter().any(|n| r.err.contains(&format!("{prefix}line is {n} bytes long")));
+        assert!(ok, "{}: no `{prefix}line is {len} bytes long` in\n{}", r.what, clip(&r.err));
     };
 
     let f = TempFile::new("huge", &text);
@@ -1431,10 +1154,7 @@ fn hostile_10mb_line() {
     r.expect_code(2).err_has("4096");
     says_len(&r, &format!("{}:2: error: ", f.path()));
     assert_eq!(r.last_out_line(), "2 passed, 0 failed");
-    assert!(
-        r.err.len() < 1000 && r.out.len() < 1000,
-        "the line is not echoed back"
-    );
+    assert!(r.err.len() < 1000 && r.out.len() < 1000, "the line is not echoed back");
     assert!(r.secs < 10.0, "took {:.1} s", r.secs);
 
     let r = run_stdin(&["check", "-"], text.clone());
@@ -1445,13 +1165,7 @@ fn hostile_10mb_line() {
     let e = run_stdin(&["eval"], text);
     e.expect_code(2);
     says_len(&e, "stdin line 2: ");
-    assert_eq!(
-        e.out_lines(),
-        [
-            "cvt.rn.f16.f32 3f800000 => 3c00",
-            "cvt.s16.s8 139231c2 => ffffffc2"
-        ]
-    );
+    assert_eq!(e.out_lines(), ["cvt.rn.f16.f32 3f800000 => 3c00", "cvt.s16.s8 139231c2 => ffffffc2"]);
 
     // Last line, without a final newline; and a 10 MiB run of one byte.
     let mut tail = b"cvt.rn.f16.f32 3f800000 => 3c00\n".to_vec();
@@ -1460,15 +1174,10 @@ fn hostile_10mb_line() {
         .expect_code(2)
         .err_has(&format!("<stdin>:2: error: line is {len} bytes long"));
     // (no newline here, so the length is exact)
-    run_stdin(&["eval"], tail)
-        .expect_code(2)
-        .err_has("stdin line 2:");
+    run_stdin(&["eval"], tail).expect_code(2).err_has("stdin line 2:");
     let mut junk = vec![b'c'; 10 * 1024 * 1024];
     junk.push(b'\n');
-    run_stdin(&["check", "-"], junk)
-        .expect_code(2)
-        .err_has("<stdin>:1: error: line is 1048576")
-        .err_has(" bytes long");
+    run_stdin(&["check", "-"], junk).expect_code(2).err_has("<stdin>:1: error: line is 1048576").err_has(" bytes long");
 
     // Just over the 4096-byte limit (the in-memory path).
     let mut over = b"cvt.rn.f16.f32 3f800000 => 3c00 #".to_vec();
@@ -1488,9 +1197,7 @@ fn long_line_length_excludes_newline() {
         let mut line = b"cvt.rn.f16.f32 3f800000 => 3c00 #".to_vec();
         line.resize(n, b'x');
         line.push(b'\n');
-        run_stdin(&["check", "-"], line)
-            .expect_code(2)
-            .err_has(&format!("<stdin>:1: error: line is {n} bytes long"));
+        run_stdin(&["check", "-"], line).expect_code(2).err_has(&format!("<stdin>:1: error: line is {n} bytes long"));
     }
 }
 
@@ -1498,10 +1205,7 @@ fn long_line_length_excludes_newline() {
 #[cfg(target_os = "linux")]
 fn peak_rss_kib(pid: u32) -> u64 {
     let s = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read /proc/PID/status");
-    let l = s
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .expect("VmHWM in /proc/PID/status");
+    let l = s.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM in /proc/PID/status");
     l.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
@@ -1523,14 +1227,8 @@ fn hostile_10mb_line_bounded_memory() {
         let mut err = BufReader::new(child.stderr.take().unwrap());
         let mut first = String::new();
         err.read_line(&mut first).unwrap();
-        assert!(
-            first.contains("line is") && first.contains("bytes long"),
-            "{args:?}: {first:?}"
-        );
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "{args:?}: exited early"
-        );
+        assert!(first.contains("line is") && first.contains("bytes long"), "{args:?}: {first:?}");
+        assert!(child.try_wait().unwrap().is_none(), "{args:?}: exited early");
         let peak = peak_rss_kib(child.id());
         let w = writer.join().unwrap();
         drop(w);
@@ -1539,10 +1237,7 @@ fn hostile_10mb_line_bounded_memory() {
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(2), "{args:?}: {first}{rest}");
         assert!(!rest.contains("panicked"), "{rest}");
-        assert!(
-            peak < 10 * 1024,
-            "{args:?}: peak RSS {peak} KiB for a 10 MiB line"
-        );
+        assert!(peak < 10 * 1024, "{args:?}: peak RSS {peak} KiB for a 10 MiB line");
         assert!(start.elapsed() < DEADLINE);
     }
 }
@@ -1567,34 +1262,19 @@ fn list_sm90() {
     ] {
         assert!(lines.contains(&must), "{must} missing");
     }
-    for mustnt in [
-        "cvt.rn.f32.f16",
-        "cvt.f16.f32",
-        "cvt.s32.f32",
-        "cvt.sat.s16.s8",
-        "cvt.sat.satfinite.f16.f32",
-    ] {
+    for mustnt in ["cvt.rn.f32.f16", "cvt.f16.f32", "cvt.s32.f32", "cvt.sat.s16.s8", "cvt.sat.satfinite.f16.f32"] {
         assert!(!lines.contains(&mustnt), "{mustnt} listed");
     }
     let unique: HashSet<&str> = lines.iter().copied().collect();
     assert_eq!(unique.len(), lines.len(), "duplicates in list");
-    assert!(lines
-        .iter()
-        .all(|l| l.starts_with("cvt.") && !l.contains(char::is_whitespace)));
+    assert!(lines.iter().all(|l| l.starts_with("cvt.") && !l.contains(char::is_whitespace)));
 
     // Every listed spelling re-parses to itself and evaluates on sm_90: all of
     // them through one streaming eval...
-    let input: String = lines
-        .iter()
-        .map(|l| format!("{l} {}\n", zero_operand(l)))
-        .collect();
+    let input: String = lines.iter().map(|l| format!("{l} {}\n", zero_operand(l))).collect();
     let e = run_stdin(&["eval", "--target", "sm_90"], input);
     e.expect_code(0).err_empty();
-    let back: Vec<&str> = e
-        .out
-        .lines()
-        .map(|l| l.split(' ').next().unwrap())
-        .collect();
+    let back: Vec<&str> = e.out.lines().map(|l| l.split(' ').next().unwrap()).collect();
     assert_eq!(back, lines, "canonical spellings must round-trip");
     // ...and a sample as command-line arguments.
     let step = (lines.len() / 40).max(1);
@@ -1608,11 +1288,7 @@ fn list_sm90() {
     // --json is the same list.
     let j = run(&["list", "--json", "--target", "sm_90"]);
     j.expect_code(0);
-    let arr: Vec<String> = json(j.out.trim_end())
-        .arr()
-        .iter()
-        .map(|v| v.str().to_string())
-        .collect();
+    let arr: Vec<String> = json(j.out.trim_end()).arr().iter().map(|v| v.str().to_string()).collect();
     assert_eq!(arr, lines);
 }
 
@@ -1629,9 +1305,7 @@ fn list_depends_on_target() {
     assert!(!s80.contains("cvt.rn.bf16.f16") && s90.contains("cvt.rn.bf16.f16"));
     assert!(s80.is_subset(&s90), "sm_80 forms are also legal on sm_90");
     assert!(s90.is_subset(&a), "--target only removes forms");
-    run(&["list", "--target", "sm_12"])
-        .expect_code(2)
-        .err_has("sm_12");
+    run(&["list", "--target", "sm_12"]).expect_code(2).err_has("sm_12");
 }
 
 #[test]
@@ -1658,37 +1332,21 @@ fn explain_tie_to_even() {
         .out_has("round-to-float")
         .out_has("tie")
         .out_has("ties to even");
-    assert_eq!(
-        r.last_out_line().split_whitespace().collect::<Vec<_>>(),
-        ["result", "3c00", "(1)"]
-    );
+    assert_eq!(r.last_out_line().split_whitespace().collect::<Vec<_>>(), ["result", "3c00", "(1)"]);
 }
 
 #[test]
 fn explain_int_and_nan() {
     // SPEC §4: chop the 32-bit source to s8, sign-extend into the 32-bit destination.
     let r = run(&["explain", "cvt.s16.s8", "139231c2", "--dst-width", "32"]);
-    r.expect_code(0)
-        .out_has("source-chop")
-        .out_has("-62")
-        .out_has("int-wrap")
-        .out_has("ffffffc2 (-62)");
+    r.expect_code(0).out_has("source-chop").out_has("-62").out_has("int-wrap").out_has("ffffffc2 (-62)");
     // SPEC §5.3: NaN from f64 to s32 gives 1<<31.
     let r = run(&["explain", "cvt.rzi.s32.f64", "7ff8000000000000"]);
-    r.expect_code(0)
-        .out_has("qnan")
-        .out_has("nan-to-int")
-        .out_has("80000000");
+    r.expect_code(0).out_has("qnan").out_has("nan-to-int").out_has("80000000");
     // Legality line with and without a target.
-    run(&["explain", "cvt.rn.f16.f32", "3f800000"])
-        .expect_code(0)
-        .out_has("legal");
-    run(&["explain", "--target", "sm_90", "cvt.rn.bf16.f16", "3c00"])
-        .expect_code(0)
-        .out_has("legal on sm_90");
-    run(&["explain", "--target", "sm_80", "cvt.rn.bf16.f16", "3c00"])
-        .expect_code(2)
-        .err_has("illegal on sm_80");
+    run(&["explain", "cvt.rn.f16.f32", "3f800000"]).expect_code(0).out_has("legal");
+    run(&["explain", "--target", "sm_90", "cvt.rn.bf16.f16", "3c00"]).expect_code(0).out_has("legal on sm_90");
+    run(&["explain", "--target", "sm_80", "cvt.rn.bf16.f16", "3c00"]).expect_code(2).err_has("illegal on sm_80");
 }
 
 #[test]
@@ -1704,14 +1362,8 @@ fn explain_json() {
     assert_eq!(j.get("profile").str(), "sm90");
     let steps = j.get("steps").arr();
     let rules: Vec<&str> = steps.iter().map(|s| s.get("rule").str()).collect();
-    assert!(
-        rules.contains(&"decode") && rules.contains(&"round-to-float"),
-        "{rules:?}"
-    );
-    let rounding = steps
-        .iter()
-        .find(|s| s.get("rule").str() == "round-to-float")
-        .unwrap();
+    assert!(rules.contains(&"decode") && rules.contains(&"round-to-float"), "{rules:?}");
+    let rounding = steps.iter().find(|s| s.get("rule").str() == "round-to-float").unwrap();
     assert!(rounding.get("detail").str().contains("tie"));
     let _ = rounding.get("evidence").str();
 }
@@ -1740,7 +1392,7 @@ const MIXED: &str = concat!(
     "cvt.rn.f16.f32 3f803000 => 3c00                 # normal/normal/round-up\n", // 3 fail: 3c02
     "cvt.s16.s8 c2 => 00c2                           # SPEC §4\n", // 4 fail: ffc2, no class
     "cvt.rn.f16.f32 3f805000 => 3c03                 # gen normal/normal/tie-even\n", // 5 fail: 3c02
-    "cvt.rzi.s32.f64 7ff8000000000000 => 80000000    # nan/int/nan\n",                // 6 pass
+    "cvt.rzi.s32.f64 7ff8000000000000 => 80000000    # nan/int/nan\n", // 6 pass
     "cvt.rn.f16x2.f32 3f800000 40000000 => 40003c00  # normal/normal/exact\n", // 7 fail: 3c004000
     "cvt.rzi.s64.f64 c3e0000000000001 => 8000000000000001\n", // 8 fail: clamps to 8000000000000000
 );
@@ -1748,10 +1400,7 @@ const MIXED: &str = concat!(
 fn mismatch_lines(r: &Run) -> Vec<usize> {
     r.out
         .lines()
-        .filter_map(|l| {
-            l.split_once(": MISMATCH ")
-                .map(|(head, _)| head.rsplit(':').next().unwrap().parse().unwrap())
-        })
+        .filter_map(|l| l.split_once(": MISMATCH ").map(|(head, _)| head.rsplit(':').next().unwrap().parse().unwrap()))
         .collect()
 }
 
@@ -1759,54 +1408,28 @@ fn mismatch_lines(r: &Run) -> Vec<usize> {
 fn check_max_failures_stops_early() {
     let f = TempFile::new("mixed", MIXED);
     let g = TempFile::new("mixed2", MIXED);
-    let r = run(&[
-        "check",
-        "--max-failures",
-        "3",
-        "--reproducers",
-        "0",
-        f.path(),
-        g.path(),
-    ]);
+    let r = run(&["check", "--max-failures", "3", "--reproducers", "0", f.path(), g.path()]);
     r.expect_code(1);
     assert_eq!(mismatch_lines(&r), [2, 3, 4], "{}", r.out);
     let stop = format!("stopped early at {}:4 after 3 mismatch(es)", f.path());
     r.out_has(&stop).err_has(&stop);
-    assert!(
-        !r.out.contains(g.path()),
-        "the second file must not be read: {}",
-        r.out
-    );
+    assert!(!r.out.contains(g.path()), "the second file must not be read: {}", r.out);
     assert_eq!(r.last_out_line(), "1 passed, 3 failed");
     // --quiet: still only the final line on stdout; the note goes to stderr.
     let q = run(&["check", "-q", "--max-failures", "2", f.path()]);
-    q.expect_code(1)
-        .err_has(&format!("stopped early at {}:3", f.path()));
+    q.expect_code(1).err_has(&format!("stopped early at {}:3", f.path()));
     assert_eq!(q.out_lines(), ["1 passed, 2 failed"]);
     // A limit not reached, or reached on the last case line (blank and comment
     // lines after it do not count), changes nothing; 0 is a usage error.
     let tail = TempFile::new("mixed-tail", format!("{MIXED}\n# the end\n"));
     for (max, file) in [("7", &f), ("6", &f), ("6", &tail)] {
-        let all = run(&[
-            "check",
-            "--max-failures",
-            max,
-            "--reproducers",
-            "0",
-            file.path(),
-        ]);
+        let all = run(&["check", "--max-failures", max, "--reproducers", "0", file.path()]);
         all.expect_code(1);
         assert_eq!(mismatch_lines(&all).len(), 6);
-        assert!(
-            !all.out.contains("stopped early") && !all.err.contains("stopped early"),
-            "{}",
-            all.out
-        );
+        assert!(!all.out.contains("stopped early") && !all.err.contains("stopped early"), "{}", all.out);
     }
     // ... but a file after it is left unread, and that is stopping early.
-    run(&["check", "--max-failures", "6", f.path(), g.path()])
-        .expect_code(1)
-        .out_has(&format!("stopped early at {}:8", f.path()));
+    run(&["check", "--max-failures", "6", f.path(), g.path()]).expect_code(1).out_has(&format!("stopped early at {}:8", f.path()));
     run(&["check", "--max-failures", "0", f.path()]).expect_code(2);
     // Streams: stops on a long stdin without reading it all.
     let mut big = String::new();
@@ -1831,9 +1454,7 @@ fn summary_block<'a>(out: &'a str, title: &str) -> Vec<(u64, &'a str, &'a str)> 
             continue;
         }
         let t = l.trim_start();
-        let Some((n, rest)) = t.split_once("  ") else {
-            break;
-        };
+        let Some((n, rest)) = t.split_once("  ") else { break };
         let Ok(n) = n.parse() else { break };
         let (key, first) = rest.trim_start().split_once("  ").expect("key then first");
         rows.push((n, key, first.trim_start()));
@@ -1851,33 +1472,17 @@ fn check_summary_groups_by_class_rule_and_instruction() {
     let keys: Vec<(u64, &str)> = classes.iter().map(|(n, k, _)| (*n, *k)).collect();
     assert_eq!(
         keys,
-        [
-            (2, "normal/normal/tie-even"),
-            (2, "(no class)"),
-            (1, "normal/normal/round-up"),
-            (1, "normal/normal/exact")
-        ],
+        [(2, "normal/normal/tie-even"), (2, "(no class)"), (1, "normal/normal/round-up"), (1, "normal/normal/exact")],
         "{}",
         r.out
     );
     // Each group names its first mismatch with its one-line reproducer.
-    let tie = classes
-        .iter()
-        .find(|(_, k, _)| *k == "normal/normal/tie-even")
-        .unwrap();
-    assert_eq!(
-        tie.2,
-        format!("first {}:2: cvt.rn.f16.f32 3f801000 => 3c00", f.path())
-    );
+    let tie = classes.iter().find(|(_, k, _)| *k == "normal/normal/tie-even").unwrap();
+    assert_eq!(tie.2, format!("first {}:2: cvt.rn.f16.f32 3f801000 => 3c00", f.path()));
     let rules = summary_block(&r.out, "deciding rule");
     let rkeys: Vec<(u64, &str)> = rules.iter().map(|(n, k, _)| (*n, *k)).collect();
     // The f16x2 lane is blamed on the rounding of that lane, not on packing.
-    assert_eq!(
-        rkeys,
-        [(4, "round-to-float"), (1, "int-wrap"), (1, "int-clamp")],
-        "{}",
-        r.out
-    );
+    assert_eq!(rkeys, [(4, "round-to-float"), (1, "int-wrap"), (1, "int-clamp")], "{}", r.out);
     let instrs = summary_block(&r.out, "instruction");
     assert_eq!(instrs[0].0, 3);
     assert_eq!(instrs[0].1, "cvt.rn.f16.f32");
@@ -1887,10 +1492,7 @@ fn check_summary_groups_by_class_rule_and_instruction() {
     // The summary comes after the mismatches; nothing when all pass.
     let pos = r.out.find("summary of").unwrap();
     assert!(r.out[pos..].find(": MISMATCH ").is_none());
-    let ok = run(&[
-        "check",
-        TempFile::new("ok", "cvt.rn.f16.f32 3f800000 => 3c00 # a/b/c\n").path(),
-    ]);
+    let ok = run(&["check", TempFile::new("ok", "cvt.rn.f16.f32 3f800000 => 3c00 # a/b/c\n").path()]);
     assert_eq!(ok.expect_code(0).out_lines(), ["1 passed, 0 failed"]);
 }
 
@@ -1920,38 +1522,16 @@ fn check_reproducers() {
     assert_eq!(r.out.matches(".entry").count(), 3);
     let none = run(&["check", "--reproducers", "0", f.path()]);
     none.expect_code(1);
-    assert!(
-        !none.out.contains(".entry") && none.out.contains("  case     "),
-        "{}",
-        none.out
-    );
+    assert!(!none.out.contains(".entry") && none.out.contains("  case     "), "{}", none.out);
     let all = run(&["check", "--reproducers", "10", f.path()]);
     assert_eq!(all.out.matches(".entry").count(), 6);
-    all.out_has("cvt.rn.f16x2.f32 %d, %a, %b;")
-        .out_has("mov.b64 %a, 0xc3e0000000000001;")
-        .out_has("st.global.b64");
-    assert!(
-        !all.out.contains("PTX reproducers shown for"),
-        "{}",
-        all.out
-    );
+    all.out_has("cvt.rn.f16x2.f32 %d, %a, %b;").out_has("mov.b64 %a, 0xc3e0000000000001;").out_has("st.global.b64");
+    assert!(!all.out.contains("PTX reproducers shown for"), "{}", all.out);
     // --target and --ptx-version go into the module.
-    let t = run(&[
-        "check",
-        "--target",
-        "sm_100a",
-        "--ptx-version",
-        "8.6",
-        "--reproducers",
-        "1",
-        f.path(),
-    ]);
-    t.expect_code(1)
-        .out_has(".version 8.6\n")
-        .out_has(".target sm_100a\n");
+    let t = run(&["check", "--target", "sm_100a", "--ptx-version", "8.6", "--reproducers", "1", f.path()]);
+    t.expect_code(1).out_has(".version 8.6\n").out_has(".target sm_100a\n");
     // An x4 .rs form needs sm_100a: without --target the module picks it.
-    let x4 =
-        "cvt.rs.satfinite.e4m3x4.f32 3f880000 3f880000 3f880000 3f880000 00000000 => 38383839\n";
+    let x4 = "cvt.rs.satfinite.e4m3x4.f32 3f880000 3f880000 3f880000 3f880000 00000000 => 38383839\n";
     run(&["check", TempFile::new("x4", x4).path()])
         .expect_code(1)
         .out_has(".target sm_100a")
@@ -1970,54 +1550,28 @@ fn check_json_summary() {
         let _ = o.get("rule").str();
         assert!(o.get("case").str().starts_with(o.get("instruction").str()));
         // The module comes with the first three only.
-        assert_eq!(
-            matches!(o, Json::Obj(ref m) if m.contains_key("ptx")),
-            k < 3,
-            "{l}"
-        );
+        assert_eq!(matches!(o, Json::Obj(ref m) if m.contains_key("ptx")), k < 3, "{l}");
     }
     let first = json(lines[0]);
     assert_eq!(first.get("class").str(), "normal/normal/tie-even");
     assert!(first.get("ptx").str().contains("cvt.rn.f16.f32 %d, %a;"));
     assert_eq!(json(lines[2]).get("class"), &Json::Null);
     let totals = json(lines[6]);
-    assert_eq!(
-        (totals.get("passed").num(), totals.get("failed").num()),
-        (2.0, 6.0)
-    );
+    assert_eq!((totals.get("passed").num(), totals.get("failed").num()), (2.0, 6.0));
     assert_eq!(totals.get("stopped_early"), &Json::Null);
     let summary = totals.get("summary");
     let by_class = summary.get("by_class").arr();
-    let rows: Vec<(&str, f64)> = by_class
-        .iter()
-        .map(|g| (g.get("key").str(), g.get("count").num()))
-        .collect();
+    let rows: Vec<(&str, f64)> = by_class.iter().map(|g| (g.get("key").str(), g.get("count").num())).collect();
     assert_eq!(
         rows,
-        [
-            ("normal/normal/tie-even", 2.0),
-            ("(no class)", 2.0),
-            ("normal/normal/round-up", 1.0),
-            ("normal/normal/exact", 1.0)
-        ]
+        [("normal/normal/tie-even", 2.0), ("(no class)", 2.0), ("normal/normal/round-up", 1.0), ("normal/normal/exact", 1.0)]
     );
     let tie = &by_class[0].get("first");
-    assert_eq!(
-        (tie.get("file").str(), tie.get("line").num()),
-        (f.path(), 2.0)
-    );
+    assert_eq!((tie.get("file").str(), tie.get("line").num()), (f.path(), 2.0));
     assert_eq!(tie.get("case").str(), "cvt.rn.f16.f32 3f801000 => 3c00");
-    assert_eq!(
-        summary.get("by_rule").arr()[0].get("key").str(),
-        "round-to-float"
-    );
+    assert_eq!(summary.get("by_rule").arr()[0].get("key").str(), "round-to-float");
     assert_eq!(summary.get("by_rule").arr()[0].get("count").num(), 4.0);
-    let n: f64 = summary
-        .get("by_instruction")
-        .arr()
-        .iter()
-        .map(|g| g.get("count").num())
-        .sum();
+    let n: f64 = summary.get("by_instruction").arr().iter().map(|g| g.get("count").num()).sum();
     assert_eq!(n, 6.0);
     assert_eq!(lines[7], "2 passed, 6 failed");
     // With --max-failures the totals say where it stopped.
@@ -2026,14 +1580,7 @@ fn check_json_summary() {
     let l = s.out_lines();
     assert_eq!(l.len(), 2 + 2, "{}", s.out);
     let stop = json(l[2]).get("stopped_early").clone();
-    assert_eq!(
-        (
-            stop.get("file").str(),
-            stop.get("line").num(),
-            stop.get("max_failures").num()
-        ),
-        (f.path(), 3.0, 2.0)
-    );
+    assert_eq!((stop.get("file").str(), stop.get("line").num(), stop.get("max_failures").num()), (f.path(), 3.0, 2.0));
 }
 
 /// ptxas as installed by scripts/get-ptxas.sh, if it is there.
@@ -2043,11 +1590,7 @@ fn installed_ptxas() -> Option<PathBuf> {
         _ => vec![],
     };
     let home = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache"));
-    cache
-        .into_iter()
-        .chain(home)
-        .map(|c| c.join("ptx-cvt/nvcc/nvidia/cu13/bin/ptxas"))
-        .find(|p| p.is_file())
+    cache.into_iter().chain(home).map(|c| c.join("ptx-cvt/nvcc/nvidia/cu13/bin/ptxas")).find(|p| p.is_file())
 }
 
 #[test]
@@ -2076,22 +1619,12 @@ fn check_reproducers_assemble_with_ptxas() {
     for l in &lines[..7] {
         let o = json(l);
         let ptx = o.get("ptx").str();
-        let target = ptx
-            .lines()
-            .find_map(|l| l.strip_prefix(".target "))
-            .expect(".target line")
-            .to_string();
+        let target = ptx.lines().find_map(|l| l.strip_prefix(".target ")).expect(".target line").to_string();
         let n = o.get("line").num() as usize;
         let src = dir.join(format!("ptx-cvt-cli-{}-repro-{n}.ptx", std::process::id()));
         let obj = src.with_extension("cubin");
         std::fs::write(&src, ptx).unwrap();
-        let out = Command::new(&ptxas)
-            .arg(format!("-arch={target}"))
-            .arg(&src)
-            .arg("-o")
-            .arg(&obj)
-            .output()
-            .expect("run ptxas");
+        let out = Command::new(&ptxas).arg(format!("-arch={target}")).arg(&src).arg("-o").arg(&obj).output().expect("run ptxas");
         let _ = std::fs::remove_file(&src);
         let _ = std::fs::remove_file(&obj);
         assert!(

@@ -32,10 +32,7 @@ fn python() -> bool {
     static OK: OnceLock<bool> = OnceLock::new();
     *OK.get_or_init(|| {
         let ok = Command::new("python3")
-            .args([
-                "-c",
-                "import sys; sys.exit(0 if sys.version_info >= (3, 8) else 1)",
-            ])
+            .args(["-c", "import sys; sys.exit(0 if sys.version_info >= (3, 8) else 1)"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status()
@@ -48,12 +45,7 @@ fn python() -> bool {
 }
 
 fn toy() -> String {
-    format!(
-        "python3 '{}'",
-        workspace()
-            .join("examples/toy-interp/toy_interp.py")
-            .display()
-    )
+    format!("python3 '{}'", workspace().join("examples/toy-interp/toy_interp.py").display())
 }
 
 /// A Python program in a fresh temporary folder; the command that runs it.
@@ -75,48 +67,20 @@ struct Run {
 
 impl Run {
     fn expect_code(&self, code: i32) -> &Self {
-        assert_eq!(
-            self.code,
-            Some(code),
-            "{}: exit status\n--- stdout\n{}\n--- stderr\n{}",
-            self.what,
-            clip(&self.out),
-            clip(&self.err)
-        );
-        assert!(
-            !self.err.contains("panicked"),
-            "{}: panic\n{}",
-            self.what,
-            self.err
-        );
+        assert_eq!(self.code, Some(code), "{}: exit status\n--- stdout\n{}\n--- stderr\n{}", self.what, clip(&self.out), clip(&self.err));
+        assert!(!self.err.contains("panicked"), "{}: panic\n{}", self.what, self.err);
         self
     }
     fn out_has(&self, needle: &str) -> &Self {
-        assert!(
-            self.out.contains(needle),
-            "{}: stdout lacks {needle:?}\n--- stdout\n{}\n--- stderr\n{}",
-            self.what,
-            clip(&self.out),
-            clip(&self.err)
-        );
+        assert!(self.out.contains(needle), "{}: stdout lacks {needle:?}\n--- stdout\n{}\n--- stderr\n{}", self.what, clip(&self.out), clip(&self.err));
         self
     }
     fn err_has(&self, needle: &str) -> &Self {
-        assert!(
-            self.err.contains(needle),
-            "{}: stderr lacks {needle:?}\n--- stderr\n{}",
-            self.what,
-            clip(&self.err)
-        );
+        assert!(self.err.contains(needle), "{}: stderr lacks {needle:?}\n--- stderr\n{}", self.what, clip(&self.err));
         self
     }
     fn within(&self, secs: f64) -> &Self {
-        assert!(
-            self.secs < secs,
-            "{}: took {:.1} s, expected under {secs} s",
-            self.what,
-            self.secs
-        );
+        assert!(self.secs < secs, "{}: took {:.1} s, expected under {secs} s", self.what, self.secs);
         self
     }
 }
@@ -169,25 +133,13 @@ fn fuzz(args: &[&str]) -> Run {
         thread::sleep(Duration::from_millis(10));
     };
     let secs = start.elapsed().as_secs_f64();
-    Run {
-        what,
-        code: status.code(),
-        out: out.join().unwrap(),
-        err: err.join().unwrap(),
-        secs,
-    }
+    Run { what, code: status.code(), out: out.join().unwrap(), err: err.join().unwrap(), secs }
 }
 
 /// The text of the mismatch block for `instr` (from its `MISMATCH` line to the next blank line).
 fn block<'a>(r: &'a Run, instr: &str) -> &'a str {
     let head = format!("MISMATCH {instr} ");
-    let at = r.out.find(&head).unwrap_or_else(|| {
-        panic!(
-            "{}: no mismatch reported for {instr}\n{}",
-            r.what,
-            clip(&r.out)
-        )
-    });
+    let at = r.out.find(&head).unwrap_or_else(|| panic!("{}: no mismatch reported for {instr}\n{}", r.what, clip(&r.out)));
     let rest = &r.out[at..];
     &rest[..rest.find("\n\n").unwrap_or(rest.len())]
 }
@@ -195,21 +147,11 @@ fn block<'a>(r: &'a Run, instr: &str) -> &'a str {
 /// The `case` line of a mismatch block, checked against the oracle.
 fn reproducer(r: &Run, instr: &str) -> String {
     let b = block(r, instr);
-    let line = b
-        .lines()
-        .find_map(|l| l.trim_start().strip_prefix("case     "))
-        .unwrap_or_else(|| panic!("no case line in\n{b}"));
+    let line = b.lines().find_map(|l| l.trim_start().strip_prefix("case     ")).unwrap_or_else(|| panic!("no case line in\n{b}"));
     let case = parse_case(line).unwrap().unwrap();
     let o = evaluate(&case.instr, &case.operands, case.dst_width(), Profile::Sm90).unwrap();
-    assert_eq!(
-        case.result.as_ref().unwrap(),
-        &o.accept,
-        "{instr}: the reproducer's result is not the oracle's: {line}"
-    );
-    assert!(
-        b.contains(&format!("\t{instr} %d, %a;")),
-        "{instr}: no PTX reproducer in\n{b}"
-    );
+    assert_eq!(case.result.as_ref().unwrap(), &o.accept, "{instr}: the reproducer's result is not the oracle's: {line}");
+    assert!(b.contains(&format!("\t{instr} %d, %a;")), "{instr}: no PTX reproducer in\n{b}");
     assert!(b.contains("  got      "), "{b}");
     line.to_string()
 }
@@ -219,32 +161,14 @@ fn demo_finds_the_three_planted_bugs() {
     if !python() {
         return;
     }
-    let rec = std::env::temp_dir().join(format!(
-        "ptx-cvt-fuzz-test-{}-demo.cases",
-        std::process::id()
-    ));
+    let rec = std::env::temp_dir().join(format!("ptx-cvt-fuzz-test-{}-demo.cases", std::process::id()));
     let rec_s = rec.to_str().unwrap();
     let cmd = toy();
-    let r = fuzz(&[
-        "--target-cmd",
-        &cmd,
-        "--filter",
-        DEMO_FILTER,
-        "--seconds",
-        "5",
-        "--seed",
-        "1",
-        "--record",
-        rec_s,
-    ]);
+    let r = fuzz(&["--target-cmd", &cmd, "--filter", DEMO_FILTER, "--seconds", "5", "--seed", "1", "--record", rec_s]);
     r.expect_code(1).within(5.0 + 10.0);
     // Bug 1: ties away from zero.
     let f16 = reproducer(&r, "cvt.rn.f16.f32");
-    assert!(
-        block(&r, "cvt.rn.f16.f32").contains("tie"),
-        "{}",
-        block(&r, "cvt.rn.f16.f32")
-    );
+    assert!(block(&r, "cvt.rn.f16.f32").contains("tie"), "{}", block(&r, "cvt.rn.f16.f32"));
     // Bug 2: NaN from f64 is 0x80000000, not 0 (f32 NaN → 0 is right).
     let nan = reproducer(&r, "cvt.rzi.s32.f64");
     assert!(nan.ends_with("=> 80000000"), "{nan}");
@@ -252,44 +176,22 @@ fn demo_finds_the_three_planted_bugs() {
     // Bug 3: s8 zero-extended.
     for i in ["cvt.s32.s8", "cvt.s16.s8"] {
         reproducer(&r, i);
-        assert!(
-            block(&r, i).contains("sext") || block(&r, i).contains("(-"),
-            "{}",
-            block(&r, i)
-        );
+        assert!(block(&r, i).contains("sext") || block(&r, i).contains("(-"), "{}", block(&r, i));
     }
     // The forms the toy gets right pass.
     for ok in ["cvt.rzi.s32.f32", "cvt.u32.u16", "cvt.s32.s16"] {
-        assert!(
-            !r.out.contains(&format!("MISMATCH {ok} ")),
-            "{ok} reported\n{}",
-            clip(&r.out)
-        );
-        let row = r
-            .out
-            .lines()
-            .find(|l| l.trim_start().starts_with(&format!("{ok} ")))
-            .expect("per-variant row");
+        assert!(!r.out.contains(&format!("MISMATCH {ok} ")), "{ok} reported\n{}", clip(&r.out));
+        let row = r.out.lines().find(|l| l.trim_start().starts_with(&format!("{ok} "))).expect("per-variant row");
         assert!(row.trim_end().ends_with(" 0"), "{row}");
     }
-    r.out_has("per variant:")
-        .out_has("cases/s")
-        .out_has("seed 1")
-        .out_has("failures (instruction, deciding rule):");
+    r.out_has("per variant:").out_has("cases/s").out_has("seed 1").out_has("failures (instruction, deciding rule):");
     assert!(!f16.is_empty());
 
     // The record re-checks with `ptx-cvt check` to the same counts.
     let last = r.out.lines().last().unwrap();
-    let check = Command::new(bin())
-        .args(["check", "-q", rec_s])
-        .output()
-        .unwrap();
+    let check = Command::new(bin()).args(["check", "-q", rec_s]).output().unwrap();
     assert_eq!(check.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&check.stdout).trim(),
-        last.trim(),
-        "fuzz and check disagree"
-    );
+    assert_eq!(String::from_utf8_lossy(&check.stdout).trim(), last.trim(), "fuzz and check disagree");
     let _ = std::fs::remove_file(&rec);
 }
 
@@ -300,16 +202,7 @@ fn fixed_toy_passes() {
     }
     let cmd = format!("{} --fixed", toy());
     let all = "cvt.{rn.f16.f32,rzi.s32.f32,rzi.s32.f64,s32.s8,s16.s8,u16.u8,u32.u8,u32.u16,s32.s16,u64.u32,s64.s32}";
-    let r = fuzz(&[
-        "--target-cmd",
-        &cmd,
-        "--filter",
-        all,
-        "--seconds",
-        "2",
-        "--seed",
-        "2",
-    ]);
+    let r = fuzz(&["--target-cmd", &cmd, "--filter", all, "--seconds", "2", "--seed", "2"]);
     r.expect_code(0).out_has(" 0 failed");
     assert!(!r.out.contains("MISMATCH"));
 }
@@ -337,23 +230,8 @@ for line in sys.stdin:
     print("%s %s => %0*x" % (instr, op, w, v & ((1 << 4 * w) - 1)), flush=True)
 "#,
     );
-    let r = fuzz(&[
-        "--target-cmd",
-        &cmd,
-        "--filter",
-        "cvt.u32.u16",
-        "--filter",
-        "cvt.s32.s8",
-        "--cases",
-        "5000",
-        "--seconds",
-        "0",
-        "--seed",
-        "3",
-    ]);
-    r.expect_code(0)
-        .out_has("5000 passed, 0 failed")
-        .out_has("stopped after 5000 cases (--cases)");
+    let r = fuzz(&["--target-cmd", &cmd, "--filter", "cvt.u32.u16", "--filter", "cvt.s32.s8", "--cases", "5000", "--seconds", "0", "--seed", "3"]);
+    r.expect_code(0).out_has("5000 passed, 0 failed").out_has("stopped after 5000 cases (--cases)");
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -373,16 +251,7 @@ for n, line in enumerate(sys.stdin):
     print(left + "=> " + "0" * len(right.strip()), flush=True)
 "#,
     );
-    let r = fuzz(&[
-        "--target-cmd",
-        &cmd,
-        "--filter",
-        "cvt.u16.u8",
-        "--seconds",
-        "5",
-        "--seed",
-        "4",
-    ]);
+    let r = fuzz(&["--target-cmd", &cmd, "--filter", "cvt.u16.u8", "--seconds", "5", "--seed", "4"]);
     r.expect_code(2)
         .within(5.0)
         .err_has("exited (exit status 3) before answering `cvt.u16.u8 ")
@@ -392,29 +261,9 @@ for n, line in enumerate(sys.stdin):
     r.out_has("MISMATCH cvt.u16.u8 ");
 
     // With --restart it goes on, reporting every crash.
-    let r = fuzz(&[
-        "--target-cmd",
-        &cmd,
-        "--filter",
-        "cvt.u16.u8",
-        "--seconds",
-        "5",
-        "--seed",
-        "4",
-        "--restart",
-        "--max-failures",
-        "3",
-    ]);
-    r.expect_code(2)
-        .within(5.0)
-        .out_has("stopped after 3 adapter errors (--max-failures)")
-        .out_has("3 adapter error(s)");
-    assert_eq!(
-        r.err.matches("exited (exit status 3)").count(),
-        3,
-        "{}",
-        r.err
-    );
+    let r = fuzz(&["--target-cmd", &cmd, "--filter", "cvt.u16.u8", "--seconds", "5", "--seed", "4", "--restart", "--max-failures", "3"]);
+    r.expect_code(2).within(5.0).out_has("stopped after 3 adapter errors (--max-failures)").out_has("3 adapter error(s)");
+    assert_eq!(r.err.matches("exited (exit status 3)").count(), 3, "{}", r.err);
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -424,64 +273,24 @@ fn garbage_answers_are_reported() {
         return;
     }
     for (name, answer, message) in [
-        (
-            "words",
-            r#""hello there""#,
-            "the program answered `hello there` to `cvt.u32.u16 ",
-        ),
-        (
-            "narrow",
-            r#"left + "=> 00""#,
-            "the program answered an 8-bit result `00` to `cvt.u32.u16 ",
-        ),
-        (
-            "operands",
-            r#""cvt.u32.u16 1234 => 00001234""#,
-            "the program answered with operands `1234` but was asked",
-        ),
-        (
-            "pattern",
-            r#"left + "=> " + "?" * len(right.strip())"#,
-            "without a result",
-        ),
+        ("words", r#""hello there""#, "the program answered `hello there` to `cvt.u32.u16 "),
+        ("narrow", r#"left + "=> 00""#, "the program answered an 8-bit result `00` to `cvt.u32.u16 "),
+        ("operands", r#""cvt.u32.u16 1234 => 00001234""#, "the program answered with operands `1234` but was asked"),
+        ("pattern", r#"left + "=> " + "?" * len(right.strip())"#, "without a result"),
         ("empty", r#""""#, "answered an empty line"),
-        (
-            "declines",
-            r#""error: not today""#,
-            "the program could not evaluate `cvt.u32.u16 ",
-        ),
+        ("declines", r#""error: not today""#, "the program could not evaluate `cvt.u32.u16 "),
     ] {
         let (dir, cmd) = script(
             name,
             &format!("import sys\nfor line in sys.stdin:\n    left, right = line.split('=>')\n    print({answer}, flush=True)\n"),
         );
-        let r = fuzz(&[
-            "--target-cmd",
-            &cmd,
-            "--filter",
-            "cvt.u32.u16",
-            "--seconds",
-            "5",
-            "--seed",
-            "5",
-        ]);
-        r.expect_code(2)
-            .within(5.0)
-            .err_has(message)
-            .out_has("1 adapter error(s)");
+        let r = fuzz(&["--target-cmd", &cmd, "--filter", "cvt.u32.u16", "--seconds", "5", "--seed", "5"]);
+        r.expect_code(2).within(5.0).err_has(message).out_has("1 adapter error(s)");
         let _ = std::fs::remove_dir_all(dir);
     }
     // The toy declines instructions it does not implement.
-    let r = fuzz(&[
-        "--target-cmd",
-        &toy(),
-        "--filter",
-        "cvt.u8.u16",
-        "--seconds",
-        "5",
-    ]);
-    r.expect_code(2)
-        .err_has("toy_interp does not implement cvt.u8.u16");
+    let r = fuzz(&["--target-cmd", &toy(), "--filter", "cvt.u8.u16", "--seconds", "5"]);
+    r.expect_code(2).err_has("toy_interp does not implement cvt.u8.u16");
 }
 
 #[test]
@@ -500,16 +309,7 @@ fn hung_program_hits_the_timeout_and_is_killed() {
     );
     // `; true` keeps sh as the parent, so the program is a grandchild: it must die too.
     let cmd = format!("{cmd}; true");
-    let r = fuzz(&[
-        "--target-cmd",
-        &cmd,
-        "--filter",
-        "cvt.u32.u16",
-        "--timeout",
-        "1",
-        "--seconds",
-        "10",
-    ]);
+    let r = fuzz(&["--target-cmd", &cmd, "--filter", "cvt.u32.u16", "--timeout", "1", "--seconds", "10"]);
     r.expect_code(2)
         .within(6.0)
         .err_has("no answer within 1 s to `cvt.u32.u16 ")
@@ -521,30 +321,15 @@ fn hung_program_hits_the_timeout_and_is_killed() {
     if PathBuf::from("/proc/self").exists() {
         let gone = (0..100).any(|_| {
             thread::sleep(Duration::from_millis(20));
-            !proc_dir.exists()
-                || std::fs::read_to_string(proc_dir.join("stat")).is_ok_and(|s| s.contains(") Z "))
+            !proc_dir.exists() || std::fs::read_to_string(proc_dir.join("stat")).is_ok_and(|s| s.contains(") Z "))
         });
         assert!(gone, "the hung program (pid {}) still runs", pid.trim());
     }
 
     // A program that never flushes looks the same, and the message says why.
-    let (dir2, cmd) = script(
-        "noflush",
-        "import sys\nfor line in sys.stdin:\n    print(line.split('=>')[0] + '=> 00000000')\n",
-    );
-    let r = fuzz(&[
-        "--target-cmd",
-        &cmd,
-        "--filter",
-        "cvt.u32.u16",
-        "--timeout",
-        "1",
-        "--seconds",
-        "10",
-    ]);
-    r.expect_code(2)
-        .within(6.0)
-        .err_has("does it not flush stdout after each answer?");
+    let (dir2, cmd) = script("noflush", "import sys\nfor line in sys.stdin:\n    print(line.split('=>')[0] + '=> 00000000')\n");
+    let r = fuzz(&["--target-cmd", &cmd, "--filter", "cvt.u32.u16", "--timeout", "1", "--seconds", "10"]);
+    r.expect_code(2).within(6.0).err_has("does it not flush stdout after each answer?");
     let _ = std::fs::remove_dir_all(dir);
     let _ = std::fs::remove_dir_all(dir2);
 }
@@ -557,26 +342,10 @@ fn bad_options_are_reported() {
     r.expect_code(2).err_has("`{` without `}`");
     let r = fuzz(&["--filter", "cvt.u32.u16"]);
     r.expect_code(2).err_has("--target-cmd");
-    let r = fuzz(&[
-        "--target-cmd",
-        "exit 0",
-        "--filter",
-        "cvt.u32.u16",
-        "--timeout",
-        "0",
-    ]);
+    let r = fuzz(&["--target-cmd", "exit 0", "--filter", "cvt.u32.u16", "--timeout", "0"]);
     r.expect_code(2).err_has("--timeout");
-    let r = fuzz(&[
-        "--target-cmd",
-        "no-such-program-ptx-cvt",
-        "--filter",
-        "cvt.u32.u16",
-        "--seconds",
-        "5",
-    ]);
-    r.expect_code(2)
-        .err_has("exited (exit status 127)")
-        .err_has("not found");
+    let r = fuzz(&["--target-cmd", "no-such-program-ptx-cvt", "--filter", "cvt.u32.u16", "--seconds", "5"]);
+    r.expect_code(2).err_has("exited (exit status 127)").err_has("not found");
 }
 
 #[test]
@@ -599,42 +368,13 @@ fn shared_library_target() {
     }
     let so_s = so.to_str().unwrap();
     let filter = "cvt.{s16.s8,u32.u16,rn.f16.f32}";
-    let r = fuzz(&[
-        "--target-lib",
-        so_s,
-        "--filter",
-        filter,
-        "--seconds",
-        "1",
-        "--seed",
-        "6",
-    ]);
-    r.expect_code(0)
-        .out_has(" 0 failed")
-        .out_has("shared library");
-    let r = fuzz(&[
-        "--target-lib",
-        so_s,
-        "--symbol",
-        "cvt_impl_truncating",
-        "--filter",
-        "cvt.rn.f16.f32",
-        "--seconds",
-        "1",
-        "--seed",
-        "6",
-    ]);
+    let r = fuzz(&["--target-lib", so_s, "--filter", filter, "--seconds", "1", "--seed", "6"]);
+    r.expect_code(0).out_has(" 0 failed").out_has("shared library");
+    let r = fuzz(&["--target-lib", so_s, "--symbol", "cvt_impl_truncating", "--filter", "cvt.rn.f16.f32", "--seconds", "1", "--seed", "6"]);
     r.expect_code(1).out_has("MISMATCH cvt.rn.f16.f32 ");
     reproducer(&r, "cvt.rn.f16.f32");
     // A form the library declines is an adapter error.
-    let r = fuzz(&[
-        "--target-lib",
-        so_s,
-        "--filter",
-        "cvt.u16.u32",
-        "--seconds",
-        "1",
-    ]);
+    let r = fuzz(&["--target-lib", so_s, "--filter", "cvt.u16.u32", "--seconds", "1"]);
     r.expect_code(2).err_has("rejected");
     let _ = std::fs::remove_dir_all(dir);
 }

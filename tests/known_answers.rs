@@ -18,31 +18,16 @@ fn check(file: &str, text: &str, profile: Profile, exact: bool) -> usize {
         if let Some(s) = line.strip_prefix("# == ") {
             section = s.trim_end_matches(" ==").to_string();
         }
-        let Some(case) = parse_case(line).unwrap_or_else(|e| panic!("{file}:{}: {e}", n + 1))
-        else {
-            continue;
-        };
+        let Some(case) = parse_case(line).unwrap_or_else(|e| panic!("{file}:{}: {e}", n + 1)) else { continue };
         count += 1;
         let want = case.result.clone().expect("known answer has a result");
         match evaluate(&case.instr, &case.operands, case.dst_width(), profile) {
             Ok(o) if (exact && o.accept == want) || (!exact && want.is_subset_of(&o.accept)) => {}
-            Ok(o) => failures.push(format!(
-                "{file}:{} [{section}] {line}\n    oracle ({profile}) gives {}",
-                n + 1,
-                o.accept
-            )),
-            Err(e) => failures.push(format!(
-                "{file}:{} [{section}] {line}\n    error: {e}",
-                n + 1
-            )),
+            Ok(o) => failures.push(format!("{file}:{} [{section}] {line}\n    oracle ({profile}) gives {}", n + 1, o.accept)),
+            Err(e) => failures.push(format!("{file}:{} [{section}] {line}\n    error: {e}", n + 1)),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} known answers differ:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} known answers differ:\n{}", failures.len(), failures.join("\n"));
     count
 }
 

@@ -15,24 +15,15 @@ fn operands(col: &str) -> Vec<(String, String)> {
     col.split(' ')
         .flat_map(|o| {
             let (names, reg) = o.split_once(':').expect("name:reg");
-            let names: Vec<String> = names
-                .trim_matches(|c| c == '{' || c == '}')
-                .split(',')
-                .map(String::from)
-                .collect();
+            let names: Vec<String> = names.trim_matches(|c| c == '{' || c == '}').split(',').map(String::from).collect();
             let vector = names.len() > 1 || o.starts_with('{');
-            names
-                .into_iter()
-                .map(move |n| (if vector { format!("{{{n}}}") } else { n }, reg.to_string()))
+            names.into_iter().map(move |n| (if vector { format!("{{{n}}}") } else { n }, reg.to_string()))
         })
         .collect()
 }
 
 fn deliberate_difference(instruction: &str, ops: &[(String, String)]) -> Option<&'static str> {
-    if ["s2f6x2", "ue5m3x2", "scaled"]
-        .iter()
-        .any(|t| instruction.contains(t))
-    {
+    if ["s2f6x2", "ue5m3x2", "scaled"].iter().any(|t| instruction.contains(t)) {
         return Some("s2f6x2, ue5m3x2 and .scaled::n2::ue8m0 forms are not modeled yet");
     }
     if instruction.ends_with(".e2m1x2.bf16x2") && ops.iter().any(|(n, _)| n.starts_with('{')) {
@@ -46,41 +37,21 @@ fn deliberate_difference(instruction: &str, ops: &[(String, String)]) -> Option<
 }
 
 /// The oracle's verdict for one row.
-fn oracle(
-    instruction: &str,
-    ops: &[(String, String)],
-    t: Target,
-    v: PtxVersion,
-) -> Result<(), String> {
+fn oracle(instruction: &str, ops: &[(String, String)], t: Target, v: PtxVersion) -> Result<(), String> {
     let c = instr::parse(instruction).map_err(|e| e.message)?;
     let shape = instr::shape(&c);
     let (dst, srcs) = ops.split_first().expect("a destination");
     let want: Vec<String> = shape
         .names
         .iter()
-        .map(|n| {
-            if c.dtype.lanes() == 4 && *n != "rbits" {
-                format!("{{{n}}}")
-            } else {
-                n.to_string()
-            }
-        })
+        .map(|n| if c.dtype.lanes() == 4 && *n != "rbits" { format!("{{{n}}}") } else { n.to_string() })
         .collect();
     let got: Vec<String> = srcs.iter().map(|(n, _)| n.clone()).collect();
     if want != got {
         return Err(format!("operands {got:?}, the form takes {want:?}"));
     }
     let bits = |r: &str| r[1..].parse::<u32>().unwrap();
-    instr::check(
-        &c,
-        Regs {
-            dst: bits(&dst.1),
-            src: bits(&srcs[0].1),
-        },
-        Some(t),
-        Some(v),
-    )
-    .map_err(|e| e.to_string())?;
+    instr::check(&c, Regs { dst: bits(&dst.1), src: bits(&srcs[0].1) }, Some(t), Some(v)).map_err(|e| e.to_string())?;
     if c.is_scalar() {
         return Err("scalar spelling in the packed snapshot".into());
     }
@@ -112,18 +83,14 @@ fn oracle_matches_ptxas_on_every_packed_row() {
             continue;
         }
         rows += 1;
-        let t: Target = target
-            .parse()
-            .unwrap_or_else(|e| panic!("line {}: {e}", n + 1));
+        let t: Target = target.parse().unwrap_or_else(|e| panic!("line {}: {e}", n + 1));
         let v: PtxVersion = version.parse().unwrap();
         let ours = oracle(instruction, &ops, t, v);
         accepted += ours.is_ok() as usize;
         if ours.is_ok() != (verdict == "ok") {
             mismatches.push(format!(
                 "{target} {version} {instruction} {:?}: ptxas {verdict} {message:?}, oracle {:?}",
-                ops.iter()
-                    .map(|(n, r)| format!("{n}:{r}"))
-                    .collect::<Vec<_>>(),
+                ops.iter().map(|(n, r)| format!("{n}:{r}")).collect::<Vec<_>>(),
                 ours.err().unwrap_or_else(|| "ok".into())
             ));
         }
@@ -131,10 +98,5 @@ fn oracle_matches_ptxas_on_every_packed_row() {
     eprintln!("compared {rows} rows ({accepted} legal); deliberate differences: {skipped:?}");
     assert!(rows > 35_000, "snapshot too small: {rows} rows");
     let shown: Vec<&str> = mismatches.iter().take(40).map(|s| s.as_str()).collect();
-    assert!(
-        mismatches.is_empty(),
-        "{} rows differ from ptxas:\n{}",
-        mismatches.len(),
-        shown.join("\n")
-    );
+    assert!(mismatches.is_empty(), "{} rows differ from ptxas:\n{}", mismatches.len(), shown.join("\n"));
 }

@@ -19,9 +19,7 @@ fn deliberate_difference(_instruction: &str, dreg: &str, areg: &str) -> Option<&
         return Some("typed register declarations are not modeled, only widths");
     }
     if dreg == "b128" || areg == "b128" {
-        return Some(
-            "128-bit registers do not exist for scalar cvt; case lines cannot express them",
-        );
+        return Some("128-bit registers do not exist for scalar cvt; case lines cannot express them");
     }
     None
 }
@@ -51,24 +49,13 @@ fn oracle_matches_ptxas_on_every_snapshot_row() {
         let t: Target = target.parse().unwrap();
         let v: PtxVersion = version.parse().unwrap();
         // Every row of this snapshot is written `d, a`: one source operand.
-        let ours = instr::parse(instruction)
-            .map_err(|e| e.message)
-            .and_then(|c| {
-                let shape = instr::shape(&c);
-                if shape.srcs.len() != 1 {
-                    return Err(format!("takes {} source operands", shape.srcs.len()));
-                }
-                instr::check(
-                    &c,
-                    Regs {
-                        dst: bits(dreg),
-                        src: bits(areg),
-                    },
-                    Some(t),
-                    Some(v),
-                )
-                .map_err(|e| e.to_string())
-            });
+        let ours = instr::parse(instruction).map_err(|e| e.message).and_then(|c| {
+            let shape = instr::shape(&c);
+            if shape.srcs.len() != 1 {
+                return Err(format!("takes {} source operands", shape.srcs.len()));
+            }
+            instr::check(&c, Regs { dst: bits(dreg), src: bits(areg) }, Some(t), Some(v)).map_err(|e| e.to_string())
+        });
         let ptxas_ok = verdict == "ok";
         if ours.is_ok() != ptxas_ok {
             mismatches.push(format!(
@@ -80,16 +67,7 @@ fn oracle_matches_ptxas_on_every_snapshot_row() {
     eprintln!("compared {rows} rows; deliberate differences: {skipped:?}");
     assert!(rows > 70_000, "snapshot too small: {rows} rows");
     let shown: Vec<_> = mismatches.iter().take(40).collect();
-    assert!(
-        mismatches.is_empty(),
-        "{} rows differ from ptxas:\n{}",
-        mismatches.len(),
-        shown
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert!(mismatches.is_empty(), "{} rows differ from ptxas:\n{}", mismatches.len(), shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
 }
 
 #[test]
@@ -98,9 +76,7 @@ fn every_sm90_spelling_is_in_the_snapshot() {
     // 12×12 types × 9 roundings × ftz × sat on sm_90 at PTX 9.5.
     let n = SNAPSHOT
         .lines()
-        .filter(|l| {
-            l.starts_with("sm_90\t9.5\tcvt.") && !l.contains("relu") && !l.contains("satfinite")
-        })
+        .filter(|l| l.starts_with("sm_90\t9.5\tcvt.") && !l.contains("relu") && !l.contains("satfinite"))
         .count();
     assert!(n >= 12 * 12 * 9 * 4, "only {n} sm_90 rows");
 }
@@ -126,10 +102,7 @@ fn every_spelling_ptxas_accepts_on_sm90_is_evaluated() {
         0x1392_31c2_dead_beef,
     ];
     let mut evaluated = 0;
-    for line in SNAPSHOT
-        .lines()
-        .filter(|l| l.starts_with("sm_90\t9.5\t") && l.contains("\tok\t"))
-    {
+    for line in SNAPSHOT.lines().filter(|l| l.starts_with("sm_90\t9.5\t") && l.contains("\tok\t")) {
         let f: Vec<&str> = line.split('\t').collect();
         let (instruction, dreg, areg) = (f[2], f[3], f[4]);
         if deliberate_difference(instruction, dreg, areg).is_some() {
@@ -138,10 +111,7 @@ fn every_spelling_ptxas_accepts_on_sm90_is_evaluated() {
         let c = instr::parse(instruction).unwrap();
         let (dw, aw) = (bits(dreg), bits(areg));
         for p in patterns {
-            let op = ptx_cvt::Operand {
-                bits: p & ptx_cvt::accept::width_mask(aw),
-                width: aw,
-            };
+            let op = ptx_cvt::Operand { bits: p & ptx_cvt::accept::width_mask(aw), width: aw };
             for profile in ptx_cvt::Profile::ALL {
                 let o = ptx_cvt::evaluate(&c, &[op], dw, profile)
                     .unwrap_or_else(|e| panic!("{instruction} d.{dreg} a.{areg} on {p:x}: {e}"));

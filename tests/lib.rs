@@ -6,10 +6,7 @@ use std::sync::OnceLock;
 
 /// The workspace root.
 pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ has a parent")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
 }
 
 /// Path of the `ptx-cvt` binary, built once per test process with
@@ -27,24 +24,14 @@ pub fn bin() -> &'static Path {
             .current_dir(&ws)
             .output()
             .expect("could not run cargo to build ptx-cvt");
-        assert!(
-            out.status.success(),
-            "cargo build -p ptx-cvt-tools failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "cargo build -p ptx-cvt-tools failed:\n{}", String::from_utf8_lossy(&out.stderr));
         let target = match std::env::var_os("CARGO_TARGET_DIR") {
             Some(d) if Path::new(&d).is_absolute() => PathBuf::from(d),
             Some(d) => ws.join(d),
             None => ws.join("target"),
         };
-        let exe = target
-            .join("debug")
-            .join(format!("ptx-cvt{}", std::env::consts::EXE_SUFFIX));
-        assert!(
-            exe.is_file(),
-            "built ptx-cvt but {} does not exist",
-            exe.display()
-        );
+        let exe = target.join("debug").join(format!("ptx-cvt{}", std::env::consts::EXE_SUFFIX));
+        assert!(exe.is_file(), "built ptx-cvt but {} does not exist", exe.display());
         exe
     })
 }
@@ -56,12 +43,7 @@ pub fn compact_vectors() -> Vec<(String, String)> {
         .expect("vectors/compact exists")
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "cases"))
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read_to_string(&p).unwrap(),
-            )
-        })
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
         .collect();
     files.sort();
     files

@@ -26,20 +26,9 @@ fn compact_vectors_kill_every_mutant() {
         .collect();
     assert!(cases.len() > 100_000);
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let chunks: Vec<&[Mutant]> = Mutant::ALL
-        .chunks(Mutant::ALL.len().div_ceil(threads))
-        .collect();
+    let chunks: Vec<&[Mutant]> = Mutant::ALL.chunks(Mutant::ALL.len().div_ceil(threads)).collect();
     let results: Vec<(Mutant, Option<String>)> = std::thread::scope(|s| {
-        let hs: Vec<_> = chunks
-            .into_iter()
-            .map(|ms| {
-                s.spawn(|| {
-                    ms.iter()
-                        .map(|m| (*m, killer(*m, &cases)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
+        let hs: Vec<_> = chunks.into_iter().map(|ms| s.spawn(|| ms.iter().map(|m| (*m, killer(*m, &cases))).collect::<Vec<_>>())).collect();
         hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
     });
     let mut survivors = Vec::new();
@@ -50,15 +39,7 @@ fn compact_vectors_kill_every_mutant() {
         }
     }
     let killed = results.len() - survivors.len();
-    eprintln!(
-        "mutation score: {killed}/{} ({:.0}%)",
-        results.len(),
-        100.0 * killed as f64 / results.len() as f64
-    );
+    eprintln!("mutation score: {killed}/{} ({:.0}%)", results.len(), 100.0 * killed as f64 / results.len() as f64);
     assert!(results.len() >= 25);
-    assert!(
-        survivors.is_empty(),
-        "surviving mutants:\n{}",
-        survivors.join("\n")
-    );
+    assert!(survivors.is_empty(), "surviving mutants:\n{}", survivors.join("\n"));
 }

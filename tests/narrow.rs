@@ -38,48 +38,30 @@ fn cvt(s: &str) -> Cvt {
 fn accept(c: &Cvt, ops: &[u64], profile: Profile) -> AcceptSet {
     let sh = shape(c);
     assert_eq!(ops.len(), sh.srcs.len(), "{c} takes {}", sh.describe());
-    let srcs: Vec<Operand> = ops
-        .iter()
-        .zip(&sh.srcs)
-        .map(|(&bits, &width)| Operand {
-            bits: bits & low_mask(width),
-            width,
-        })
-        .collect();
-    evaluate(c, &srcs, c.dtype.bits(), profile)
-        .unwrap_or_else(|e| panic!("{c} {}: {e}", hex_ops(ops)))
-        .accept
+    let srcs: Vec<Operand> = ops.iter().zip(&sh.srcs).map(|(&bits, &width)| Operand { bits: bits & low_mask(width), width }).collect();
+    evaluate(c, &srcs, c.dtype.bits(), profile).unwrap_or_else(|e| panic!("{c} {}: {e}", hex_ops(ops))).accept
 }
 
 /// The one result the sm90 profile allows.
 fn run(c: &Cvt, ops: &[u64]) -> u64 {
     let set = accept(c, ops, Profile::Sm90);
-    set.single()
-        .unwrap_or_else(|| panic!("{c} {}: not one exact result: {set}", hex_ops(ops)))
+    set.single().unwrap_or_else(|| panic!("{c} {}: not one exact result: {set}", hex_ops(ops)))
 }
 
 fn hex_ops(ops: &[u64]) -> String {
-    ops.iter()
-        .map(|o| format!("{o:x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
+    ops.iter().map(|o| format!("{o:x}")).collect::<Vec<_>>().join(" ")
 }
 
 /// The lanes of a packed value, high lane first.
 fn lanes(t: Type, bits: u64) -> Vec<u64> {
     let lb = t.lane_bits();
-    (0..t.lanes())
-        .rev()
-        .map(|i| (bits >> (i * lb)) & low_mask(lb))
-        .collect()
+    (0..t.lanes()).rev().map(|i| (bits >> (i * lb)) & low_mask(lb)).collect()
 }
 
 /// Pack lanes given high lane first.
 fn pack(t: Type, ls: &[u64]) -> u64 {
     assert_eq!(ls.len() as u32, t.lanes());
-    ls.iter().fold(0, |acc, &l| {
-        (acc << t.lane_bits()) | (l & low_mask(t.lane_bits()))
-    })
+    ls.iter().fold(0, |acc, &l| (acc << t.lane_bits()) | (l & low_mask(t.lane_bits())))
 }
 
 fn layout(f: Format) -> &'static FloatLayout {
@@ -112,13 +94,8 @@ fn mag(v: &Value) -> Option<&Dyadic> {
 }
 
 /// The five signed narrow formats, as lanes of their x2 types.
-const NARROW_X2: [(Type, Format); 5] = [
-    (Type::E4m3x2, Format::E4m3),
-    (Type::E5m2x2, Format::E5m2),
-    (Type::E2m3x2, Format::E2m3),
-    (Type::E3m2x2, Format::E3m2),
-    (Type::E2m1x2, Format::E2m1),
-];
+const NARROW_X2: [(Type, Format); 5] =
+    [(Type::E4m3x2, Format::E4m3), (Type::E5m2x2, Format::E5m2), (Type::E2m3x2, Format::E2m3), (Type::E3m2x2, Format::E3m2), (Type::E2m1x2, Format::E2m1)];
 
 // ---------------------------------------------------------------------------
 // 1. Exhaustive round trips
@@ -136,16 +113,8 @@ fn satfinite_image(f: Format, code: u64) -> Option<u64> {
 
 fn check_lane_back(c: &Cvt, f: Format, code: u64, got: u64, via: &str) {
     match satfinite_image(f, code) {
-        Some(want) => assert_eq!(
-            got,
-            want,
-            "{c}: {} code {code:02x} via {via} came back as {got:02x}",
-            f.name()
-        ),
-        None => assert!(
-            layout(f).is_nan_code(got),
-            "{c}: NaN code {code:02x} via {via} came back as {got:02x}, not a NaN"
-        ),
+        Some(want) => assert_eq!(got, want, "{c}: {} code {code:02x} via {via} came back as {got:02x}", f.name()),
+        None => assert!(layout(f).is_nan_code(got), "{c}: NaN code {code:02x} via {via} came back as {got:02x}, not a NaN"),
     }
 }
 
@@ -172,15 +141,9 @@ fn every_narrow_code_round_trips_through_f16_f32_bf16() {
                 let want = decode(f, code);
                 let got = decode(Format::F16, half);
                 if want.is_nan() {
-                    assert!(
-                        got.is_nan(),
-                        "{widen_c} {src:x}: NaN code {code:02x} widened to non-NaN f16 {half:04x}"
-                    );
+                    assert!(got.is_nan(), "{widen_c} {src:x}: NaN code {code:02x} widened to non-NaN f16 {half:04x}");
                 } else {
-                    assert_eq!(
-                        got, want,
-                        "{widen_c} {src:x}: code {code:02x} widened to f16 {half:04x}"
-                    );
+                    assert_eq!(got, want, "{widen_c} {src:x}: code {code:02x} widened to f16 {half:04x}");
                 }
             }
             // .relu (SPEC §5.8): negative codes (−0 included) → +0, NaN → the canonical 7fff, the rest unchanged.
@@ -209,11 +172,7 @@ fn every_narrow_code_round_trips_through_f16_f32_bf16() {
             check_lane_back(&back_bf16, f, y, back[1], "bf16 (low lane)");
             if width == 6 {
                 let raw = run(&back_f16, &[h]);
-                assert_eq!(
-                    raw & 0xc0c0,
-                    0,
-                    "{back_f16} {h:08x}: 6-bit lanes must leave bits 7:6 zero (SPEC §5.11)"
-                );
+                assert_eq!(raw & 0xc0c0, 0, "{back_f16} {h:08x}: 6-bit lanes must leave bits 7:6 zero (SPEC §5.11)");
             }
         }
     }
@@ -223,59 +182,30 @@ fn every_narrow_code_round_trips_through_f16_f32_bf16() {
 #[test]
 fn every_ue8m0_code_round_trips_through_bf16_and_f32() {
     let widen_c = cvt("cvt.rn.bf16x2.ue8m0x2");
-    let backs: Vec<Cvt> = [
-        "cvt.rz.ue8m0x2.bf16x2",
-        "cvt.rp.ue8m0x2.bf16x2",
-        "cvt.rz.satfinite.ue8m0x2.bf16x2",
-        "cvt.rp.satfinite.ue8m0x2.bf16x2",
-    ]
-    .map(cvt)
-    .to_vec();
-    let backs_f32: Vec<Cvt> = [
-        "cvt.rz.ue8m0x2.f32",
-        "cvt.rp.ue8m0x2.f32",
-        "cvt.rz.satfinite.ue8m0x2.f32",
-        "cvt.rp.satfinite.ue8m0x2.f32",
-    ]
-    .map(cvt)
-    .to_vec();
+    let backs: Vec<Cvt> =
+        ["cvt.rz.ue8m0x2.bf16x2", "cvt.rp.ue8m0x2.bf16x2", "cvt.rz.satfinite.ue8m0x2.bf16x2", "cvt.rp.satfinite.ue8m0x2.bf16x2"]
+            .map(cvt)
+            .to_vec();
+    let backs_f32: Vec<Cvt> =
+        ["cvt.rz.ue8m0x2.f32", "cvt.rp.ue8m0x2.f32", "cvt.rz.satfinite.ue8m0x2.f32", "cvt.rp.satfinite.ue8m0x2.f32"].map(cvt).to_vec();
     for x in 0..=0xfeu64 {
         let y = 0xfe - x;
         let src = (x << 8) | y;
         let b = run(&widen_c, &[src]);
         for (code, half) in [(x, b >> 16), (y, b & 0xffff)] {
-            assert_eq!(
-                decode(Format::Bf16, half),
-                decode(Format::Ue8m0, code),
-                "{widen_c} {src:04x}: code {code:02x} → bf16 {half:04x}"
-            );
+            assert_eq!(decode(Format::Bf16, half), decode(Format::Ue8m0, code), "{widen_c} {src:04x}: code {code:02x} → bf16 {half:04x}");
         }
         for c in &backs {
-            assert_eq!(
-                run(c, &[b]),
-                src,
-                "{c} {b:08x}: expected the codes {src:04x} back"
-            );
+            assert_eq!(run(c, &[b]), src, "{c} {b:08x}: expected the codes {src:04x} back");
         }
-        let (fx, fy) = (
-            widen(Format::Ue8m0, x, Format::F32),
-            widen(Format::Ue8m0, y, Format::F32),
-        );
+        let (fx, fy) = (widen(Format::Ue8m0, x, Format::F32), widen(Format::Ue8m0, y, Format::F32));
         for c in &backs_f32 {
-            assert_eq!(
-                run(c, &[fx, fy]),
-                src,
-                "{c} {fx:08x} {fy:08x}: expected {src:04x}"
-            );
+            assert_eq!(run(c, &[fx, fy]), src, "{c} {fx:08x} {fy:08x}: expected {src:04x}");
         }
     }
     // ff is the NaN: → bf16 7fff, and NaN → ff even with .satfinite (SPEC §5.12).
     let b = run(&widen_c, &[0xff3f]);
-    assert_eq!(
-        b,
-        0x7fff_0000 | widen(Format::Ue8m0, 0x3f, Format::Bf16),
-        "{widen_c} ff3f"
-    );
+    assert_eq!(b, 0x7fff_0000 | widen(Format::Ue8m0, 0x3f, Format::Bf16), "{widen_c} ff3f");
     for c in &backs {
         assert_eq!(run(c, &[b]), 0xff3f, "{c} {b:08x}");
     }
@@ -288,94 +218,44 @@ fn every_ue8m0_code_round_trips_through_bf16_and_f32() {
 /// Interesting f32 values: ±0, ±Inf, NaNs, and the edges of f16, bf16 and the
 /// narrow formats (max, the tie above max, the smallest subnormal and half of it).
 const F32_SPECIALS: &[u64] = &[
-    0x0000_0000,
-    0x7f80_0000,
-    0x7fc0_0000,
-    0x7f80_0001,
-    0x7fff_ffff,
-    0x7f7f_ffff,
-    0x0000_0001,
-    0x007f_ffff,
-    0x0080_0000,
+    0x0000_0000, 0x7f80_0000, 0x7fc0_0000, 0x7f80_0001, 0x7fff_ffff, 0x7f7f_ffff, 0x0000_0001, 0x007f_ffff, 0x0080_0000,
     0x0040_0000, // 2^-127
     // f16: 65504, just below the tie, the tie 65520, above it; 2^-24, 2^-25 (tie), 2^-14.
-    0x477f_e000,
-    0x477f_efff,
-    0x477f_f000,
-    0x477f_f001,
-    0x3380_0000,
-    0x3300_0000,
-    0x3300_0001,
-    0x3880_0000,
-    0x387f_ffff,
+    0x477f_e000, 0x477f_efff, 0x477f_f000, 0x477f_f001, 0x3380_0000, 0x3300_0000, 0x3300_0001, 0x3880_0000, 0x387f_ffff,
     // bf16 max and its tie.
-    0x7f7f_0000,
-    0x7f7f_7fff,
-    0x7f7f_8000,
-    0x7f7f_8001,
+    0x7f7f_0000, 0x7f7f_7fff, 0x7f7f_8000, 0x7f7f_8001,
     // e4m3 448, 464 (tie), 480; 2^-9, 2^-10.
-    0x43e0_0000,
-    0x43e7_ffff,
-    0x43e8_0000,
-    0x43f0_0000,
-    0x3b00_0000,
-    0x3a80_0000,
-    0x3a80_0001,
+    0x43e0_0000, 0x43e7_ffff, 0x43e8_0000, 0x43f0_0000, 0x3b00_0000, 0x3a80_0000, 0x3a80_0001,
     // e5m2 57344, 61440 (tie), 2^-16, 2^-17.
-    0x4760_0000,
-    0x476f_ffff,
-    0x4770_0000,
-    0x3780_0000,
-    0x3700_0000,
+    0x4760_0000, 0x476f_ffff, 0x4770_0000, 0x3780_0000, 0x3700_0000,
     // e2m3 7.5, 7.75; 1/8, 1/16.   e3m2 28, 30; 2^-4, 2^-5.
-    0x40f0_0000,
-    0x40f8_0000,
-    0x3e00_0000,
-    0x3d80_0000,
-    0x41e0_0000,
-    0x41f0_0000,
-    0x3d00_0000,
+    0x40f0_0000, 0x40f8_0000, 0x3e00_0000, 0x3d80_0000, 0x41e0_0000, 0x41f0_0000, 0x3d00_0000,
     // e2m1 6, 5 (tie), 7 (tie past max), 0.5, 0.25.
-    0x40c0_0000,
-    0x40a0_0000,
-    0x40e0_0000,
-    0x3f00_0000,
-    0x3e80_0000,
+    0x40c0_0000, 0x40a0_0000, 0x40e0_0000, 0x3f00_0000, 0x3e80_0000,
 ];
 
-const F16_SPECIALS: &[u64] = &[
-    0x0000, 0x7c00, 0x7e00, 0x7c01, 0x7bff, 0x0001, 0x03ff, 0x0400, 0x5f00, 0x5f40, 0x7b00, 0x7b80,
-    0x4780, 0x4f00, 0x4600, 0x4700,
-];
+const F16_SPECIALS: &[u64] = &[0x0000, 0x7c00, 0x7e00, 0x7c01, 0x7bff, 0x0001, 0x03ff, 0x0400, 0x5f00, 0x5f40, 0x7b00, 0x7b80, 0x4780, 0x4f00, 0x4600, 0x4700];
 
 /// Bits of a binary float with `exp_bits`/`man_bits`: mostly values whose low
 /// `cut` mantissa bits sit at or next to zero, a tie, or all ones (the edges
 /// of a rounding decision), with exponents drawn from `exps`.
-fn structured(
-    exp_bits: u32,
-    man_bits: u32,
-    exps: BoxedStrategy<u64>,
-    specials: &'static [u64],
-) -> BoxedStrategy<u64> {
+fn structured(exp_bits: u32, man_bits: u32, exps: BoxedStrategy<u64>, specials: &'static [u64]) -> BoxedStrategy<u64> {
     let total = 1 + exp_bits + man_bits;
-    let near = (any::<bool>(), exps, 1..=man_bits, 0u32..7, any::<u64>()).prop_map(
-        move |(neg, e, cut, kind, r)| {
-            let half = 1u64 << (cut - 1);
-            let tail = match kind {
-                0 => 0,
-                1 => 1,
-                2 => half - 1,
-                3 => half,
-                4 => half + 1,
-                5 => low_mask(cut),
-                _ => r >> 40,
-            } & low_mask(cut);
-            let man = (r & low_mask(man_bits) & !low_mask(cut)) | tail;
-            ((neg as u64) << (total - 1)) | (e.min(low_mask(exp_bits)) << man_bits) | man
-        },
-    );
-    let special = (select(specials), any::<bool>())
-        .prop_map(move |(b, neg)| b | ((neg as u64) << (total - 1)));
+    let near = (any::<bool>(), exps, 1..=man_bits, 0u32..7, any::<u64>()).prop_map(move |(neg, e, cut, kind, r)| {
+        let half = 1u64 << (cut - 1);
+        let tail = match kind {
+            0 => 0,
+            1 => 1,
+            2 => half - 1,
+            3 => half,
+            4 => half + 1,
+            5 => low_mask(cut),
+            _ => r >> 40,
+        } & low_mask(cut);
+        let man = (r & low_mask(man_bits) & !low_mask(cut)) | tail;
+        ((neg as u64) << (total - 1)) | (e.min(low_mask(exp_bits)) << man_bits) | man
+    });
+    let special = (select(specials), any::<bool>()).prop_map(move |(b, neg)| b | ((neg as u64) << (total - 1)));
     prop_oneof![
         2 => any::<u64>().prop_map(move |b| b & low_mask(total)),
         2 => special,
@@ -387,14 +267,7 @@ fn structured(
 /// f32 inputs: exponents near the f16 range edges, near the f32/bf16 extremes,
 /// the narrow formats' ranges, and anywhere.
 fn f32_in() -> BoxedStrategy<u64> {
-    let exps = prop_oneof![
-        100u64..=145,
-        0u64..=4,
-        250u64..=255,
-        0u64..=255,
-        110u64..=145
-    ]
-    .boxed();
+    let exps = prop_oneof![100u64..=145, 0u64..=4, 250u64..=255, 0u64..=255, 110u64..=145].boxed();
     structured(8, 23, exps, F32_SPECIALS)
 }
 
@@ -405,28 +278,15 @@ fn f16_in() -> BoxedStrategy<u64> {
 /// bf16 inputs: the top halves of interesting f32 values, with their own ties.
 fn bf16_in() -> BoxedStrategy<u64> {
     let exps = prop_oneof![0u64..=4, 100u64..=145, 250u64..=255, 0u64..=255].boxed();
-    structured(
-        8,
-        7,
-        exps,
-        &[
-            0x0000, 0x7f80, 0x7fc0, 0x7f7f, 0x0001, 0x0040, 0x0041, 0x007f, 0x0080, 0x3fc0, 0x7f00,
-            0x7f40,
-        ],
-    )
+    structured(8, 7, exps, &[0x0000, 0x7f80, 0x7fc0, 0x7f7f, 0x0001, 0x0040, 0x0041, 0x007f, 0x0080, 0x3fc0, 0x7f00, 0x7f40])
 }
 
 fn rbits_in() -> BoxedStrategy<u64> {
-    prop_oneof![1 => Just(0u64), 1 => Just(0xffff_ffffu64), 6 => any::<u32>().prop_map(u64::from)]
-        .boxed()
+    prop_oneof![1 => Just(0u64), 1 => Just(0xffff_ffffu64), 6 => any::<u32>().prop_map(u64::from)].boxed()
 }
 
 fn cfg(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
+    ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
 }
 
 // ---------------------------------------------------------------------------
@@ -434,11 +294,7 @@ fn cfg(cases: u32) -> ProptestConfig {
 // ---------------------------------------------------------------------------
 
 fn mods(relu: bool, sat: bool) -> String {
-    format!(
-        "{}{}",
-        if relu { ".relu" } else { "" },
-        if sat { ".satfinite" } else { "" }
-    )
+    format!("{}{}", if relu { ".relu" } else { "" }, if sat { ".satfinite" } else { "" })
 }
 
 /// `(packed, scalar)` pairs: cvt.{rn,rz}{.relu}{.satfinite}.{f16x2,bf16x2}.f32 and the scalar form.
@@ -449,10 +305,7 @@ fn f16x2_scalar_pairs() -> Vec<(Cvt, Cvt)> {
             for relu in [false, true] {
                 for sat in [false, true] {
                     let m = mods(relu, sat);
-                    v.push((
-                        cvt(&format!("cvt.{r}{m}.{d}x2.f32")),
-                        cvt(&format!("cvt.{r}{m}.{d}.f32")),
-                    ));
+                    v.push((cvt(&format!("cvt.{r}{m}.{d}x2.f32")), cvt(&format!("cvt.{r}{m}.{d}.f32"))));
                 }
             }
         }
@@ -556,8 +409,7 @@ fn check_rs_lane(
     let xv = decode(Format::F32, x);
     let ctx = format!("{c} lane input {x:08x}: rz {rz:x}, rs {rs:x}");
     // NaN, ±Inf, and anything .relu clamps to zero convert the same way whatever the rounding.
-    if xv.is_nan() || matches!(xv, Value::Inf { .. }) || (c.relu && xv.is_negative()) || rbits_zero
-    {
+    if xv.is_nan() || matches!(xv, Value::Inf { .. }) || (c.relu && xv.is_negative()) || rbits_zero {
         prop_assert_eq!(rs, rz, "{} (rs must equal rz here)", ctx);
         return Ok(());
     }
@@ -571,11 +423,7 @@ fn check_rs_lane(
     if at_top {
         // Rounding away from max finite: max (with .satfinite) or Inf [OPEN without it].
         let inf_ok = !c.satfinite && l.has_inf() && rs == encode_inf(fmt, xv.is_negative());
-        prop_assert!(
-            rs == rz || inf_ok,
-            "{} (at the top: rz's max or, without .satfinite, Inf)",
-            ctx
-        );
+        prop_assert!(rs == rz || inf_ok, "{} (at the top: rz's max or, without .satfinite, Inf)", ctx);
         return Ok(());
     }
     // A set bit among the top `width` discarded bits carries with all-one random bits. Below
@@ -583,12 +431,7 @@ fn check_rs_lane(
     // (SPEC §5.10): there only the neighbour property is asserted.
     let top_bits_set = frac >= (-(width as f64)).exp2();
     if rbits_all_ones && top_bits_set {
-        prop_assert_eq!(
-            rs,
-            rz + 1,
-            "{} (all-one random bits and discarded bits set: away from zero)",
-            ctx
-        );
+        prop_assert_eq!(rs, rz + 1, "{} (all-one random bits and discarded bits set: away from zero)", ctx);
     } else {
         prop_assert!(rs == rz || rs == rz + 1, "{} (not a neighbour)", ctx);
     }
@@ -602,10 +445,7 @@ fn rs_rz_pairs() -> Vec<(Cvt, Cvt)> {
         for relu in [false, true] {
             for sat in [false, true] {
                 let m = mods(relu, sat);
-                v.push((
-                    cvt(&format!("cvt.rs{m}.{d}.f32")),
-                    cvt(&format!("cvt.rz{m}.{d}.f32")),
-                ));
+                v.push((cvt(&format!("cvt.rs{m}.{d}.f32")), cvt(&format!("cvt.rz{m}.{d}.f32"))));
             }
         }
     }
@@ -615,9 +455,8 @@ fn rs_rz_pairs() -> Vec<(Cvt, Cvt)> {
 /// Non-negative finite codes of a format with their exact magnitudes, ascending.
 fn magnitudes(f: Format) -> Vec<(Dyadic, u64)> {
     let l = layout(f);
-    let mut v: Vec<(Dyadic, u64)> = (0..=low_mask(l.width()) & !l.sign_bit())
-        .filter_map(|c| mag(&decode(f, c)).map(|m| (m.clone(), c)))
-        .collect();
+    let mut v: Vec<(Dyadic, u64)> =
+        (0..=low_mask(l.width()) & !l.sign_bit()).filter_map(|c| mag(&decode(f, c)).map(|m| (m.clone(), c))).collect();
     v.sort();
     v
 }
@@ -636,30 +475,15 @@ fn check_x4_lane(c: &Cvt, table: &[(Dyadic, u64)], x: u64, got: u64) -> Result<(
     match &xv {
         Value::Nan(_) if l.has_nan() => prop_assert!(l.is_nan_code(got), "{} (NaN → NaN)", ctx),
         Value::Nan(_) => prop_assert_eq!(got, max, "{} (no NaN in the format: +MAX_NORM)", ctx),
-        Value::Inf { neg } => prop_assert_eq!(
-            got,
-            max | if *neg { l.sign_bit() } else { 0 },
-            "{} (±Inf → ±MAX_NORM)",
-            ctx
-        ),
+        Value::Inf { neg } => prop_assert_eq!(got, max | if *neg { l.sign_bit() } else { 0 }, "{} (±Inf → ±MAX_NORM)", ctx),
         Value::Num { neg, mag: m } => {
             prop_assert_eq!(got & l.sign_bit() != 0, *neg, "{} (sign)", ctx);
             let code = got & !l.sign_bit();
             // lo: largest magnitude ≤ |x|; hi: smallest ≥ |x|, or max finite above the range.
             let k = table.partition_point(|(v, _)| v <= m);
             let lo = table[k - 1].1;
-            let hi = if table[k - 1].0 == *m {
-                lo
-            } else {
-                table.get(k).map_or(max, |e| e.1)
-            };
-            prop_assert!(
-                code == lo || code == hi,
-                "{} (neighbours {:02x}, {:02x})",
-                ctx,
-                lo,
-                hi
-            );
+            let hi = if table[k - 1].0 == *m { lo } else { table.get(k).map_or(max, |e| e.1) };
+            prop_assert!(code == lo || code == hi, "{} (neighbours {:02x}, {:02x})", ctx, lo, hi);
         }
     }
     Ok(())
@@ -732,23 +556,14 @@ fn all_modifier_forms() -> Vec<Cvt> {
         for &d in f.dtypes {
             for &a in f.atypes {
                 for &r in f.roundings {
-                    for relu in if f.relu {
-                        vec![false, true]
-                    } else {
-                        vec![false]
-                    } {
+                    for relu in if f.relu { vec![false, true] } else { vec![false] } {
                         let sats = match f.satfinite {
                             Req::Required => vec![true],
                             Req::Optional => vec![false, true],
                             Req::Absent => vec![false],
                         };
                         for satfinite in sats {
-                            v.push(Cvt {
-                                rounding: Some(r),
-                                relu,
-                                satfinite,
-                                ..Cvt::new(d, a)
-                            });
+                            v.push(Cvt { rounding: Some(r), relu, satfinite, ..Cvt::new(d, a) });
                         }
                     }
                 }
@@ -758,12 +573,7 @@ fn all_modifier_forms() -> Vec<Cvt> {
     for d in [Type::F16, Type::Bf16] {
         for r in [Rounding::Rn, Rounding::Rz] {
             for (relu, satfinite) in [(true, false), (false, true), (true, true)] {
-                v.push(Cvt {
-                    rounding: Some(r),
-                    relu,
-                    satfinite,
-                    ..Cvt::new(d, Type::F32)
-                });
+                v.push(Cvt { rounding: Some(r), relu, satfinite, ..Cvt::new(d, Type::F32) });
             }
         }
     }
@@ -870,97 +680,43 @@ fn e4m3_negative_max_and_tie() {
     assert_eq!(run(&c, &[0xc3e0_0000, 0xc3e8_0000]), 0xfefe);
     // −480 and −Inf as well; the f16x2 form gives the same (f16 −448 = df00, −464 = df40).
     assert_eq!(run(&c, &[0xc3f0_0000, 0xff80_0000]), 0xfefe);
-    assert_eq!(
-        run(&cvt("cvt.rn.satfinite.e4m3x2.f16x2"), &[0xdf00_df40]),
-        0xfefe
-    );
+    assert_eq!(run(&cvt("cvt.rn.satfinite.e4m3x2.f16x2"), &[0xdf00_df40]), 0xfefe);
 }
 
 // SPEC §5.8 [HW]: e5m2 −61440 is the tie between −57344 (fb, odd) and −65536; even is −65536, which overflows → −MAX_NORM fb.
 #[test]
 fn e5m2_negative_tie_above_max() {
-    assert_eq!(
-        run(
-            &cvt("cvt.rn.satfinite.e5m2x2.f32"),
-            &[0xc770_0000, 0xc760_0000]
-        ),
-        0xfbfb
-    );
+    assert_eq!(run(&cvt("cvt.rn.satfinite.e5m2x2.f32"), &[0xc770_0000, 0xc760_0000]), 0xfbfb);
     // The value just below the tie rounds down to fb too; f16 −61440 = fb80.
-    assert_eq!(
-        run(
-            &cvt("cvt.rn.satfinite.e5m2x2.f32"),
-            &[0xc76f_ffff, 0x4770_0000]
-        ),
-        0xfb7b
-    );
-    assert_eq!(
-        run(&cvt("cvt.rn.satfinite.e5m2x2.f16x2"), &[0xfb80_7b80]),
-        0xfb7b
-    );
+    assert_eq!(run(&cvt("cvt.rn.satfinite.e5m2x2.f32"), &[0xc76f_ffff, 0x4770_0000]), 0xfb7b);
+    assert_eq!(run(&cvt("cvt.rn.satfinite.e5m2x2.f16x2"), &[0xfb80_7b80]), 0xfb7b);
 }
 
 // SPEC §1 (e2m1 max 6) and §5.8: −7 ties between −6 (odd code 7) and −8 → even −8 overflows → −MAX_NORM f.
 #[test]
 fn e2m1_negative_seven() {
-    assert_eq!(
-        run(
-            &cvt("cvt.rn.satfinite.e2m1x2.f32"),
-            &[0xc0e0_0000, 0x3f00_0000]
-        ),
-        0xf1
-    );
-    assert_eq!(
-        run(&cvt("cvt.rn.satfinite.e2m1x2.f16x2"), &[0xc700_3800]),
-        0xf1
-    );
+    assert_eq!(run(&cvt("cvt.rn.satfinite.e2m1x2.f32"), &[0xc0e0_0000, 0x3f00_0000]), 0xf1);
+    assert_eq!(run(&cvt("cvt.rn.satfinite.e2m1x2.f16x2"), &[0xc700_3800]), 0xf1);
     // With .relu the negative lane is +0 instead.
-    assert_eq!(
-        run(
-            &cvt("cvt.rn.satfinite.relu.e2m1x2.f32"),
-            &[0xc0e0_0000, 0x3f00_0000]
-        ),
-        0x01
-    );
+    assert_eq!(run(&cvt("cvt.rn.satfinite.relu.e2m1x2.f32"), &[0xc0e0_0000, 0x3f00_0000]), 0x01);
 }
 
 // SPEC §5.11 (lane independence) with §5.8/§5.9: a NaN in the high half of an f16x2/bf16x2 source touches only the high lane.
 #[test]
 fn packed_source_nan_high_half_finite_low_half() {
     // e4m3: NaN → canonical 7f [EMU]; 1.0 → 38.
-    assert_eq!(
-        run(&cvt("cvt.rn.satfinite.e4m3x2.f16x2"), &[0x7e00_3c00]),
-        0x7f38
-    );
-    assert_eq!(
-        run(&cvt("cvt.rn.satfinite.e4m3x2.f16x2"), &[0xfc01_bc00]),
-        0x7fb8
-    );
+    assert_eq!(run(&cvt("cvt.rn.satfinite.e4m3x2.f16x2"), &[0x7e00_3c00]), 0x7f38);
+    assert_eq!(run(&cvt("cvt.rn.satfinite.e4m3x2.f16x2"), &[0xfc01_bc00]), 0x7fb8);
     // e5m2: NaN → 7f; 1.0 → 3c.
-    assert_eq!(
-        run(&cvt("cvt.rn.satfinite.e5m2x2.f16x2"), &[0x7e00_3c00]),
-        0x7f3c
-    );
+    assert_eq!(run(&cvt("cvt.rn.satfinite.e5m2x2.f16x2"), &[0x7e00_3c00]), 0x7f3c);
     // e2m1 has no NaN: NaN → +6 (7); 1.0 → 2. e2m3: +7.5 (1f); 1.0 → 08. e3m2: +28 (1f); 1.0 → 0c.
-    assert_eq!(
-        run(&cvt("cvt.rn.satfinite.e2m1x2.f16x2"), &[0x7e00_3c00]),
-        0x72
-    );
-    assert_eq!(
-        run(&cvt("cvt.rn.satfinite.e2m3x2.f16x2"), &[0xfe00_3c00]),
-        0x1f08
-    );
-    assert_eq!(
-        run(&cvt("cvt.rn.satfinite.e3m2x2.bf16x2"), &[0x7fc0_3f80]),
-        0x1f0c
-    );
+    assert_eq!(run(&cvt("cvt.rn.satfinite.e2m1x2.f16x2"), &[0x7e00_3c00]), 0x72);
+    assert_eq!(run(&cvt("cvt.rn.satfinite.e2m3x2.f16x2"), &[0xfe00_3c00]), 0x1f08);
+    assert_eq!(run(&cvt("cvt.rn.satfinite.e3m2x2.bf16x2"), &[0x7fc0_3f80]), 0x1f0c);
     // ue8m0 from bf16x2: NaN → ff, 1.0 → 7f.
     assert_eq!(run(&cvt("cvt.rz.ue8m0x2.bf16x2"), &[0x7fc0_3f80]), 0xff7f);
     // The low half NaN, the high half finite: mirrored.
-    assert_eq!(
-        run(&cvt("cvt.rn.satfinite.e4m3x2.f16x2"), &[0x3c00_7e00]),
-        0x387f
-    );
+    assert_eq!(run(&cvt("cvt.rn.satfinite.e4m3x2.f16x2"), &[0x3c00_7e00]), 0x387f);
 }
 
 // SPEC §5.12 and §1 (ue8m0 00 = 2^−127, no zero): f32 subnormal inputs under rz and rp.

@@ -64,10 +64,7 @@ impl Form {
         }
     }
     fn cvt(self, m: M) -> Cvt {
-        Cvt {
-            rounding: Some(self.rounding(m)),
-            ..Cvt::new(self.d, self.a)
-        }
+        Cvt { rounding: Some(self.rounding(m)), ..Cvt::new(self.d, self.a) }
     }
     /// Evaluate with natural register widths under the sm90 profile; the
     /// result must be a single bit pattern.
@@ -85,19 +82,9 @@ impl Form {
 }
 
 fn run(c: &Cvt, bits: u64) -> u64 {
-    let out = evaluate(
-        c,
-        &[Operand {
-            bits,
-            width: c.atype.bits(),
-        }],
-        c.dtype.bits(),
-        Profile::Sm90,
-    )
-    .unwrap_or_else(|e| panic!("{c} on {bits:x}: {e}"));
-    out.accept
-        .single()
-        .unwrap_or_else(|| panic!("{c} on {bits:x}: not a single result: {}", out.accept))
+    let out = evaluate(c, &[Operand { bits, width: c.atype.bits() }], c.dtype.bits(), Profile::Sm90)
+        .unwrap_or_else(|e| panic!("{c} on {bits:x}: {e}"));
+    out.accept.single().unwrap_or_else(|| panic!("{c} on {bits:x}: not a single result: {}", out.accept))
 }
 
 /// Evaluate a widening (no rounding modifier) conversion.
@@ -114,13 +101,7 @@ fn is_nan(t: Type, bits: u64) -> bool {
 }
 
 fn show(t: Type, bits: u64) -> String {
-    format!(
-        "{} {:0w$x} = {}",
-        t.name(),
-        bits & low_mask(t.bits()),
-        val(t, bits),
-        w = (t.bits() / 4) as usize
-    )
+    format!("{} {:0w$x} = {}", t.name(), bits & low_mask(t.bits()), val(t, bits), w = (t.bits() / 4) as usize)
 }
 
 /// Order on non-NaN values as extended reals; −0 and +0 are equal.
@@ -179,10 +160,7 @@ fn cmp_abs(a: &Value, b: &Value) -> Ordering {
 
 fn negate(v: &Value) -> Value {
     match v {
-        Value::Num { neg, mag } => Value::Num {
-            neg: !neg,
-            mag: mag.clone(),
-        },
+        Value::Num { neg, mag } => Value::Num { neg: !neg, mag: mag.clone() },
         Value::Inf { neg } => Value::Inf { neg: !neg },
         Value::Nan(_) => panic!("negating a NaN"),
     }
@@ -190,9 +168,7 @@ fn negate(v: &Value) -> Value {
 
 /// The destination's integer range as values, for integer destinations.
 fn int_range(t: Type) -> Option<(Value, Value)> {
-    t.format()
-        .int_range()
-        .map(|(lo, hi)| (Value::from_integer(lo), Value::from_integer(hi)))
+    t.format().int_range().map(|(lo, hi)| (Value::from_integer(lo), Value::from_integer(hi)))
 }
 
 /// Whether a non-NaN source value lies inside an integer destination's range
@@ -212,11 +188,7 @@ fn nearest_mag(t: Type, bits: u64) -> Dyadic {
     match val(t, bits) {
         Value::Num { mag, .. } => mag,
         Value::Inf { .. } => {
-            let mf = t
-                .format()
-                .float_layout()
-                .expect("Inf only in floats")
-                .max_finite();
+            let mf = t.format().float_layout().expect("Inf only in floats").max_finite();
             Dyadic::new(mf.sig + 1u32, mf.exp)
         }
         Value::Nan(_) => panic!("NaN result {}", show(t, bits)),
@@ -273,8 +245,8 @@ fn float_bits(src: Format, aim: Aim) -> BoxedStrategy<u64> {
     };
     let exp = select(ranges).prop_flat_map(|(lo, hi)| lo..=hi);
     let mask = low_mask(mb);
-    let structured = (any::<bool>(), exp, 0..4u8, any::<u64>(), 1..=mb, delta()).prop_map(
-        move |(s, e, kind, r, rc, d)| {
+    let structured =
+        (any::<bool>(), exp, 0..4u8, any::<u64>(), 1..=mb, delta()).prop_map(move |(s, e, kind, r, rc, d)| {
             // Bits of the source cut off by the destination grid at this exponent.
             let msb = e.max(1) as i64 - bias;
             let cut = quantum(msb) - (msb - mb as i64);
@@ -283,34 +255,24 @@ fn float_bits(src: Format, aim: Aim) -> BoxedStrategy<u64> {
                 // The tie of the destination grid (or a random cut when the
                 // grid is as fine as the source's or coarser than the binade).
                 1 | 2 => {
-                    let c = if kind == 1 && (1..=mb as i64).contains(&cut) {
-                        cut as u32
-                    } else {
-                        rc
-                    };
+                    let c = if kind == 1 && (1..=mb as i64).contains(&cut) { cut as u32 } else { rc };
                     (((r << c) | (1u64 << (c - 1))).wrapping_add(d as u64)) & mask
                 }
                 // Next to 0 or all ones (the binade edges).
                 _ => (d as u64) & mask,
             };
             ((s as u64) << (eb + mb)) | (e << mb) | m
-        },
-    );
+        });
     let full = low_mask(width);
     // Landmarks of the destination, as source encodings, with a random sign
     // and a small offset in the last source bits.
-    let mut marks: Vec<u64> = landmarks(aim)
-        .iter()
-        .filter_map(|v| encode_normal(&l, v))
-        .collect();
+    let mut marks: Vec<u64> = landmarks(aim).iter().filter_map(|v| encode_normal(&l, v)).collect();
     // (None of bf16's landmarks is a normal f16, for instance: then 1.0.)
     marks.push((bias as u64) << mb);
     let sign = 1u64 << (eb + mb);
-    let near_marks = (select(marks), delta(), any::<bool>()).prop_map(move |(b, d, neg)| {
-        (b.wrapping_add(d as u64) & (sign - 1)) | if neg { sign } else { 0 }
-    });
-    prop_oneof![1 => any::<u64>().prop_map(move |b| b & full), 5 => structured, 1 => near_marks]
-        .boxed()
+    let near_marks = (select(marks), delta(), any::<bool>())
+        .prop_map(move |(b, d, neg)| (b.wrapping_add(d as u64) & (sign - 1)) | if neg { sign } else { 0 });
+    prop_oneof![1 => any::<u64>().prop_map(move |b| b & full), 5 => structured, 1 => near_marks].boxed()
 }
 
 /// Values where a destination's rounding changes character: max finite, the
@@ -345,11 +307,7 @@ fn landmarks(aim: Aim) -> Vec<Dyadic> {
         Aim::Int(n) => {
             let mut v = vec![d(1, -1), d(3, -1), d(5, -1)];
             for k in [n - 1, n] {
-                v.extend([
-                    d((1 << (k + 1)) - 1, -1),
-                    d(1, k as i64),
-                    d((1 << (k + 1)) + 1, -1),
-                ]);
+                v.extend([d((1 << (k + 1)) - 1, -1), d(1, k as i64), d((1 << (k + 1)) + 1, -1)]);
             }
             v
         }
@@ -378,15 +336,8 @@ fn int_bits(src: Type, dst: Format) -> BoxedStrategy<u64> {
     let mask = low_mask(n);
     // The precision at which a float destination rounds (integers: none).
     let p = dst.float_layout().map(|l| l.precision()).unwrap_or(n + 1);
-    let structured = (
-        1..=n,
-        any::<u64>(),
-        any::<bool>(),
-        1..=n,
-        delta(),
-        any::<bool>(),
-    )
-        .prop_map(move |(w, r, at_p, c, d, neg)| {
+    let structured =
+        (1..=n, any::<u64>(), any::<bool>(), 1..=n, delta(), any::<bool>()).prop_map(move |(w, r, at_p, c, d, neg)| {
             let top = 1u64 << (w - 1);
             let mut m = top | (r & (top - 1));
             // A tie when w - c bits stay: c = w - p is the destination's.
@@ -417,8 +368,7 @@ fn int_bits(src: Type, dst: Format) -> BoxedStrategy<u64> {
         let v = v.wrapping_add(d as u64);
         (if signed && neg { v.wrapping_neg() } else { v }) & mask
     });
-    prop_oneof![1 => any::<u64>().prop_map(move |b| b & mask), 1 => near_edges, 6 => structured]
-        .boxed()
+    prop_oneof![1 => any::<u64>().prop_map(move |b| b & mask), 1 => near_edges, 6 => structured].boxed()
 }
 
 fn src_bits(f: Form) -> BoxedStrategy<u64> {
@@ -444,8 +394,7 @@ fn form_and_input(forms: &'static [Form]) -> impl Strategy<Value = (Form, u64)> 
 fn form_and_pair(forms: &'static [Form]) -> impl Strategy<Value = (Form, u64, u64)> {
     select(forms).prop_flat_map(|f| {
         let mask = low_mask(f.a.bits());
-        let near =
-            (src_bits(f), -4i64..=4).prop_map(move |(x, k)| (x, x.wrapping_add(k as u64) & mask));
+        let near = (src_bits(f), -4i64..=4).prop_map(move |(x, k)| (x, x.wrapping_add(k as u64) & mask));
         let far = (src_bits(f), src_bits(f));
         (Just(f), prop_oneof![3 => near, 1 => far]).prop_map(|(f, (x, y))| (f, x, y))
     })
@@ -503,12 +452,7 @@ const FLOAT_TO_INT: [Form; 13] = [
 ];
 
 /// Same-format rounding to an integral value (cvt.rni.f32.f32 …).
-const TO_INTEGRAL: [Form; 4] = [
-    form(F16, F16),
-    form(Bf16, Bf16),
-    form(F32, F32),
-    form(F64, F64),
-];
+const TO_INTEGRAL: [Form; 4] = [form(F16, F16), form(Bf16, Bf16), form(F32, F32), form(F64, F64)];
 
 /// Every rounding form above.
 const ALL_ROUNDING: [Form; 37] = {
@@ -558,11 +502,7 @@ const SIGNED_SOURCE: [Form; 20] = [
 ];
 
 fn cfg(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
+    ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
 }
 
 // ---------------------------------------------------------------------------
@@ -579,26 +519,10 @@ fn check_bracket(f: Form, x_bits: u64) -> Result<(), TestCaseError> {
     let rz = f.run(M::Z, x_bits);
     let away = f.run(Form::away(x.is_negative()), x_bits);
     let (vz, va) = (val(f.d, rz), val(f.d, away));
-    let ctx = || {
-        format!(
-            "{:?} x = {}: rz {} away {}",
-            f,
-            show(f.a, x_bits),
-            show(f.d, rz),
-            show(f.d, away)
-        )
-    };
+    let ctx = || format!("{:?} x = {}: rz {} away {}", f, show(f.a, x_bits), show(f.d, rz), show(f.d, away));
     if in_int_range(f.d, &x) {
-        prop_assert!(
-            cmp_abs(&vz, &x) != Ordering::Greater,
-            "|rz| > |x|: {}",
-            ctx()
-        );
-        prop_assert!(
-            cmp_abs(&x, &va) != Ordering::Greater,
-            "|x| > |away|: {}",
-            ctx()
-        );
+        prop_assert!(cmp_abs(&vz, &x) != Ordering::Greater, "|rz| > |x|: {}", ctx());
+        prop_assert!(cmp_abs(&x, &va) != Ordering::Greater, "|x| > |away|: {}", ctx());
         // The two are grid neighbours: equal exactly when x is on the grid.
         let exact = cmp_v(&vz, &x) == Ordering::Equal;
         prop_assert_eq!(exact, rz == away, "rz == away iff exact: {}", ctx());
@@ -609,44 +533,23 @@ fn check_bracket(f: Form, x_bits: u64) -> Result<(), TestCaseError> {
             match f.d.format().float_layout() {
                 Some(l) if f.d != f.a => {
                     let m = !l.sign_bit() & low_mask(f.d.bits());
-                    prop_assert_eq!(
-                        away & m,
-                        (rz & m) + 1,
-                        "rz and away are not neighbours: {}",
-                        ctx()
-                    );
+                    prop_assert_eq!(away & m, (rz & m) + 1, "rz and away are not neighbours: {}", ctx());
                 }
                 _ => {
-                    let (Value::Num { mag: mz, .. }, Value::Num { mag: ma, .. }) = (&vz, &va)
-                    else {
-                        return Err(TestCaseError::fail(format!(
-                            "non-finite integral result: {}",
-                            ctx()
-                        )));
+                    let (Value::Num { mag: mz, .. }, Value::Num { mag: ma, .. }) = (&vz, &va) else {
+                        return Err(TestCaseError::fail(format!("non-finite integral result: {}", ctx())));
                     };
-                    prop_assert!(
-                        ma.floor_int() - mz.floor_int() == 1,
-                        "rz and away are not neighbours: {}",
-                        ctx()
-                    );
+                    prop_assert!(ma.floor_int() - mz.floor_int() == 1, "rz and away are not neighbours: {}", ctx());
                 }
             }
         }
     } else {
         // PTX ISA §6.5 / SPEC §5.3: float→int clamps to the destination range.
         let (lo, hi) = int_range(f.d).unwrap();
-        let bound = if cmp_v(&x, &lo) == Ordering::Less {
-            lo
-        } else {
-            hi
-        };
+        let bound = if cmp_v(&x, &lo) == Ordering::Less { lo } else { hi };
         for m in MODES {
             let r = val(f.d, f.run(m, x_bits));
-            prop_assert!(
-                cmp_v(&r, &bound) == Ordering::Equal,
-                "{m:?} of out-of-range {}: {r}, want {bound}",
-                ctx()
-            );
+            prop_assert!(cmp_v(&r, &bound) == Ordering::Equal, "{m:?} of out-of-range {}: {r}, want {bound}", ctx());
         }
     }
     Ok(())
@@ -660,13 +563,7 @@ fn check_order(f: Form, x_bits: u64) -> Result<(), TestCaseError> {
     }
     let r: Vec<Value> = MODES.iter().map(|m| val(f.d, f.run(*m, x_bits))).collect();
     let (n, z, dn, up) = (&r[0], &r[1], &r[2], &r[3]);
-    let ctx = || {
-        format!(
-            "{:?} x = {}: rn {n} rz {z} rm {dn} rp {up}",
-            f,
-            show(f.a, x_bits)
-        )
-    };
+    let ctx = || format!("{:?} x = {}: rn {n} rz {z} rm {dn} rp {up}", f, show(f.a, x_bits));
     prop_assert!(cmp_v(dn, n) != Ordering::Greater, "rm > rn: {}", ctx());
     prop_assert!(cmp_v(n, up) != Ordering::Greater, "rn > rp: {}", ctx());
     prop_assert!(cmp_v(dn, z) != Ordering::Greater, "rm > rz: {}", ctx());
@@ -688,24 +585,14 @@ fn check_nearest(f: Form, x_bits: u64) -> Result<(), TestCaseError> {
     let rz = f.run(M::Z, x_bits);
     let away = f.run(Form::away(x.is_negative()), x_bits);
     let ctx = || {
-        format!(
-            "{:?} x = {}: rn {} rz {} away {}",
-            f,
-            show(f.a, x_bits),
-            show(f.d, rn),
-            show(f.d, rz),
-            show(f.d, away)
-        )
+        format!("{:?} x = {}: rn {} rz {} away {}", f, show(f.a, x_bits), show(f.d, rn), show(f.d, rz), show(f.d, away))
     };
     prop_assert!(rn == rz || rn == away, "rn is neither neighbour: {}", ctx());
     if rz == away {
         return Ok(());
     }
     let Value::Num { mag: mx, .. } = &x else {
-        return Err(TestCaseError::fail(format!(
-            "an infinite source rounded inexactly: {}",
-            ctx()
-        )));
+        return Err(TestCaseError::fail(format!("an infinite source rounded inexactly: {}", ctx())));
     };
     let (mz, ma) = (nearest_mag(f.d, rz), nearest_mag(f.d, away));
     let q = mx.exp.min(mz.exp).min(ma.exp);
@@ -741,11 +628,7 @@ fn check_monotone(f: Form, x_bits: u64, y_bits: u64) -> Result<(), TestCaseError
     if x.is_nan() || y.is_nan() {
         return Ok(());
     }
-    let (lo, hi) = if cmp_v(&x, &y) == Ordering::Greater {
-        (y_bits, x_bits)
-    } else {
-        (x_bits, y_bits)
-    };
+    let (lo, hi) = if cmp_v(&x, &y) == Ordering::Greater { (y_bits, x_bits) } else { (x_bits, y_bits) };
     for m in MODES {
         let (rl, rh) = (f.run(m, lo), f.run(m, hi));
         prop_assert!(
@@ -898,15 +781,7 @@ fn round_trip_float(a: Type, w: Type, inputs: impl Iterator<Item = u64>) -> u64 
         );
         for m in MODES {
             let r = back.run(m, wide);
-            assert_eq!(
-                r,
-                x,
-                "{:?} {m:?}: {} → {} → {}",
-                back,
-                show(a, x),
-                show(w, wide),
-                show(a, r)
-            );
+            assert_eq!(r, x, "{:?} {m:?}: {} → {} → {}", back, show(a, x), show(w, wide), show(a, r));
         }
         checked += 1;
     }
@@ -918,40 +793,28 @@ fn round_trip_float(a: Type, w: Type, inputs: impl Iterator<Item = u64>) -> u64 
 #[test]
 fn p4_round_trip_f16_via_f32() {
     // Every non-NaN encoding: 2^16 − 2×(2^m − 1) of them.
-    assert_eq!(
-        round_trip_float(F16, F32, 0..=0xffff),
-        65536 - 2 * ((1 << 10) - 1)
-    );
+    assert_eq!(round_trip_float(F16, F32, 0..=0xffff), 65536 - 2 * ((1 << 10) - 1));
 }
 
 // IEEE 754-2008 §5.4.2 / §4.3 (as above), bf16 through f32.
 #[test]
 fn p4_round_trip_bf16_via_f32() {
     // Every non-NaN encoding: 2^16 − 2×(2^m − 1) of them.
-    assert_eq!(
-        round_trip_float(Bf16, F32, 0..=0xffff),
-        65536 - 2 * ((1 << 7) - 1)
-    );
+    assert_eq!(round_trip_float(Bf16, F32, 0..=0xffff), 65536 - 2 * ((1 << 7) - 1));
 }
 
 // IEEE 754-2008 §5.4.2 / §4.3 (as above), f16 through f64.
 #[test]
 fn p4_round_trip_f16_via_f64() {
     // Every non-NaN encoding: 2^16 − 2×(2^m − 1) of them.
-    assert_eq!(
-        round_trip_float(F16, F64, 0..=0xffff),
-        65536 - 2 * ((1 << 10) - 1)
-    );
+    assert_eq!(round_trip_float(F16, F64, 0..=0xffff), 65536 - 2 * ((1 << 10) - 1));
 }
 
 // IEEE 754-2008 §5.4.2 / §4.3 (as above), bf16 through f64.
 #[test]
 fn p4_round_trip_bf16_via_f64() {
     // Every non-NaN encoding: 2^16 − 2×(2^m − 1) of them.
-    assert_eq!(
-        round_trip_float(Bf16, F64, 0..=0xffff),
-        65536 - 2 * ((1 << 7) - 1)
-    );
+    assert_eq!(round_trip_float(Bf16, F64, 0..=0xffff), 65536 - 2 * ((1 << 7) - 1));
 }
 
 proptest! {
@@ -990,13 +853,7 @@ fn round_trip_int(a: Type, w: Type, inputs: impl Iterator<Item = u64>) {
             show(a, x)
         );
         let wide = wides[0];
-        assert!(
-            cmp_v(&val(w, wide), &val(a, x)) == Ordering::Equal,
-            "{:?}: {} → {}",
-            to,
-            show(a, x),
-            show(w, wide)
-        );
+        assert!(cmp_v(&val(w, wide), &val(a, x)) == Ordering::Equal, "{:?}: {} → {}", to, show(a, x), show(w, wide));
         for m in MODES {
             let r = back.run(m, wide);
             assert_eq!(
@@ -1138,11 +995,8 @@ proptest! {
 
 /// Non-NaN f32 bits aimed at the f16 and bf16 grids.
 fn f32_half_input() -> impl Strategy<Value = u64> {
-    prop_oneof![
-        float_bits(Format::F32, Aim::Float(Format::F16)),
-        float_bits(Format::F32, Aim::Float(Format::Bf16))
-    ]
-    .prop_filter("NaN", |b| !f32::from_bits(*b as u32).is_nan())
+    prop_oneof![float_bits(Format::F32, Aim::Float(Format::F16)), float_bits(Format::F32, Aim::Float(Format::Bf16))]
+        .prop_filter("NaN", |b| !f32::from_bits(*b as u32).is_nan())
 }
 
 proptest! {
@@ -1164,37 +1018,14 @@ proptest! {
 #[test]
 fn p7_widen_f16_bf16_match_half() {
     for x in 0..=0xffffu64 {
-        let (h, b) = (
-            half::f16::from_bits(x as u16),
-            half::bf16::from_bits(x as u16),
-        );
+        let (h, b) = (half::f16::from_bits(x as u16), half::bf16::from_bits(x as u16));
         if !h.is_nan() {
-            assert_eq!(
-                run_plain(F32, F16, x),
-                h.to_f32().to_bits() as u64,
-                "{}",
-                show(F16, x)
-            );
-            assert_eq!(
-                run_plain(F64, F16, x),
-                h.to_f64().to_bits(),
-                "{}",
-                show(F16, x)
-            );
+            assert_eq!(run_plain(F32, F16, x), h.to_f32().to_bits() as u64, "{}", show(F16, x));
+            assert_eq!(run_plain(F64, F16, x), h.to_f64().to_bits(), "{}", show(F16, x));
         }
         if !b.is_nan() {
-            assert_eq!(
-                run_plain(F32, Bf16, x),
-                b.to_f32().to_bits() as u64,
-                "{}",
-                show(Bf16, x)
-            );
-            assert_eq!(
-                run_plain(F64, Bf16, x),
-                b.to_f64().to_bits(),
-                "{}",
-                show(Bf16, x)
-            );
+            assert_eq!(run_plain(F32, Bf16, x), b.to_f32().to_bits() as u64, "{}", show(Bf16, x));
+            assert_eq!(run_plain(F64, Bf16, x), b.to_f64().to_bits(), "{}", show(Bf16, x));
         }
     }
 }
@@ -1205,10 +1036,7 @@ fn p7_widen_f16_bf16_match_half() {
 fn helpers_order_and_inf_magnitude() {
     assert_eq!(cmp_v(&val(F16, 0x8000), &val(F16, 0x0000)), Ordering::Equal);
     assert_eq!(cmp_v(&val(F16, 0xfc00), &val(F16, 0xfbff)), Ordering::Less);
-    assert_eq!(
-        cmp_v(&val(F16, 0x7c00), &val(F16, 0x7bff)),
-        Ordering::Greater
-    );
+    assert_eq!(cmp_v(&val(F16, 0x7c00), &val(F16, 0x7bff)), Ordering::Greater);
     assert_eq!(cmp_v(&val(F16, 0xbc00), &val(F16, 0x3c00)), Ordering::Less);
     assert_eq!(cmp_v(&val(S8, 0x80), &val(S8, 0x7f)), Ordering::Less);
     assert_eq!(nearest_mag(F16, 0x7c00), val(F32, 0x4780_0000).pipe_mag());
@@ -1221,25 +1049,15 @@ fn helpers_order_and_inf_magnitude() {
 #[test]
 fn helpers_landmarks() {
     let f32l = Format::F32.float_layout().unwrap();
-    let got: Vec<u64> = landmarks(Aim::Float(Format::F16))
-        .iter()
-        .filter_map(|v| encode_normal(f32l, v))
-        .collect();
+    let got: Vec<u64> = landmarks(Aim::Float(Format::F16)).iter().filter_map(|v| encode_normal(f32l, v)).collect();
     // 65504, 65520, 65536, 2^-14, 1023×2^-24, 2047×2^-25, 2^-24, 2^-25, 3×2^-25.
-    let want = [
-        0x477fe000, 0x477ff000, 0x47800000, 0x38800000, 0x387fc000, 0x387fe000, 0x33800000,
-        0x33000000, 0x33c00000,
-    ];
+    let want =
+        [0x477fe000, 0x477ff000, 0x47800000, 0x38800000, 0x387fc000, 0x387fe000, 0x33800000, 0x33000000, 0x33c00000];
     assert_eq!(got, want.map(|b: u64| b));
     let f16l = Format::F16.float_layout().unwrap();
-    let got: Vec<u64> = landmarks(Aim::Int(8))
-        .iter()
-        .filter_map(|v| encode_normal(f16l, v))
-        .collect();
+    let got: Vec<u64> = landmarks(Aim::Int(8)).iter().filter_map(|v| encode_normal(f16l, v)).collect();
     // 0.5, 1.5, 2.5, 127.5, 128, 128.5, 255.5, 256, 256.5.
-    let want = [
-        0x3800, 0x3e00, 0x4100, 0x57f8, 0x5800, 0x5804, 0x5bfc, 0x5c00, 0x5c02,
-    ];
+    let want = [0x3800, 0x3e00, 0x4100, 0x57f8, 0x5800, 0x5804, 0x5bfc, 0x5c00, 0x5c02];
     assert_eq!(got, want.map(|b: u64| b));
 }
 

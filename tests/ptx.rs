@@ -15,21 +15,13 @@ use std::sync::OnceLock;
 use ptx_cvt_tests::{bin, workspace};
 
 fn ptx_cvt(args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .output()
-        .expect("run ptx-cvt")
+    Command::new(bin()).args(args).output().expect("run ptx-cvt")
 }
 
 /// stdout of a successful `ptx-cvt` run.
 fn stdout_of(args: &[&str]) -> String {
     let o = ptx_cvt(args);
-    assert!(
-        o.status.success(),
-        "ptx-cvt {args:?} failed ({}):\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success(), "ptx-cvt {args:?} failed ({}):\n{}", o.status, String::from_utf8_lossy(&o.stderr));
     String::from_utf8(o.stdout).expect("utf-8 output")
 }
 
@@ -38,27 +30,14 @@ fn ptxas() -> Option<&'static Path> {
     static PTXAS: OnceLock<Option<PathBuf>> = OnceLock::new();
     PTXAS
         .get_or_init(|| {
-            let cache = std::env::var_os("XDG_CACHE_HOME")
-                .filter(|d| !d.is_empty())
-                .map(PathBuf::from);
+            let cache = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()).map(PathBuf::from);
             let home = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache"));
-            if let Some(p) = cache
-                .into_iter()
-                .chain(home)
-                .map(|c| c.join("ptx-cvt/nvcc/nvidia/cu13/bin/ptxas"))
-                .find(|p| p.is_file())
-            {
+            if let Some(p) = cache.into_iter().chain(home).map(|c| c.join("ptx-cvt/nvcc/nvidia/cu13/bin/ptxas")).find(|p| p.is_file()) {
                 return Some(p);
             }
-            let out = Command::new("bash")
-                .arg(workspace().join("scripts/get-ptxas.sh"))
-                .output()
-                .ok()?;
+            let out = Command::new("bash").arg(workspace().join("scripts/get-ptxas.sh")).output().ok()?;
             if !out.status.success() {
-                eprintln!(
-                    "scripts/get-ptxas.sh failed:\n{}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
+                eprintln!("scripts/get-ptxas.sh failed:\n{}", String::from_utf8_lossy(&out.stderr));
                 return None;
             }
             let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).lines().last()?.trim());
@@ -102,86 +81,34 @@ fn table(module: &str) -> Vec<Row> {
         .lines()
         .filter_map(|l| l.strip_prefix("// kernel "))
         .map(|l| {
-            let (left, dst) = l
-                .split_once(" -> ")
-                .unwrap_or_else(|| panic!("no ` -> ` in table line {l:?}"));
+            let (left, dst) = l.split_once(" -> ").unwrap_or_else(|| panic!("no ` -> ` in table line {l:?}"));
             let mut f = left.split(' ');
             let name = f.next().unwrap().to_string();
-            let instruction = f
-                .next()
-                .unwrap_or_else(|| panic!("no instruction in {l:?}"))
-                .to_string();
-            let srcs: Vec<u32> = f
-                .map(|w| {
-                    w.parse()
-                        .unwrap_or_else(|_| panic!("bad width {w:?} in {l:?}"))
-                })
-                .collect();
-            Row {
-                name,
-                instruction,
-                srcs,
-                dst: dst.parse().unwrap_or_else(|_| panic!("bad width in {l:?}")),
-            }
+            let instruction = f.next().unwrap_or_else(|| panic!("no instruction in {l:?}")).to_string();
+            let srcs: Vec<u32> = f.map(|w| w.parse().unwrap_or_else(|_| panic!("bad width {w:?} in {l:?}"))).collect();
+            Row { name, instruction, srcs, dst: dst.parse().unwrap_or_else(|_| panic!("bad width in {l:?}")) }
         })
         .collect();
-    let count: usize = module
-        .lines()
-        .find_map(|l| l.strip_prefix("// kernels "))
-        .expect("`// kernels N` line")
-        .parse()
-        .unwrap();
+    let count: usize = module.lines().find_map(|l| l.strip_prefix("// kernels ")).expect("`// kernels N` line").parse().unwrap();
     assert_eq!(rows.len(), count, "`// kernels` disagrees with the table");
     let names: HashSet<&str> = rows.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names.len(), rows.len(), "kernel names are not unique");
-    let entries: Vec<&str> = module
-        .lines()
-        .filter_map(|l| l.strip_prefix(".visible .entry "))
-        .map(|l| l.strip_suffix('(').expect("`(` ends the entry line"))
-        .collect();
+    let entries: Vec<&str> =
+        module.lines().filter_map(|l| l.strip_prefix(".visible .entry ")).map(|l| l.strip_suffix('(').expect("`(` ends the entry line")).collect();
     let listed: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
-    assert_eq!(
-        entries, listed,
-        "the table does not list the kernels in order"
-    );
+    assert_eq!(entries, listed, "the table does not list the kernels in order");
     // Each kernel: name from the spelling, one in_ parameter per source, registers of the listed widths.
     for (row, body) in rows.iter().zip(module.split(".visible .entry ").skip(1)) {
         assert_eq!(row.name, row.instruction.replace('.', "_"), "{row:?}");
-        assert!(
-            !row.srcs.is_empty()
-                && row
-                    .srcs
-                    .iter()
-                    .chain([&row.dst])
-                    .all(|w| [8, 16, 32, 64].contains(w)),
-            "{row:?}"
-        );
-        let params = body
-            .lines()
-            .filter(|l| l.trim_start().starts_with(".param .u64 in_"))
-            .count();
+        assert!(!row.srcs.is_empty() && row.srcs.iter().chain([&row.dst]).all(|w| [8, 16, 32, 64].contains(w)), "{row:?}");
+        let params = body.lines().filter(|l| l.trim_start().starts_with(".param .u64 in_")).count();
         assert_eq!(params, row.srcs.len(), "{row:?}\n{body}");
-        assert!(
-            body.contains("\t.param .u64 out,\n\t.param .u32 n\n)"),
-            "{body}"
-        );
-        assert!(
-            body.contains(&format!("\t.reg .b{} %d;\n", row.dst)),
-            "{row:?}\n{body}"
-        );
-        assert!(
-            body.contains(&format!("\t{} %d, ", row.instruction)),
-            "{row:?}\n{body}"
-        );
-        assert!(
-            body.contains(&format!("\tst.global.b{} [%ptr], %d;\n", row.dst)),
-            "{row:?}\n{body}"
-        );
+        assert!(body.contains("\t.param .u64 out,\n\t.param .u32 n\n)"), "{body}");
+        assert!(body.contains(&format!("\t.reg .b{} %d;\n", row.dst)), "{row:?}\n{body}");
+        assert!(body.contains(&format!("\t{} %d, ", row.instruction)), "{row:?}\n{body}");
+        assert!(body.contains(&format!("\tst.global.b{} [%ptr], %d;\n", row.dst)), "{row:?}\n{body}");
         for w in &row.srcs {
-            assert!(
-                body.contains(&format!("\tld.global.b{w} %")),
-                "{row:?}\n{body}"
-            );
+            assert!(body.contains(&format!("\tld.global.b{w} %")), "{row:?}\n{body}");
         }
     }
     rows
@@ -195,36 +122,13 @@ fn assemble(ptxas: &Path, module: &str, target: &str) {
     let obj = dir.0.join(format!("{target}.cubin"));
     std::fs::write(&src, module).unwrap();
     let start = std::time::Instant::now();
-    let out = Command::new(ptxas)
-        .arg(format!("-arch={target}"))
-        .arg(&src)
-        .arg("-o")
-        .arg(&obj)
-        .output()
-        .expect("run ptxas");
+    let out = Command::new(ptxas).arg(format!("-arch={target}")).arg(&src).arg("-o").arg(&obj).output().expect("run ptxas");
     let stderr = String::from_utf8_lossy(&out.stderr);
     let first: Vec<&str> = stderr.lines().take(20).collect();
-    assert!(
-        out.status.success(),
-        "ptxas -arch={target} rejected the module ({}); first messages:\n{}",
-        out.status,
-        first.join("\n")
-    );
-    assert!(
-        stderr.trim().is_empty(),
-        "ptxas -arch={target} warned:\n{}",
-        first.join("\n")
-    );
-    assert!(
-        obj.metadata().map(|m| m.len() > 0).unwrap_or(false),
-        "ptxas wrote no {}",
-        obj.display()
-    );
-    eprintln!(
-        "ptxas -arch={target}: {} kernels in {:.2} s",
-        module.matches(".visible .entry ").count(),
-        start.elapsed().as_secs_f64()
-    );
+    assert!(out.status.success(), "ptxas -arch={target} rejected the module ({}); first messages:\n{}", out.status, first.join("\n"));
+    assert!(stderr.trim().is_empty(), "ptxas -arch={target} warned:\n{}", first.join("\n"));
+    assert!(obj.metadata().map(|m| m.len() > 0).unwrap_or(false), "ptxas wrote no {}", obj.display());
+    eprintln!("ptxas -arch={target}: {} kernels in {:.2} s", module.matches(".visible .entry ").count(), start.elapsed().as_secs_f64());
 }
 
 /// Emit the whole module for `target`; check it lists exactly `ptx-cvt list`'s spellings.
@@ -234,16 +138,8 @@ fn whole_module(target: &str) -> String {
     let list = stdout_of(&["list", "--target", target]);
     let listed: Vec<&str> = list.lines().collect();
     let instructions: Vec<&str> = rows.iter().map(|r| r.instruction.as_str()).collect();
-    assert_eq!(
-        instructions, listed,
-        "the module's kernels are not `ptx-cvt list --target {target}`"
-    );
-    assert!(
-        module.contains(&format!(
-            "\n.version 9.5\n.target {target}\n.address_size 64\n"
-        )),
-        "module directives"
-    );
+    assert_eq!(instructions, listed, "the module's kernels are not `ptx-cvt list --target {target}`");
+    assert!(module.contains(&format!("\n.version 9.5\n.target {target}\n.address_size 64\n")), "module directives");
     module
 }
 
@@ -269,36 +165,18 @@ fn every_sm_100a_variant_assembles() {
 fn known_kernels_and_widths() {
     let module = stdout_of(&["ptx", "--target", "sm_100a"]);
     let rows = table(&module);
-    let row = |i: &str| {
-        rows.iter()
-            .find(|r| r.instruction == i)
-            .unwrap_or_else(|| panic!("no kernel for {i}"))
-    };
+    let row = |i: &str| rows.iter().find(|r| r.instruction == i).unwrap_or_else(|| panic!("no kernel for {i}"));
     let want: [(&str, &str, &[u32], u32); 6] = [
         ("cvt.rn.f16.f32", "cvt_rn_f16_f32", &[32], 16),
         ("cvt.rn.bf16.s8", "cvt_rn_bf16_s8", &[8], 16),
         ("cvt.rni.u8.bf16", "cvt_rni_u8_bf16", &[16], 8),
         ("cvt.rn.f16x2.f32", "cvt_rn_f16x2_f32", &[32, 32], 32),
-        (
-            "cvt.rn.satfinite.e2m1x2.f32",
-            "cvt_rn_satfinite_e2m1x2_f32",
-            &[32, 32],
-            8,
-        ),
-        (
-            "cvt.rs.satfinite.e2m1x4.f32",
-            "cvt_rs_satfinite_e2m1x4_f32",
-            &[32, 32, 32, 32, 32],
-            16,
-        ),
+        ("cvt.rn.satfinite.e2m1x2.f32", "cvt_rn_satfinite_e2m1x2_f32", &[32, 32], 8),
+        ("cvt.rs.satfinite.e2m1x4.f32", "cvt_rs_satfinite_e2m1x4_f32", &[32, 32, 32, 32, 32], 16),
     ];
     for (i, name, srcs, dst) in want {
         let r = row(i);
-        assert_eq!(
-            (r.name.as_str(), r.srcs.as_slice(), r.dst),
-            (name, srcs, dst),
-            "{i}"
-        );
+        assert_eq!((r.name.as_str(), r.srcs.as_slice(), r.dst), (name, srcs, dst), "{i}");
     }
     assert!(module.contains("\tcvt.rs.satfinite.e2m1x4.f32 %d, {%a, %b, %e, %f}, %rbits;\n"));
     assert!(module.contains("// kernel cvt_rn_f16_f32 cvt.rn.f16.f32 32 -> 16\n"));
@@ -310,58 +188,24 @@ fn filter_out_and_errors() {
     let rows = table(&module);
     let got: Vec<&str> = rows.iter().map(|r| r.instruction.as_str()).collect();
     let list = stdout_of(&["list", "--target", "sm_90"]);
-    let want: Vec<&str> = list
-        .lines()
-        .filter(|l| l.starts_with("cvt.") && l.ends_with(".f16.f32"))
-        .collect();
+    let want: Vec<&str> = list.lines().filter(|l| l.starts_with("cvt.") && l.ends_with(".f16.f32")).collect();
     assert!(!want.is_empty());
     assert_eq!(got, want);
     // --out FILE writes the same bytes as stdout, and only the file.
     let dir = TempDir::new("out");
     let file = dir.0.join("m.ptx");
-    let o = ptx_cvt(&[
-        "ptx",
-        "--target",
-        "sm_90",
-        "--filter",
-        "cvt.*.f16.f32",
-        "--out",
-        file.to_str().unwrap(),
-        "--registers",
-        "natural",
-    ]);
-    assert!(
-        o.status.success() && o.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let o = ptx_cvt(&["ptx", "--target", "sm_90", "--filter", "cvt.*.f16.f32", "--out", file.to_str().unwrap(), "--registers", "natural"]);
+    assert!(o.status.success() && o.stdout.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), module);
-    let names: Vec<String> = std::fs::read_dir(&dir.0)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let names: Vec<String> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(names, ["m.ptx"], "a temporary file was left behind");
     if let Some(p) = ptxas() {
         assemble(p, &module, "sm_90");
     }
     // An older version drops the variants it lacks: no satfinite before PTX 8.1.
-    let old = stdout_of(&[
-        "ptx",
-        "--target",
-        "sm_90",
-        "--ptx-version",
-        "7.8",
-        "--filter",
-        "cvt.*.f16.f32",
-    ]);
+    let old = stdout_of(&["ptx", "--target", "sm_90", "--ptx-version", "7.8", "--filter", "cvt.*.f16.f32"]);
     let old_rows = table(&old);
-    assert!(
-        old.contains("\n.version 7.8\n")
-            && old_rows.len() < rows.len()
-            && old_rows
-                .iter()
-                .all(|r| !r.instruction.contains("satfinite"))
-    );
+    assert!(old.contains("\n.version 7.8\n") && old_rows.len() < rows.len() && old_rows.iter().all(|r| !r.instruction.contains("satfinite")));
     // Errors: no match, a bad glob, an unknown register mode, a version too old for the target.
     for args in [
         &["ptx", "--target", "sm_90", "--filter", "cvt.nothing"][..],
@@ -371,12 +215,7 @@ fn filter_out_and_errors() {
         &["ptx"],
     ] {
         let o = ptx_cvt(args);
-        assert_eq!(
-            o.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
         assert!(o.stdout.is_empty(), "{args:?}");
     }
 }
@@ -389,24 +228,13 @@ fn gpu_without_a_driver_fails_cleanly() {
         eprintln!("SKIPPED: this machine has an NVIDIA device");
         return;
     }
-    let out = std::process::Command::new(ptx_cvt_tests::bin())
-        .args(["gpu", "--exhaustive", "--filter", "cvt.f32.f16"])
-        .output()
-        .unwrap();
+    let out = std::process::Command::new(ptx_cvt_tests::bin()).args(["gpu", "--exhaustive", "--filter", "cvt.f32.f16"]).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("no CUDA driver") && !err.contains("panicked"),
-        "{err}"
-    );
+    assert!(err.contains("no CUDA driver") && !err.contains("panicked"), "{err}");
     let dir = std::env::temp_dir().join(format!("ptx-cvt-gpu-check-{}", std::process::id()));
     let script = ptx_cvt_tests::workspace().join("scripts/gpu-check.sh");
-    let out = std::process::Command::new("bash")
-        .arg(script)
-        .arg(&dir)
-        .env("PTX_CVT", ptx_cvt_tests::bin())
-        .output()
-        .unwrap();
+    let out = std::process::Command::new("bash").arg(script).arg(&dir).env("PTX_CVT", ptx_cvt_tests::bin()).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(out.status.code(), Some(2), "{text}");

@@ -16,27 +16,19 @@ use ptx_cvt::accept::{width_mask, Alt, LaneSet};
 use ptx_cvt::parse_case;
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ has a parent")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
 }
 
 fn readers() -> PathBuf {
     workspace().join("vectors/readers")
 }
 
-const FILES: [&str; 2] = [
-    "vectors/known-answers/sm90.cases",
-    "vectors/known-answers/isa.cases",
-];
+const FILES: [&str; 2] = ["vectors/known-answers/sm90.cases", "vectors/known-answers/isa.cases"];
 
 /// Case lines in a file: lines with something before any `#`.
 fn count_cases(path: &str) -> usize {
     let text = std::fs::read_to_string(workspace().join(path)).unwrap();
-    text.lines()
-        .filter(|l| !l.split('#').next().unwrap().trim().is_empty())
-        .count()
+    text.lines().filter(|l| !l.split('#').next().unwrap().trim().is_empty()).count()
 }
 
 /// Per-file counts from "PATH: N cases read" lines.
@@ -52,10 +44,7 @@ fn printed_counts(stdout: &[u8]) -> Vec<(String, usize)> {
 }
 
 fn python() -> Option<&'static str> {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let ok = Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
     if !ok {
         println!("SKIPPED: python3 not found; the Python reader is not tested");
     }
@@ -82,8 +71,7 @@ fn run(cmd: &mut Command, stdin: &str) -> Output {
 struct Scratch(PathBuf);
 impl Scratch {
     fn new(name: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("ptx-cvt-readers-{}-{name}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("ptx-cvt-readers-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         Scratch(dir)
@@ -99,12 +87,8 @@ impl Drop for Scratch {
 fn compile_c(source: &Path, exe: &Path, defines: &[&str]) -> Option<()> {
     let mut candidates: Vec<String> = std::env::var("CC").ok().into_iter().collect();
     candidates.extend(["cc", "gcc", "clang"].map(String::from));
-    let Some(cc) = candidates.into_iter().find(|c| {
-        Command::new(c)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }) else {
+    let Some(cc) = candidates.into_iter().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
+    else {
         println!("SKIPPED: no C compiler found ($CC, cc, gcc, clang); the C reader is not tested");
         return None;
     };
@@ -116,12 +100,7 @@ fn compile_c(source: &Path, exe: &Path, defines: &[&str]) -> Option<()> {
         .arg(source)
         .output()
         .expect("run the C compiler");
-    assert!(
-        out.status.success(),
-        "{cc} failed on {}:\n{}",
-        source.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{cc} failed on {}:\n{}", source.display(), String::from_utf8_lossy(&out.stderr));
     Some(())
 }
 
@@ -132,43 +111,23 @@ fn c_reader(scratch: &Scratch) -> Option<PathBuf> {
 }
 
 fn assert_counts(who: &str, out: &Output) {
-    assert!(
-        out.status.success(),
-        "{who} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{who} failed:\n{}", String::from_utf8_lossy(&out.stderr));
     let counts = printed_counts(&out.stdout);
-    let expected: Vec<(String, usize)> = FILES
-        .iter()
-        .map(|f| (f.to_string(), count_cases(f)))
-        .collect();
-    assert_eq!(
-        counts,
-        expected,
-        "{who} output:\n{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    let expected: Vec<(String, usize)> = FILES.iter().map(|f| (f.to_string(), count_cases(f))).collect();
+    assert_eq!(counts, expected, "{who} output:\n{}", String::from_utf8_lossy(&out.stdout));
 }
 
 #[test]
 fn python_reads_known_answers() {
     let Some(py) = python() else { return };
-    let out = run(
-        Command::new(py)
-            .arg("vectors/readers/read_cases.py")
-            .arg("--check-self")
-            .args(FILES),
-        "",
-    );
+    let out = run(Command::new(py).arg("vectors/readers/read_cases.py").arg("--check-self").args(FILES), "");
     assert_counts("read_cases.py", &out);
 }
 
 #[test]
 fn c_reads_known_answers() {
     let scratch = Scratch::new("count");
-    let Some(exe) = c_reader(&scratch) else {
-        return;
-    };
+    let Some(exe) = c_reader(&scratch) else { return };
     let out = run(Command::new(&exe).args(FILES), "");
     assert_counts("read_cases.c", &out);
 }
@@ -192,15 +151,7 @@ fn both_reject_malformed_lines() {
         let expect = format!("{}:1: ", file.display());
         let mut runs = Vec::new();
         if let Some(py) = py {
-            runs.push((
-                "read_cases.py",
-                run(
-                    Command::new(py)
-                        .arg("vectors/readers/read_cases.py")
-                        .arg(&file),
-                    "",
-                ),
-            ));
+            runs.push(("read_cases.py", run(Command::new(py).arg("vectors/readers/read_cases.py").arg(&file), "")));
         }
         if let Some(exe) = &exe {
             runs.push(("read_cases.c", run(Command::new(exe).arg(&file), "")));
@@ -208,10 +159,7 @@ fn both_reject_malformed_lines() {
         for (who, out) in runs {
             let err = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(1), "{who} on `{line}`: {err}");
-            assert!(
-                err.starts_with(&expect),
-                "{who} on `{line}`: expected `{expect}...`, got: {err}"
-            );
+            assert!(err.starts_with(&expect), "{who} on `{line}`: expected `{expect}...`, got: {err}");
             assert!(!err.contains("Traceback"), "{who} on `{line}`: {err}");
         }
     }
@@ -253,18 +201,8 @@ fn py_accepts(pairs: &[(String, u64)]) -> Option<Vec<String>> {
     let py = python()?;
     let input: String = pairs.iter().map(|(l, b)| format!("{l}\t{b:x}\n")).collect();
     let out = run(Command::new(py).arg("-c").arg(PY_ACCEPTS), &input);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(String::from)
-            .collect(),
-    )
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    Some(String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect())
 }
 
 fn c_accepts(pairs: &[(String, u64)]) -> Option<Vec<String>> {
@@ -275,18 +213,8 @@ fn c_accepts(pairs: &[(String, u64)]) -> Option<Vec<String>> {
     compile_c(&driver, &exe, &["-I", readers().to_str().unwrap()])?;
     let input: String = pairs.iter().map(|(l, b)| format!("{l}\t{b:x}\n")).collect();
     let out = run(&mut Command::new(&exe), &input);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(String::from)
-            .collect(),
-    )
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    Some(String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect())
 }
 
 #[test]
@@ -297,49 +225,19 @@ fn python_accepts_examples() {
         ("cvt.rn.f16.f32 7fc00000 => nan", 0xfe01, true),
         ("cvt.rn.f16.f32 7fc00000 => nan", 0x7c00, false),
         ("cvt.rn.f16.f32 7fc00000 => nan", 0x1_7e00, false),
-        (
-            "cvt.rna.tf32.f32 3f801000 => 3f800000/ffffe000",
-            0x3f80_1fff,
-            true,
-        ),
-        (
-            "cvt.rna.tf32.f32 3f801000 => 3f800000/ffffe000",
-            0x3f80_2000,
-            false,
-        ),
-        (
-            "cvt.rn.f16x2.f32 7fc00000 3f800000 => nan_3c00",
-            0x7e00_3c00,
-            true,
-        ),
-        (
-            "cvt.rn.f16x2.f32 7fc00000 3f800000 => nan_3c00",
-            0x7e00_3c01,
-            false,
-        ),
+        ("cvt.rna.tf32.f32 3f801000 => 3f800000/ffffe000", 0x3f80_1fff, true),
+        ("cvt.rna.tf32.f32 3f801000 => 3f800000/ffffe000", 0x3f80_2000, false),
+        ("cvt.rn.f16x2.f32 7fc00000 3f800000 => nan_3c00", 0x7e00_3c00, true),
+        ("cvt.rn.f16x2.f32 7fc00000 3f800000 => nan_3c00", 0x7e00_3c01, false),
         ("cvt.rn.tf32.f32 7fc00000 => nan", 0x7f80_2000, true),
         ("cvt.rn.tf32.f32 7fc00000 => nan", 0x7f80_1fff, false),
-        (
-            "cvt.rn.satfinite.e4m3x2.f32 7fc00000 3f800000 => nan_38",
-            0xff38,
-            true,
-        ),
-        (
-            "cvt.rn.satfinite.e4m3x2.f32 7fc00000 3f800000 => nan_38",
-            0x7e38,
-            false,
-        ),
+        ("cvt.rn.satfinite.e4m3x2.f32 7fc00000 3f800000 => nan_38", 0xff38, true),
+        ("cvt.rn.satfinite.e4m3x2.f32 7fc00000 3f800000 => nan_38", 0x7e38, false),
     ];
     let pairs: Vec<(String, u64)> = cases.iter().map(|(l, b, _)| (l.to_string(), *b)).collect();
-    let Some(got) = py_accepts(&pairs) else {
-        return;
-    };
+    let Some(got) = py_accepts(&pairs) else { return };
     for ((line, bits, want), got) in cases.iter().zip(&got) {
-        assert_eq!(
-            got,
-            if *want { "1" } else { "0" },
-            "accepts({line}, {bits:x})"
-        );
+        assert_eq!(got, if *want { "1" } else { "0" }, "accepts({line}, {bits:x})");
     }
 }
 
@@ -369,30 +267,9 @@ const EXTRA: [&str; 20] = [
 
 /// NaN and near-NaN codes of every format, as register or lane bits.
 const SPECIALS: [u64; 24] = [
-    0x7e00,
-    0xfc01,
-    0x7c00,
-    0x7fc0,
-    0xff81,
-    0x7f80,
-    0x7fc0_0000,
-    0xff80_0001,
-    0x7f80_0000,
-    0x7f80_2000,
-    0x7f80_1fff,
-    0x7ff8_0000_0000_0000,
-    0xfff0_0000_0000_0001,
-    0x7ff0_0000_0000_0000,
-    0x7f,
-    0xff,
-    0x7e,
-    0x7d,
-    0x7c,
-    0xfe,
-    0xf,
-    0x7,
-    0x3f,
-    0x8,
+    0x7e00, 0xfc01, 0x7c00, 0x7fc0, 0xff81, 0x7f80, 0x7fc0_0000, 0xff80_0001, 0x7f80_0000, 0x7f80_2000, 0x7f80_1fff,
+    0x7ff8_0000_0000_0000, 0xfff0_0000_0000_0001, 0x7ff0_0000_0000_0000, 0x7f, 0xff, 0x7e, 0x7d, 0x7c, 0xfe, 0xf, 0x7,
+    0x3f, 0x8,
 ];
 
 /// Register values to try against an acceptance set: members, near misses, NaNs.
@@ -402,12 +279,7 @@ fn probes(width: u32, alts: &[Alt]) -> Vec<u64> {
     v.extend([0, w, w >> 1]);
     for a in alts {
         match a {
-            Alt::Bits { value, mask } => v.extend([
-                *value,
-                *value | (w & !mask),
-                *value ^ 1,
-                *value ^ (1 << (width - 1)),
-            ]),
+            Alt::Bits { value, mask } => v.extend([*value, *value | (w & !mask), *value ^ 1, *value ^ (1 << (width - 1))]),
             Alt::AnyNan(_) => {}
             Alt::Lanes { bits, lanes } => {
                 // Each NaN lane takes each special code; exact lanes their value.
@@ -442,11 +314,7 @@ fn readers_agree_with_the_oracle() {
     let mut pairs = Vec::new();
     let mut expected = Vec::new();
     for line in &lines {
-        let Some(case) =
-            parse_case(line).unwrap_or_else(|e| panic!("oracle rejects `{line}`: {e}"))
-        else {
-            continue;
-        };
+        let Some(case) = parse_case(line).unwrap_or_else(|e| panic!("oracle rejects `{line}`: {e}")) else { continue };
         let Some(set) = case.result else { continue };
         for bits in probes(set.width, &set.alts) {
             pairs.push((line.clone(), bits));
@@ -454,17 +322,11 @@ fn readers_agree_with_the_oracle() {
         }
     }
     assert!(pairs.len() > 1000 && expected.contains(&"1") && expected.contains(&"0"));
-    for (who, got) in [
-        ("read_cases.py", py_accepts(&pairs)),
-        ("read_cases.c", c_accepts(&pairs)),
-    ] {
+    for (who, got) in [("read_cases.py", py_accepts(&pairs)), ("read_cases.c", c_accepts(&pairs))] {
         let Some(got) = got else { continue };
         assert_eq!(got.len(), pairs.len(), "{who}: one answer per probe");
         for (((line, bits), want), got) in pairs.iter().zip(&expected).zip(&got) {
-            assert_eq!(
-                got, want,
-                "{who}: accepts(`{line}`, {bits:x}) = {got}, oracle says {want}"
-            );
+            assert_eq!(got, want, "{who}: accepts(`{line}`, {bits:x}) = {got}, oracle says {want}");
         }
     }
 }

@@ -23,41 +23,23 @@ struct Run {
 }
 
 fn sweep(args: &[&str]) -> Run {
-    let o = Command::new(bin())
-        .arg("sweep")
-        .args(args)
-        .output()
-        .expect("run ptx-cvt");
+    let o = Command::new(bin()).arg("sweep").args(args).output().expect("run ptx-cvt");
     let r = Run {
         code: o.status.code(),
         out: String::from_utf8_lossy(&o.stdout).into_owned(),
         err: String::from_utf8_lossy(&o.stderr).into_owned(),
     };
-    assert!(
-        !r.err.contains("panicked"),
-        "ptx-cvt sweep {args:?} panicked:\n{}",
-        r.err
-    );
+    assert!(!r.err.contains("panicked"), "ptx-cvt sweep {args:?} panicked:\n{}", r.err);
     r
 }
 
 impl Run {
     fn expect(&self, code: i32) -> &Self {
-        assert_eq!(
-            self.code,
-            Some(code),
-            "exit status\n--- stdout\n{}\n--- stderr\n{}",
-            self.out,
-            self.err
-        );
+        assert_eq!(self.code, Some(code), "exit status\n--- stdout\n{}\n--- stderr\n{}", self.out, self.err);
         self
     }
     fn digest(&self) -> u64 {
-        let line = self
-            .out
-            .lines()
-            .find_map(|l| l.strip_prefix("digest "))
-            .unwrap_or_else(|| panic!("no digest line in\n{}", self.out));
+        let line = self.out.lines().find_map(|l| l.strip_prefix("digest ")).unwrap_or_else(|| panic!("no digest line in\n{}", self.out));
         u64::from_str_radix(line.trim(), 16).unwrap_or_else(|_| panic!("digest line `{line}`"))
     }
 }
@@ -86,16 +68,8 @@ fn representative(c: &Cvt, set: &AcceptSet) -> u64 {
 fn exact_digest(c: &Cvt, start: u64, end: u64) -> u64 {
     let w = instr::shape(c).srcs[0];
     (start..end).fold(0u64, |d, x| {
-        let o = evaluate(
-            c,
-            &[Operand { bits: x, width: w }],
-            c.dtype.bits(),
-            Profile::Sm90,
-        )
-        .unwrap();
-        d.wrapping_add(splitmix64(
-            x.wrapping_mul(0xd6e8_feb8_6659_fd93) ^ representative(c, &o.accept),
-        ))
+        let o = evaluate(c, &[Operand { bits: x, width: w }], c.dtype.bits(), Profile::Sm90).unwrap();
+        d.wrapping_add(splitmix64(x.wrapping_mul(0xd6e8_feb8_6659_fd93) ^ representative(c, &o.accept)))
     })
 }
 
@@ -110,21 +84,12 @@ fn full_16_bit_sweeps_match_the_exact_engine() {
     // f16 → f32 widens every code (NaN payloads included); bf16 → f16 rounds
     // and overflows; f16 → s32 rounds to integers, NaN → 0; e4m3x2 → f16x2
     // unpacks a 16-bit packed source.
-    for spelling in [
-        "cvt.f32.f16",
-        "cvt.rn.f16.bf16",
-        "cvt.rzi.s32.f16",
-        "cvt.rn.f16x2.e4m3x2",
-    ] {
+    for spelling in ["cvt.f32.f16", "cvt.rn.f16.bf16", "cvt.rzi.s32.f16", "cvt.rn.f16x2.e4m3x2"] {
         let c = parse(spelling).unwrap();
         assert_eq!(instr::shape(&c).srcs, [16], "{spelling}");
         let r = sweep(&[spelling]);
         r.expect(0);
-        assert!(
-            r.out.contains("65536 inputs evaluated, 0 mismatches"),
-            "{}",
-            r.out
-        );
+        assert!(r.out.contains("65536 inputs evaluated, 0 mismatches"), "{}", r.out);
         assert_eq!(r.digest(), exact_digest(&c, 0, 1 << 16), "{spelling}");
     }
 }
@@ -133,36 +98,15 @@ fn full_16_bit_sweeps_match_the_exact_engine() {
 fn ranges_of_wide_sources_match_the_exact_engine() {
     // A 64-bit source needs --range; 1.0 and the next 4095 doubles, and the top of the range.
     let c = parse("cvt.rn.f32.f64").unwrap();
-    let r = sweep(&[
-        "cvt.rn.f32.f64",
-        "--range",
-        "0x3ff0000000000000..0x3ff0000000001000",
-    ]);
+    let r = sweep(&["cvt.rn.f32.f64", "--range", "0x3ff0000000000000..0x3ff0000000001000"]);
     r.expect(0);
-    assert_eq!(
-        r.digest(),
-        exact_digest(&c, 0x3ff0_0000_0000_0000, 0x3ff0_0000_0000_1000)
-    );
-    let r = sweep(&[
-        "cvt.rn.f32.f64",
-        "--range",
-        "0xfffffffffffff000..=0xffffffffffffffff",
-    ]);
+    assert_eq!(r.digest(), exact_digest(&c, 0x3ff0_0000_0000_0000, 0x3ff0_0000_0000_1000));
+    let r = sweep(&["cvt.rn.f32.f64", "--range", "0xfffffffffffff000..=0xffffffffffffffff"]);
     r.expect(0);
     // [f000, MAX) plus the last input, MAX itself (a NaN).
     let below = exact_digest(&c, 0xffff_ffff_ffff_f000, u64::MAX);
-    let o = evaluate(
-        &c,
-        &[Operand {
-            bits: u64::MAX,
-            width: 64,
-        }],
-        32,
-        Profile::Sm90,
-    )
-    .unwrap();
-    let top =
-        splitmix64(u64::MAX.wrapping_mul(0xd6e8_feb8_6659_fd93) ^ representative(&c, &o.accept));
+    let o = evaluate(&c, &[Operand { bits: u64::MAX, width: 64 }], 32, Profile::Sm90).unwrap();
+    let top = splitmix64(u64::MAX.wrapping_mul(0xd6e8_feb8_6659_fd93) ^ representative(&c, &o.accept));
     assert_eq!(r.digest(), below.wrapping_add(top));
     sweep(&["cvt.rn.f32.f64"]).expect(2);
 }
@@ -171,27 +115,16 @@ fn ranges_of_wide_sources_match_the_exact_engine() {
 fn shard_digests_add_up() {
     let full = sweep(&["cvt.rn.f16.bf16"]);
     full.expect(0);
-    let halves: Vec<u64> = ["0/2", "1/2"]
-        .iter()
-        .map(|s| sweep(&["cvt.rn.f16.bf16", "--shard", s]).expect(0).digest())
-        .collect();
+    let halves: Vec<u64> = ["0/2", "1/2"].iter().map(|s| sweep(&["cvt.rn.f16.bf16", "--shard", s]).expect(0).digest()).collect();
     assert_eq!(halves[0].wrapping_add(halves[1]), full.digest());
     assert_ne!(halves[0], full.digest());
     // Uneven splits, of a range too.
-    let thirds = ["0/3", "1/3", "2/3"]
-        .iter()
-        .map(|s| sweep(&["cvt.rn.f16.bf16", "--shard", s]).expect(0).digest());
+    let thirds = ["0/3", "1/3", "2/3"].iter().map(|s| sweep(&["cvt.rn.f16.bf16", "--shard", s]).expect(0).digest());
     assert_eq!(thirds.fold(0u64, u64::wrapping_add), full.digest());
-    let range = sweep(&["cvt.rn.f16.bf16", "--range", "0x100..0x1ff"])
-        .expect(0)
-        .digest();
+    let range = sweep(&["cvt.rn.f16.bf16", "--range", "0x100..0x1ff"]).expect(0).digest();
     let parts = ["0/7", "1/7", "2/7", "3/7", "4/7", "5/7", "6/7"]
         .iter()
-        .map(|s| {
-            sweep(&["cvt.rn.f16.bf16", "--range", "0x100..0x1ff", "--shard", s])
-                .expect(0)
-                .digest()
-        });
+        .map(|s| sweep(&["cvt.rn.f16.bf16", "--range", "0x100..0x1ff", "--shard", s]).expect(0).digest());
     assert_eq!(parts.fold(0u64, u64::wrapping_add), range);
     let r = sweep(&["cvt.rn.f16.bf16", "--shard", "1/2"]);
     assert!(r.out.contains("inputs 8000..10000"), "{}", r.out);
@@ -205,27 +138,13 @@ fn against_reports_a_planted_wrong_line() {
     let mut lines = vec!["# results of some implementation".to_string()];
     for x in 0x3f7f_f000u64..0x3f80_1000 {
         let ops = [Operand { bits: x, width: 32 }];
-        lines.push(format_case(
-            &c,
-            &ops,
-            &evaluate(&c, &ops, 16, Profile::Sm90).unwrap().accept,
-        ));
+        lines.push(format_case(&c, &ops, &evaluate(&c, &ops, 16, Profile::Sm90).unwrap().accept));
     }
     let good = dir.join("good.cases");
     std::fs::write(&good, lines.join("\n") + "\n").unwrap();
-    let r = sweep(&[
-        "cvt.rn.f16.f32",
-        "--range",
-        "0x3f7ff000..0x3f801000",
-        "--against",
-        good.to_str().unwrap(),
-    ]);
+    let r = sweep(&["cvt.rn.f16.f32", "--range", "0x3f7ff000..0x3f801000", "--against", good.to_str().unwrap()]);
     r.expect(0);
-    assert!(
-        r.out.contains("8192 case(s) checked, 0 mismatch(es)"),
-        "{}",
-        r.out
-    );
+    assert!(r.out.contains("8192 case(s) checked, 0 mismatch(es)"), "{}", r.out);
 
     // Line 1 + 4096 + 5: 1.0 + 4 ulp (3f800004 → 3c00); plant 3c01.
     let planted = 1 + 4096 + 5;
@@ -233,67 +152,23 @@ fn against_reports_a_planted_wrong_line() {
     lines[planted - 1] = "cvt.rn.f16.f32 3f800004 => 3c01".into();
     let bad = dir.join("bad.cases");
     std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
-    let r = sweep(&[
-        "cvt.rn.f16.f32",
-        "--range",
-        "0x3f7ff000..0x3f801000",
-        "--against",
-        bad.to_str().unwrap(),
-    ]);
+    let r = sweep(&["cvt.rn.f16.f32", "--range", "0x3f7ff000..0x3f801000", "--against", bad.to_str().unwrap()]);
     r.expect(1);
-    assert!(
-        r.out.contains(&format!(
-            "bad.cases:{planted}: MISMATCH cvt.rn.f16.f32 3f800004"
-        )),
-        "{}",
-        r.out
-    );
+    assert!(r.out.contains(&format!("bad.cases:{planted}: MISMATCH cvt.rn.f16.f32 3f800004")), "{}", r.out);
     assert!(r.out.contains("expected 3c00 (1)"), "{}", r.out);
-    assert!(
-        r.out.contains("8192 case(s) checked, 1 mismatch(es)"),
-        "{}",
-        r.out
-    );
+    assert!(r.out.contains("8192 case(s) checked, 1 mismatch(es)"), "{}", r.out);
     assert!(r.out.contains(", 1 mismatches"), "{}", r.out);
 
     // Outside the shard: skipped, not checked.
-    let r = sweep(&[
-        "cvt.rn.f16.f32",
-        "--range",
-        "0x3f7ff000..0x3f801000",
-        "--shard",
-        "0/2",
-        "--against",
-        bad.to_str().unwrap(),
-    ]);
+    let r = sweep(&["cvt.rn.f16.f32", "--range", "0x3f7ff000..0x3f801000", "--shard", "0/2", "--against", bad.to_str().unwrap()]);
     r.expect(0);
-    assert!(
-        r.out
-            .contains("4096 case(s) checked, 0 mismatch(es), 4096 outside"),
-        "{}",
-        r.out
-    );
+    assert!(r.out.contains("4096 case(s) checked, 0 mismatch(es), 4096 outside"), "{}", r.out);
 
     // Another instruction and a malformed line are errors.
-    std::fs::write(
-        dir.join("other.cases"),
-        "cvt.rz.f16.f32 3f800000 => 3c00\ncvt.rn.f16.f32 zz => 3c00\n",
-    )
-    .unwrap();
-    let r = sweep(&[
-        "cvt.rn.f16.f32",
-        "--range",
-        "0..16",
-        "--against",
-        dir.join("other.cases").to_str().unwrap(),
-    ]);
+    std::fs::write(dir.join("other.cases"), "cvt.rz.f16.f32 3f800000 => 3c00\ncvt.rn.f16.f32 zz => 3c00\n").unwrap();
+    let r = sweep(&["cvt.rn.f16.f32", "--range", "0..16", "--against", dir.join("other.cases").to_str().unwrap()]);
     r.expect(2);
-    assert!(
-        r.err
-            .contains("other.cases:1: error: a case of `cvt.rz.f16.f32`"),
-        "{}",
-        r.err
-    );
+    assert!(r.err.contains("other.cases:1: error: a case of `cvt.rz.f16.f32`"), "{}", r.err);
     assert!(r.err.contains("other.cases:2: error"), "{}", r.err);
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -307,20 +182,12 @@ fn out_files_pass_check() {
     let text = std::fs::read_to_string(&f).unwrap();
     assert_eq!(text.lines().count(), 256);
     assert_eq!(text.lines().nth(0x81).unwrap(), "cvt.rn.f16.s8 81 => d7f0"); // -127
-    let o = Command::new(bin())
-        .args(["check", "-q"])
-        .arg(&f)
-        .output()
-        .unwrap();
+    let o = Command::new(bin()).args(["check", "-q"]).arg(&f).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
     // The same digest with and without --out.
     assert_eq!(r.digest(), sweep(&["cvt.rn.f16.s8"]).expect(0).digest());
     // All 2^32 lines without --range or --force: refused before anything runs.
-    let r = sweep(&[
-        "cvt.rn.f16.f32",
-        "--out",
-        dir.join("huge.cases").to_str().unwrap(),
-    ]);
+    let r = sweep(&["cvt.rn.f16.f32", "--out", dir.join("huge.cases").to_str().unwrap()]);
     r.expect(2);
     assert!(r.err.contains("--range, or --force"), "{}", r.err);
     assert!(!dir.join("huge.cases").exists());
@@ -328,10 +195,7 @@ fn out_files_pass_check() {
 }
 
 fn python() -> bool {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let ok = Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
     if !ok {
         eprintln!("skipped: needs python3 on PATH");
     }
@@ -339,12 +203,7 @@ fn python() -> bool {
 }
 
 fn toy() -> String {
-    format!(
-        "python3 '{}'",
-        workspace()
-            .join("examples/toy-interp/toy_interp.py")
-            .display()
-    )
+    format!("python3 '{}'", workspace().join("examples/toy-interp/toy_interp.py").display())
 }
 
 #[test]
@@ -355,36 +214,15 @@ fn implementations_under_test() {
     // The toy interpreter gets cvt.u16.u8 right and sign-extends nothing (bug 3).
     let r = sweep(&["cvt.u16.u8", "--target-cmd", &toy()]);
     r.expect(0);
-    assert!(
-        r.out.contains("256 input(s) compared, 0 mismatch(es)"),
-        "{}",
-        r.out
-    );
-    let r = sweep(&[
-        "cvt.s16.s8",
-        "--target-cmd",
-        &toy(),
-        "--batch",
-        "100",
-        "--max-failures",
-        "2",
-    ]);
+    assert!(r.out.contains("256 input(s) compared, 0 mismatch(es)"), "{}", r.out);
+    let r = sweep(&["cvt.s16.s8", "--target-cmd", &toy(), "--batch", "100", "--max-failures", "2"]);
     r.expect(1);
-    assert!(
-        r.out.contains("256 input(s) compared, 128 mismatch(es)"),
-        "{}",
-        r.out
-    );
+    assert!(r.out.contains("256 input(s) compared, 128 mismatch(es)"), "{}", r.out);
     assert!(r.out.contains("MISMATCH cvt.s16.s8 80"), "{}", r.out);
     assert_eq!(r.out.matches("MISMATCH").count(), 2, "{}", r.out);
     // A program that dies is an error.
     sweep(&["cvt.u16.u8", "--target-cmd", "exit 3"]).expect(2);
-    sweep(&[
-        "cvt.u16.u8",
-        "--target-lib",
-        Path::new("/nonexistent/lib.so").to_str().unwrap(),
-    ])
-    .expect(2);
+    sweep(&["cvt.u16.u8", "--target-lib", Path::new("/nonexistent/lib.so").to_str().unwrap()]).expect(2);
 }
 
 #[test]

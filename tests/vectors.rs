@@ -10,11 +10,7 @@ use sha2::{Digest, Sha256};
 
 /// What `ptx-cvt gen --target sm_90 --target sm_100a` (compact, seed 1, sm90) writes.
 fn regenerate() -> BTreeMap<String, String> {
-    let targets = [
-        ("sm_90", PtxVersion::LATEST),
-        ("sm_100a", PtxVersion::LATEST),
-    ]
-    .map(|(t, v)| (t.parse::<Target>().unwrap(), v));
+    let targets = [("sm_90", PtxVersion::LATEST), ("sm_100a", PtxVersion::LATEST)].map(|(t, v)| (t.parse::<Target>().unwrap(), v));
     let variants = gen::legal_variants(&targets);
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let chunks: Vec<_> = variants.chunks(variants.len().div_ceil(threads)).collect();
@@ -27,8 +23,7 @@ fn regenerate() -> BTreeMap<String, String> {
                         .iter()
                         .map(|(c, on)| {
                             let lines = gen::generate(c, Level::Compact, 1, Profile::Sm90);
-                            let mut text =
-                                gen::header(c, on, Profile::Sm90, Level::Compact, 1, lines.len());
+                            let mut text = gen::header(c, on, Profile::Sm90, Level::Compact, 1, lines.len());
                             for l in &lines {
                                 text.push_str(&l.text);
                                 text.push('\n');
@@ -39,10 +34,7 @@ fn regenerate() -> BTreeMap<String, String> {
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
     })
 }
 
@@ -50,127 +42,58 @@ fn regenerate() -> BTreeMap<String, String> {
 fn committed_vectors_regenerate_byte_identically_and_match_the_manifest() {
     let committed: BTreeMap<String, String> = compact_vectors().into_iter().collect();
     let fresh = regenerate();
-    let missing: Vec<&String> = fresh
-        .keys()
-        .filter(|k| !committed.contains_key(*k))
-        .collect();
-    let extra: Vec<&String> = committed
-        .keys()
-        .filter(|k| !fresh.contains_key(*k))
-        .collect();
-    assert!(
-        missing.is_empty() && extra.is_empty(),
-        "not committed: {missing:?}; stale: {extra:?}"
-    );
-    let differ: Vec<&String> = fresh
-        .iter()
-        .filter(|(k, v)| committed[*k] != **v)
-        .map(|(k, _)| k)
-        .collect();
-    assert!(
-        differ.is_empty(),
-        "{} files differ from a fresh `ptx-cvt gen`, e.g. {:?}",
-        differ.len(),
-        &differ[..differ.len().min(5)]
-    );
+    let missing: Vec<&String> = fresh.keys().filter(|k| !committed.contains_key(*k)).collect();
+    let extra: Vec<&String> = committed.keys().filter(|k| !fresh.contains_key(*k)).collect();
+    assert!(missing.is_empty() && extra.is_empty(), "not committed: {missing:?}; stale: {extra:?}");
+    let differ: Vec<&String> = fresh.iter().filter(|(k, v)| committed[*k] != **v).map(|(k, _)| k).collect();
+    assert!(differ.is_empty(), "{} files differ from a fresh `ptx-cvt gen`, e.g. {:?}", differ.len(), &differ[..differ.len().min(5)]);
 
     let manifest = std::fs::read_to_string(workspace().join("vectors/compact/MANIFEST")).unwrap();
-    let rows: Vec<Vec<&str>> = manifest
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| l.split('\t').collect())
-        .collect();
+    let rows: Vec<Vec<&str>> = manifest.lines().filter(|l| !l.starts_with('#')).map(|l| l.split('\t').collect()).collect();
     assert_eq!(rows.len(), committed.len(), "MANIFEST rows");
     for r in rows {
-        let [file, variant, count, sha] = r[..] else {
-            panic!("bad MANIFEST row {r:?}")
-        };
+        let [file, variant, count, sha] = r[..] else { panic!("bad MANIFEST row {r:?}") };
         let text = &committed[file];
-        let hex: String = Sha256::digest(text.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hex: String = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(hex, sha, "{file}: sha256");
         assert_eq!(format!("{variant}.cases"), file);
         let cases = text.lines().filter(|l| !l.starts_with('#')).count();
         assert_eq!(cases.to_string(), count, "{file}: case count");
-        assert!(
-            text.contains(&format!("\n# cases: {count}\n")),
-            "{file}: header count"
-        );
+        assert!(text.contains(&format!("\n# cases: {count}\n")), "{file}: header count");
     }
 }
 
 #[test]
 fn committed_vectors_pass_check() {
     let dir = workspace().join("vectors/compact");
-    let mut files: Vec<String> = compact_vectors()
-        .into_iter()
-        .map(|(f, _)| dir.join(f).to_string_lossy().into_owned())
-        .collect();
+    let mut files: Vec<String> = compact_vectors().into_iter().map(|(f, _)| dir.join(f).to_string_lossy().into_owned()).collect();
     files.insert(0, "-q".into());
     files.insert(0, "check".into());
-    let out = std::process::Command::new(bin())
-        .args(&files)
-        .output()
-        .unwrap();
+    let out = std::process::Command::new(bin()).args(&files).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "check failed: {stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "check failed: {stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.trim_end().ends_with(" passed, 0 failed"), "{stdout}");
 }
 
 #[test]
 fn coverage_reports_every_reachable_class_hit_and_names_missing_ones() {
     let dir = workspace().join("vectors/compact");
-    let sample = [
-        "cvt.rn.f16.f32.cases",
-        "cvt.rni.s32.f64.cases",
-        "cvt.rs.satfinite.e2m1x4.f32.cases",
-        "cvt.s16.s8.cases",
-    ];
-    let files: Vec<String> = sample
-        .iter()
-        .map(|f| dir.join(f).to_string_lossy().into_owned())
-        .collect();
-    let out = std::process::Command::new(bin())
-        .arg("coverage")
-        .arg("--fail-on-missing")
-        .args(&files)
-        .output()
-        .unwrap();
+    let sample = ["cvt.rn.f16.f32.cases", "cvt.rni.s32.f64.cases", "cvt.rs.satfinite.e2m1x4.f32.cases", "cvt.s16.s8.cases"];
+    let files: Vec<String> = sample.iter().map(|f| dir.join(f).to_string_lossy().into_owned()).collect();
+    let out = std::process::Command::new(bin()).arg("coverage").arg("--fail-on-missing").args(&files).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
     assert!(!text.contains("missing:"), "{text}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("0 reachable classes missing"));
 
     // Keep only the first 100 cases of one file: the report must name what is lost.
     let full = std::fs::read_to_string(dir.join(sample[0])).unwrap();
-    let part: String = full
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .take(100)
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let part: String = full.lines().filter(|l| !l.starts_with('#')).take(100).map(|l| format!("{l}\n")).collect();
     let tmp = std::env::temp_dir().join(format!("ptx-cvt-coverage-{}.cases", std::process::id()));
     std::fs::write(&tmp, part).unwrap();
-    let out = std::process::Command::new(bin())
-        .args(["coverage", "--fail-on-missing"])
-        .arg(&tmp)
-        .output()
-        .unwrap();
+    let out = std::process::Command::new(bin()).args(["coverage", "--fail-on-missing"]).arg(&tmp).output().unwrap();
     let _ = std::fs::remove_file(&tmp);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("missing:") && text.contains("overflow-inf") || text.contains("tie-even"),
-        "{text}"
-    );
+    assert!(text.contains("missing:") && text.contains("overflow-inf") || text.contains("tie-even"), "{text}");
 }

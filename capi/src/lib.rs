@@ -47,10 +47,7 @@ struct Error {
 }
 
 fn fail<T>(code: c_int, message: impl Into<String>) -> Result<T, Error> {
-    Err(Error {
-        code,
-        message: message.into(),
-    })
+    Err(Error { code, message: message.into() })
 }
 
 /// Copy `msg` into the C buffer `buf` of `len` bytes, truncated at a UTF-8
@@ -80,11 +77,7 @@ unsafe fn write_c_str(buf: *mut c_char, len: usize, msg: &str) {
 ///
 /// # Safety
 /// `err` is valid for `err_len` bytes of writes.
-unsafe fn guarded(
-    err: *mut c_char,
-    err_len: usize,
-    f: impl FnOnce() -> Result<c_int, Error>,
-) -> c_int {
+unsafe fn guarded(err: *mut c_char, err_len: usize, f: impl FnOnce() -> Result<c_int, Error>) -> c_int {
     let r = match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(payload) => {
@@ -93,10 +86,7 @@ unsafe fn guarded(
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_string());
-            Err(Error {
-                code: PTX_CVT_EINTERNAL,
-                message: format!("internal error in the ptx-cvt oracle (please report): {what}"),
-            })
+            Err(Error { code: PTX_CVT_EINTERNAL, message: format!("internal error in the ptx-cvt oracle (please report): {what}") })
         }
     };
     match r {
@@ -142,47 +132,23 @@ unsafe fn request(
         return fail(PTX_CVT_EARG, "operand_widths is NULL");
     }
     if n_operands == 0 {
-        return fail(
-            PTX_CVT_EARG,
-            "n_operands is 0: every cvt takes at least one source operand",
-        );
+        return fail(PTX_CVT_EARG, "n_operands is 0: every cvt takes at least one source operand");
     }
     let profile = if profile.is_null() {
         Profile::default()
     } else {
-        let text = CStr::from_ptr(profile).to_str().map_err(|_| Error {
-            code: PTX_CVT_EARG,
-            message: "profile is not valid UTF-8".into(),
-        })?;
-        text.parse::<Profile>().map_err(|e| Error {
-            code: PTX_CVT_EARG,
-            message: e,
-        })?
+        let text = CStr::from_ptr(profile).to_str().map_err(|_| Error { code: PTX_CVT_EARG, message: "profile is not valid UTF-8".into() })?;
+        text.parse::<Profile>().map_err(|e| Error { code: PTX_CVT_EARG, message: e })?
     };
-    let text = CStr::from_ptr(instruction).to_str().map_err(|_| Error {
-        code: PTX_CVT_EPARSE,
-        message: "instruction is not valid UTF-8".into(),
-    })?;
-    let cvt = ptx_cvt::instr::parse(text).map_err(|e| Error {
-        code: PTX_CVT_EPARSE,
-        message: e.message,
-    })?;
+    let text = CStr::from_ptr(instruction)
+        .to_str()
+        .map_err(|_| Error { code: PTX_CVT_EPARSE, message: "instruction is not valid UTF-8".into() })?;
+    let cvt = ptx_cvt::instr::parse(text).map_err(|e| Error { code: PTX_CVT_EPARSE, message: e.message })?;
     if n_operands > MAX_OPERANDS {
-        return fail(
-            PTX_CVT_EILLEGAL,
-            format!(
-                "{n_operands} operands: {cvt} takes {}",
-                ptx_cvt::instr::shape(&cvt).describe()
-            ),
-        );
+        return fail(PTX_CVT_EILLEGAL, format!("{n_operands} operands: {cvt} takes {}", ptx_cvt::instr::shape(&cvt).describe()));
     }
     if !REG_WIDTHS.contains(&dst_width) {
-        return fail(
-            PTX_CVT_EILLEGAL,
-            format!(
-                "destination register of {dst_width} bits: PTX registers have 8, 16, 32 or 64 bits"
-            ),
-        );
+        return fail(PTX_CVT_EILLEGAL, format!("destination register of {dst_width} bits: PTX registers have 8, 16, 32 or 64 bits"));
     }
     let mut ops = Vec::with_capacity(n_operands);
     for i in 0..n_operands {
@@ -190,40 +156,20 @@ unsafe fn request(
         let bits = operands.add(i).read_unaligned();
         let width = operand_widths.add(i).read_unaligned();
         if !REG_WIDTHS.contains(&width) {
-            return fail(
-                PTX_CVT_EILLEGAL,
-                format!(
-                    "operand {}: register of {width} bits: PTX registers have 8, 16, 32 or 64 bits",
-                    i + 1
-                ),
-            );
+            return fail(PTX_CVT_EILLEGAL, format!("operand {}: register of {width} bits: PTX registers have 8, 16, 32 or 64 bits", i + 1));
         }
         if bits & !width_mask(width) != 0 {
-            return fail(
-                PTX_CVT_EILLEGAL,
-                format!(
-                    "operand {}: {bits:#x} does not fit a {width}-bit register",
-                    i + 1
-                ),
-            );
+            return fail(PTX_CVT_EILLEGAL, format!("operand {}: {bits:#x} does not fit a {width}-bit register", i + 1));
         }
         ops.push(Operand { bits, width });
     }
-    Ok(Request {
-        cvt,
-        operands: ops,
-        dst_width,
-        profile,
-    })
+    Ok(Request { cvt, operands: ops, dst_width, profile })
 }
 
 fn eval_request(r: &Request) -> Result<AcceptSet, Error> {
     evaluate(&r.cvt, &r.operands, r.dst_width, r.profile)
         .map(|o| o.accept)
-        .map_err(|e| Error {
-            code: PTX_CVT_EILLEGAL,
-            message: e.to_string(),
-        })
+        .map_err(|e| Error { code: PTX_CVT_EILLEGAL, message: e.to_string() })
 }
 
 /// The (value, mask) of a set, when it is one value or one value/mask pattern.
@@ -286,14 +232,7 @@ pub unsafe extern "C" fn ptx_cvt_eval(
         if let Some((_, m)) = missing.iter().find(|(bad, _)| *bad) {
             return fail(PTX_CVT_EARG, *m);
         }
-        let req = request(
-            instruction,
-            operands,
-            operand_widths,
-            n_operands,
-            dst_width,
-            profile,
-        )?;
+        let req = request(instruction, operands, operand_widths, n_operands, dst_width, profile)?;
         let set = eval_request(&req)?;
         let text = set.to_string();
         if text.len() + 1 > result_text_len {
@@ -334,20 +273,9 @@ pub unsafe extern "C" fn ptx_cvt_accepts(
         return PTX_CVT_EARG;
     }
     guarded(err, err_len, || {
-        let req = request(
-            instruction,
-            operands,
-            operand_widths,
-            n_operands,
-            dst_width,
-            profile,
-        )?;
+        let req = request(instruction, operands, operand_widths, n_operands, dst_width, profile)?;
         let set = eval_request(&req)?;
-        Ok(if set.contains(bits) {
-            PTX_CVT_ACCEPT
-        } else {
-            PTX_CVT_REJECT
-        })
+        Ok(if set.contains(bits) { PTX_CVT_ACCEPT } else { PTX_CVT_REJECT })
     })
 }
 

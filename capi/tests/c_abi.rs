@@ -12,10 +12,7 @@ use ptx_cvt::{evaluate, parse_case, Profile};
 use ptx_cvt_capi::*;
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("capi/ has a parent")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("capi/ has a parent").to_path_buf()
 }
 
 /// What one `ptx_cvt_eval` call gave back.
@@ -29,21 +26,11 @@ struct Eval {
 }
 
 fn c_text(b: &[c_char]) -> String {
-    let end = b
-        .iter()
-        .position(|c| *c == 0)
-        .expect("buffer is NUL-terminated");
+    let end = b.iter().position(|c| *c == 0).expect("buffer is NUL-terminated");
     String::from_utf8(b[..end].iter().map(|c| *c as u8).collect()).expect("buffer holds UTF-8")
 }
 
-fn eval_with(
-    instr: &str,
-    ops: &[(u64, u32)],
-    dst: u32,
-    profile: Option<&str>,
-    text_len: usize,
-    err_len: usize,
-) -> Eval {
+fn eval_with(instr: &str, ops: &[(u64, u32)], dst: u32, profile: Option<&str>, text_len: usize, err_len: usize) -> Eval {
     let instr = CString::new(instr).unwrap();
     let profile = profile.map(|p| CString::new(p).unwrap());
     let bits: Vec<u64> = ops.iter().map(|o| o.0).collect();
@@ -67,36 +54,16 @@ fn eval_with(
             err_len,
         )
     };
-    let text = if text_len > 0 {
-        c_text(&text)
-    } else {
-        String::new()
-    };
-    let err = if err_len > 0 {
-        c_text(&err)
-    } else {
-        String::new()
-    };
-    Eval {
-        rc,
-        bits: rb,
-        mask: rm,
-        text,
-        err,
-    }
+    let text = if text_len > 0 { c_text(&text) } else { String::new() };
+    let err = if err_len > 0 { c_text(&err) } else { String::new() };
+    Eval { rc, bits: rb, mask: rm, text, err }
 }
 
 fn eval(instr: &str, ops: &[(u64, u32)], dst: u32, profile: Option<&str>) -> Eval {
     eval_with(instr, ops, dst, profile, PTX_CVT_TEXT_LEN, PTX_CVT_ERR_LEN)
 }
 
-fn accepts(
-    instr: &str,
-    ops: &[(u64, u32)],
-    dst: u32,
-    profile: Option<&str>,
-    bits: u64,
-) -> (c_int, String) {
+fn accepts(instr: &str, ops: &[(u64, u32)], dst: u32, profile: Option<&str>, bits: u64) -> (c_int, String) {
     let instr = CString::new(instr).unwrap();
     let profile = profile.map(|p| CString::new(p).unwrap());
     let b: Vec<u64> = ops.iter().map(|o| o.0).collect();
@@ -133,11 +100,7 @@ fn header_constants_match() {
         ("PTX_CVT_TEXT_LEN", PTX_CVT_TEXT_LEN as c_int),
         ("PTX_CVT_ERR_LEN", PTX_CVT_ERR_LEN as c_int),
     ] {
-        let want = if v < 0 {
-            format!("#define {name} ({v})")
-        } else {
-            format!("#define {name} {v}")
-        };
+        let want = if v < 0 { format!("#define {name} ({v})") } else { format!("#define {name} {v}") };
         assert!(h.contains(&want), "ptx_cvt.h lacks `{want}`");
     }
     for f in ["ptx_cvt_eval(", "ptx_cvt_accepts(", "ptx_cvt_version(void)"] {
@@ -149,30 +112,13 @@ fn header_constants_match() {
 fn known_conversions() {
     // vectors/known-answers/sm90.cases
     let e = eval("cvt.rn.f16.f32", &[(0x3f80_0000, 32)], 16, None);
-    assert_eq!(
-        (e.rc, e.bits, e.mask, e.text.as_str(), e.err.as_str()),
-        (0, 0x3c00, 0xffff, "3c00", "")
-    );
-    let e = eval(
-        "cvt.rzi.s32.f64",
-        &[(0x7ff8_0000_0000_0000, 64)],
-        32,
-        Some("sm90"),
-    );
-    assert_eq!(
-        (e.rc, e.bits, e.mask, e.text.as_str()),
-        (0, 0x8000_0000, 0xffff_ffff, "80000000")
-    );
+    assert_eq!((e.rc, e.bits, e.mask, e.text.as_str(), e.err.as_str()), (0, 0x3c00, 0xffff, "3c00", ""));
+    let e = eval("cvt.rzi.s32.f64", &[(0x7ff8_0000_0000_0000, 64)], 32, Some("sm90"));
+    assert_eq!((e.rc, e.bits, e.mask, e.text.as_str()), (0, 0x8000_0000, 0xffff_ffff, "80000000"));
     let e = eval("cvt.s16.s8", &[(0x1392_31c2, 32)], 32, None);
-    assert_eq!(
-        (e.rc, e.bits, e.mask, e.text.as_str()),
-        (0, 0xffff_ffc2, 0xffff_ffff, "ffffffc2")
-    );
+    assert_eq!((e.rc, e.bits, e.mask, e.text.as_str()), (0, 0xffff_ffc2, 0xffff_ffff, "ffffffc2"));
     let e = eval("cvt.f32.bf16", &[(0x7fc1, 16)], 32, None);
-    assert_eq!(
-        (e.rc, e.bits, e.mask, e.text.as_str(), e.err.as_str()),
-        (PTX_CVT_NOT_BITS, 0, 0, "nan", "")
-    );
+    assert_eq!((e.rc, e.bits, e.mask, e.text.as_str(), e.err.as_str()), (PTX_CVT_NOT_BITS, 0, 0, "nan", ""));
     // A 64-bit destination: the mask is all ones.
     let e = eval("cvt.rzi.s64.f32", &[(0x7fc0_0000, 32)], 64, None);
     assert_eq!((e.rc, e.bits, e.mask), (0, 0x8000_0000_0000_0000, u64::MAX));
@@ -182,60 +128,22 @@ fn known_conversions() {
 fn patterns_sets_and_packed() {
     // A value/mask pattern: the ISA leaves tf32's low 13 bits open (sm_90 writes zeros).
     let e = eval("cvt.rna.tf32.f32", &[(0x3f80_1000, 32)], 32, Some("isa"));
-    assert_eq!(
-        (e.rc, e.bits, e.mask, e.text.as_str()),
-        (0, 0x3f80_2000, 0xffff_e000, "3f802000/ffffe000")
-    );
+    assert_eq!((e.rc, e.bits, e.mask, e.text.as_str()), (0, 0x3f80_2000, 0xffff_e000, "3f802000/ffffe000"));
     let e = eval("cvt.rna.tf32.f32", &[(0x3f80_1000, 32)], 32, None);
-    assert_eq!(
-        (e.rc, e.bits, e.mask, e.text.as_str()),
-        (0, 0x3f80_2000, 0xffff_ffff, "3f802000")
-    );
+    assert_eq!((e.rc, e.bits, e.mask, e.text.as_str()), (0, 0x3f80_2000, 0xffff_ffff, "3f802000"));
     // Several alternatives under the ISA profile: not bits/mask.
     let e = eval("cvt.rn.relu.f16.f32", &[(0x8000_0000, 32)], 16, Some("isa"));
-    assert_eq!(
-        (e.rc, e.bits, e.mask, e.text.as_str()),
-        (PTX_CVT_NOT_BITS, 0, 0, "0000|8000")
-    );
-    let e = eval(
-        "cvt.rn.relu.f16.f32",
-        &[(0x8000_0000, 32)],
-        16,
-        Some("sm90"),
-    );
+    assert_eq!((e.rc, e.bits, e.mask, e.text.as_str()), (PTX_CVT_NOT_BITS, 0, 0, "0000|8000"));
+    let e = eval("cvt.rn.relu.f16.f32", &[(0x8000_0000, 32)], 16, Some("sm90"));
     assert_eq!((e.rc, e.bits, e.text.as_str()), (0, 0, "0000"));
     // Packed: two operands, lanes high first.
-    let e = eval(
-        "cvt.rn.f16x2.f32",
-        &[(0x3f80_0000, 32), (0x4000_0000, 32)],
-        32,
-        None,
-    );
-    assert_eq!(
-        (e.rc, e.bits, e.mask, e.text.as_str()),
-        (0, 0x3c00_4000, 0xffff_ffff, "3c004000")
-    );
+    let e = eval("cvt.rn.f16x2.f32", &[(0x3f80_0000, 32), (0x4000_0000, 32)], 32, None);
+    assert_eq!((e.rc, e.bits, e.mask, e.text.as_str()), (0, 0x3c00_4000, 0xffff_ffff, "3c004000"));
     // A NaN lane: sm_90 writes the canonical 7fff, the ISA allows any NaN there.
-    let e = eval(
-        "cvt.rn.f16x2.f32",
-        &[(0x7fc0_0000, 32), (0x3f80_0000, 32)],
-        32,
-        None,
-    );
-    assert_eq!(
-        (e.rc, e.bits, e.text.as_str()),
-        (0, 0x7fff_3c00, "7fff3c00")
-    );
-    let e = eval(
-        "cvt.rn.f16x2.f32",
-        &[(0x7fc0_0000, 32), (0x3f80_0000, 32)],
-        32,
-        Some("isa"),
-    );
-    assert_eq!(
-        (e.rc, e.bits, e.mask, e.text.as_str()),
-        (PTX_CVT_NOT_BITS, 0, 0, "nan_3c00")
-    );
+    let e = eval("cvt.rn.f16x2.f32", &[(0x7fc0_0000, 32), (0x3f80_0000, 32)], 32, None);
+    assert_eq!((e.rc, e.bits, e.text.as_str()), (0, 0x7fff_3c00, "7fff3c00"));
+    let e = eval("cvt.rn.f16x2.f32", &[(0x7fc0_0000, 32), (0x3f80_0000, 32)], 32, Some("isa"));
+    assert_eq!((e.rc, e.bits, e.mask, e.text.as_str()), (PTX_CVT_NOT_BITS, 0, 0, "nan_3c00"));
 }
 
 #[test]
@@ -243,11 +151,7 @@ fn errors_have_codes_and_messages() {
     let e = eval("mov.b32", &[(0, 32)], 32, None);
     assert_eq!(e.rc, PTX_CVT_EPARSE);
     assert!(e.err.contains("not a cvt"), "{}", e.err);
-    assert_eq!(
-        (e.bits, e.mask, e.text.as_str()),
-        (0, 0, ""),
-        "outputs are cleared on errors"
-    );
+    assert_eq!((e.bits, e.mask, e.text.as_str()), (0, 0, ""), "outputs are cleared on errors");
     let e = eval("cvt.rn.f16.f33", &[(0, 32)], 16, None);
     assert_eq!(e.rc, PTX_CVT_EPARSE, "{e:?}");
     let e = eval("cvt.rni.f16.f32", &[(0x3f80_0000, 32)], 16, None);
@@ -255,36 +159,17 @@ fn errors_have_codes_and_messages() {
     assert!(e.err.contains("rounding-required-frnd"), "{}", e.err);
     // Operand count, register widths, stray bits, bf16's exact registers.
     for (instr, ops, dst, needle) in [
-        (
-            "cvt.rn.f16.f32",
-            vec![(0x3f80_0000, 32), (0, 32)],
-            16,
-            "takes 1 source operand",
-        ),
+        ("cvt.rn.f16.f32", vec![(0x3f80_0000, 32), (0, 32)], 16, "takes 1 source operand"),
         ("cvt.rn.f16x2.f32", vec![(0x3f80_0000, 32)], 32, "takes 2"),
         ("cvt.rn.f16.f32", vec![(0x3f80_0000, 12)], 16, "12 bits"),
-        (
-            "cvt.rn.f16.f32",
-            vec![(0x1_0000_0000, 32)],
-            16,
-            "does not fit a 32-bit register",
-        ),
-        (
-            "cvt.rn.f16.f32",
-            vec![(0x3f80_0000, 32)],
-            12,
-            "destination register of 12 bits",
-        ),
+        ("cvt.rn.f16.f32", vec![(0x1_0000_0000, 32)], 16, "does not fit a 32-bit register"),
+        ("cvt.rn.f16.f32", vec![(0x3f80_0000, 32)], 12, "destination register of 12 bits"),
         ("cvt.rn.f16.f32", vec![(0x3f80, 16)], 16, "cannot hold"),
         ("cvt.f32.bf16", vec![(0x3f80, 32)], 32, "bf16"),
     ] {
         let e = eval(instr, &ops, dst, None);
         assert_eq!(e.rc, PTX_CVT_EILLEGAL, "{instr} {ops:?} {dst}: {e:?}");
-        assert!(
-            e.err.contains(needle),
-            "{instr}: `{}` lacks `{needle}`",
-            e.err
-        );
+        assert!(e.err.contains(needle), "{instr}: `{}` lacks `{needle}`", e.err);
     }
     let many = vec![(0u64, 32u32); 1000];
     assert_eq!(eval("cvt.rn.f16.f32", &many, 16, None).rc, PTX_CVT_EILLEGAL);
@@ -292,31 +177,12 @@ fn errors_have_codes_and_messages() {
     assert_eq!(e.rc, PTX_CVT_EARG);
     assert!(e.err.contains("unknown profile"), "{}", e.err);
     // Not UTF-8.
-    let bad = [
-        b'c' as c_char,
-        b'v' as c_char,
-        b't' as c_char,
-        0xff_u8 as c_char,
-        0,
-    ];
+    let bad = [b'c' as c_char, b'v' as c_char, b't' as c_char, 0xff_u8 as c_char, 0];
     let (mut b, mut m) = (0, 0);
     let mut text = [0 as c_char; 64];
     let mut err = [0 as c_char; 128];
     let rc = unsafe {
-        ptx_cvt_eval(
-            bad.as_ptr(),
-            [0u64].as_ptr(),
-            [32u32].as_ptr(),
-            1,
-            16,
-            null(),
-            &mut b,
-            &mut m,
-            text.as_mut_ptr(),
-            64,
-            err.as_mut_ptr(),
-            128,
-        )
+        ptx_cvt_eval(bad.as_ptr(), [0u64].as_ptr(), [32u32].as_ptr(), 1, 16, null(), &mut b, &mut m, text.as_mut_ptr(), 64, err.as_mut_ptr(), 128)
     };
     assert_eq!(rc, PTX_CVT_EPARSE);
     assert!(c_text(&err).contains("UTF-8"));
@@ -332,20 +198,9 @@ fn null_pointers_and_zero_lengths() {
     let mut err = [1 as c_char; 128];
     let ip = instr.as_ptr();
     let (op, wp) = (ops.as_ptr(), widths.as_ptr());
-    let (bp, mp, tp, ep): (*mut u64, *mut u64, *mut c_char, *mut c_char) =
-        (&mut b, &mut m, text.as_mut_ptr(), err.as_mut_ptr());
+    let (bp, mp, tp, ep): (*mut u64, *mut u64, *mut c_char, *mut c_char) = (&mut b, &mut m, text.as_mut_ptr(), err.as_mut_ptr());
     // (instruction, operands, widths, n, bits, mask, text, text_len, what the message names)
-    type Args = (
-        *const c_char,
-        *const u64,
-        *const u32,
-        usize,
-        *mut u64,
-        *mut u64,
-        *mut c_char,
-        usize,
-        &'static str,
-    );
+    type Args = (*const c_char, *const u64, *const u32, usize, *mut u64, *mut u64, *mut c_char, usize, &'static str);
     let cases: [Args; 8] = [
         (null(), op, wp, 1, bp, mp, tp, 64, "instruction is NULL"),
         (ip, null(), wp, 1, bp, mp, tp, 64, "operands is NULL"),
@@ -359,81 +214,24 @@ fn null_pointers_and_zero_lengths() {
     for (i, o, w, n, rb, rm, t, tl, needle) in cases {
         let rc = unsafe { ptx_cvt_eval(i, o, w, n, 16, null(), rb, rm, t, tl, ep, 128) };
         assert_eq!(rc, PTX_CVT_EARG, "{needle}");
-        assert!(
-            c_text(&err).starts_with(needle),
-            "{} lacks {needle}",
-            c_text(&err)
-        );
+        assert!(c_text(&err).starts_with(needle), "{} lacks {needle}", c_text(&err));
     }
     // No error buffer: -1, nothing to write the message to, outputs cleared.
     let (mut b, mut m) = (7u64, 7u64);
     let mut text = [1 as c_char; 64];
-    let rc = unsafe {
-        ptx_cvt_eval(
-            ip,
-            op,
-            wp,
-            1,
-            16,
-            null(),
-            &mut b,
-            &mut m,
-            text.as_mut_ptr(),
-            64,
-            null_mut(),
-            128,
-        )
-    };
+    let rc = unsafe { ptx_cvt_eval(ip, op, wp, 1, 16, null(), &mut b, &mut m, text.as_mut_ptr(), 64, null_mut(), 128) };
     assert_eq!((rc, b, m, text[0]), (PTX_CVT_EARG, 0, 0, 0));
     let mut err = [1 as c_char; 8];
-    let rc = unsafe {
-        ptx_cvt_eval(
-            ip,
-            op,
-            wp,
-            1,
-            16,
-            null(),
-            &mut b,
-            &mut m,
-            text.as_mut_ptr(),
-            64,
-            err.as_mut_ptr(),
-            0,
-        )
-    };
-    assert_eq!(
-        (rc, err[0]),
-        (PTX_CVT_EARG, 1),
-        "err_len 0: nothing written"
-    );
+    let rc = unsafe { ptx_cvt_eval(ip, op, wp, 1, 16, null(), &mut b, &mut m, text.as_mut_ptr(), 64, err.as_mut_ptr(), 0) };
+    assert_eq!((rc, err[0]), (PTX_CVT_EARG, 1), "err_len 0: nothing written");
     // Everything NULL at once.
-    let rc = unsafe {
-        ptx_cvt_eval(
-            null(),
-            null(),
-            null(),
-            0,
-            0,
-            null(),
-            null_mut(),
-            null_mut(),
-            null_mut(),
-            0,
-            null_mut(),
-            0,
-        )
-    };
+    let rc = unsafe { ptx_cvt_eval(null(), null(), null(), 0, 0, null(), null_mut(), null_mut(), null_mut(), 0, null_mut(), 0) };
     assert_eq!(rc, PTX_CVT_EARG);
     let rc = unsafe { ptx_cvt_accepts(null(), null(), null(), 0, 0, null(), 0, null_mut(), 0) };
     assert_eq!(rc, PTX_CVT_EARG);
     let mut err = [1 as c_char; 64];
-    let rc =
-        unsafe { ptx_cvt_accepts(ip, null(), wp, 1, 16, null(), 0x3c00, err.as_mut_ptr(), 64) };
-    assert_eq!(
-        (rc, c_text(&err).as_str()),
-        (PTX_CVT_EARG, "operands is NULL")
-    );
+    let rc = unsafe { ptx_cvt_accepts(ip, null(), wp, 1, 16, null(), 0x3c00, err.as_mut_ptr(), 64) };
+    assert_eq!((rc, c_text(&err).as_str()), (PTX_CVT_EARG, "operands is NULL"));
 }
 
 #[test]
@@ -445,12 +243,7 @@ fn tiny_buffers() {
         let e = eval_with("mov.b32", &[(0, 32)], 32, None, 64, n);
         assert_eq!(e.rc, PTX_CVT_EPARSE);
         assert!(e.err.len() < n, "{n}: {:?}", e.err);
-        assert!(
-            full.err.starts_with(&e.err),
-            "{n}: {:?} is not a prefix of {:?}",
-            e.err,
-            full.err
-        );
+        assert!(full.err.starts_with(&e.err), "{n}: {:?} is not a prefix of {:?}", e.err, full.err);
     }
     // A result that does not fit result_text is an argument error, not a truncation.
     let e = eval_with("cvt.rn.f16.f32", &[(0x3f80_0000, 32)], 16, None, 4, 128);
@@ -487,49 +280,13 @@ fn tiny_buffers() {
 
 #[test]
 fn accepts_decides_membership() {
-    assert_eq!(
-        accepts("cvt.f32.bf16", &[(0x7fc1, 16)], 32, None, 0x7fc0_0001),
-        (PTX_CVT_ACCEPT, String::new())
-    );
-    assert_eq!(
-        accepts("cvt.f32.bf16", &[(0x7fc1, 16)], 32, None, 0x3f80_0000).0,
-        PTX_CVT_REJECT
-    );
-    assert_eq!(
-        accepts("cvt.rn.f16.f32", &[(0x3f80_0000, 32)], 16, None, 0x3c00).0,
-        PTX_CVT_ACCEPT
-    );
-    assert_eq!(
-        accepts("cvt.rn.f16.f32", &[(0x3f80_0000, 32)], 16, None, 0x3c01).0,
-        PTX_CVT_REJECT
-    );
-    assert_eq!(
-        accepts("cvt.rn.f16.f32", &[(0x3f80_0000, 32)], 16, None, 0x1_3c00).0,
-        PTX_CVT_REJECT,
-        "bits above dst_width"
-    );
-    assert_eq!(
-        accepts(
-            "cvt.rn.relu.f16.f32",
-            &[(0x8000_0000, 32)],
-            16,
-            Some("isa"),
-            0x8000
-        )
-        .0,
-        PTX_CVT_ACCEPT
-    );
-    assert_eq!(
-        accepts(
-            "cvt.rn.relu.f16.f32",
-            &[(0x8000_0000, 32)],
-            16,
-            Some("sm90"),
-            0x8000
-        )
-        .0,
-        PTX_CVT_REJECT
-    );
+    assert_eq!(accepts("cvt.f32.bf16", &[(0x7fc1, 16)], 32, None, 0x7fc0_0001), (PTX_CVT_ACCEPT, String::new()));
+    assert_eq!(accepts("cvt.f32.bf16", &[(0x7fc1, 16)], 32, None, 0x3f80_0000).0, PTX_CVT_REJECT);
+    assert_eq!(accepts("cvt.rn.f16.f32", &[(0x3f80_0000, 32)], 16, None, 0x3c00).0, PTX_CVT_ACCEPT);
+    assert_eq!(accepts("cvt.rn.f16.f32", &[(0x3f80_0000, 32)], 16, None, 0x3c01).0, PTX_CVT_REJECT);
+    assert_eq!(accepts("cvt.rn.f16.f32", &[(0x3f80_0000, 32)], 16, None, 0x1_3c00).0, PTX_CVT_REJECT, "bits above dst_width");
+    assert_eq!(accepts("cvt.rn.relu.f16.f32", &[(0x8000_0000, 32)], 16, Some("isa"), 0x8000).0, PTX_CVT_ACCEPT);
+    assert_eq!(accepts("cvt.rn.relu.f16.f32", &[(0x8000_0000, 32)], 16, Some("sm90"), 0x8000).0, PTX_CVT_REJECT);
     let (rc, msg) = accepts("cvt.rni.f16.f32", &[(0x3f80_0000, 32)], 16, None, 0);
     assert_eq!(rc, PTX_CVT_EILLEGAL);
     assert!(msg.contains("rule"), "{msg}");
@@ -548,44 +305,26 @@ fn version_is_the_crate_version() {
 fn known_answers_through_the_abi() {
     let mut n = 0;
     for (file, profile) in [("sm90.cases", Profile::Sm90), ("isa.cases", Profile::Isa)] {
-        let text =
-            std::fs::read_to_string(workspace().join("vectors/known-answers").join(file)).unwrap();
+        let text = std::fs::read_to_string(workspace().join("vectors/known-answers").join(file)).unwrap();
         for line in text.lines() {
-            let Some(case) = parse_case(line).unwrap() else {
-                continue;
-            };
-            let Some(expected) = &case.result else {
-                continue;
-            };
+            let Some(case) = parse_case(line).unwrap() else { continue };
+            let Some(expected) = &case.result else { continue };
             let ops: Vec<(u64, u32)> = case.operands.iter().map(|o| (o.bits, o.width)).collect();
             let dst = case.dst_width();
             let instr = case.instr.to_string();
-            let want = evaluate(&case.instr, &case.operands, dst, profile)
-                .unwrap()
-                .accept;
+            let want = evaluate(&case.instr, &case.operands, dst, profile).unwrap().accept;
             let e = eval(&instr, &ops, dst, Some(profile.name()));
             assert!(e.rc >= 0, "{line}: {}", e.err);
             assert_eq!(e.text, want.to_string(), "{line}");
             match want.single() {
-                Some(v) => assert_eq!(
-                    (e.rc, e.bits, e.mask),
-                    (0, v, ptx_cvt::accept::width_mask(dst)),
-                    "{line}"
-                ),
+                Some(v) => assert_eq!((e.rc, e.bits, e.mask), (0, v, ptx_cvt::accept::width_mask(dst)), "{line}"),
                 None if e.rc == 0 => {
-                    assert!(
-                        want.contains(e.bits) && e.mask != ptx_cvt::accept::width_mask(dst),
-                        "{line}"
-                    );
+                    assert!(want.contains(e.bits) && e.mask != ptx_cvt::accept::width_mask(dst), "{line}");
                 }
                 None => assert_eq!((e.rc, e.bits, e.mask), (1, 0, 0), "{line}"),
             }
             if let Some(v) = expected.single() {
-                assert_eq!(
-                    accepts(&instr, &ops, dst, Some(profile.name()), v).0,
-                    PTX_CVT_ACCEPT,
-                    "{line}"
-                );
+                assert_eq!(accepts(&instr, &ops, dst, Some(profile.name()), v).0, PTX_CVT_ACCEPT, "{line}");
             }
             n += 1;
         }
@@ -602,25 +341,15 @@ fn cdylib_dir() -> PathBuf {
         .current_dir(&ws)
         .output()
         .expect("could not run cargo to build ptx-cvt-capi");
-    assert!(
-        out.status.success(),
-        "cargo build -p ptx-cvt-capi failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let name = format!(
-        "{}ptx_cvt_capi{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    );
+    assert!(out.status.success(), "cargo build -p ptx-cvt-capi failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let name = format!("{}ptx_cvt_capi{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
     let target = match std::env::var_os("CARGO_TARGET_DIR") {
         Some(d) if Path::new(&d).is_absolute() => PathBuf::from(d),
         Some(d) => ws.join(d),
         None => ws.join("target"),
     };
     // This test runs from <target>/debug/deps/; the build above writes <target>/debug/.
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|e| Some(e.parent()?.parent()?.to_path_buf()));
+    let beside = std::env::current_exe().ok().and_then(|e| Some(e.parent()?.parent()?.to_path_buf()));
     let candidates: Vec<PathBuf> = beside.into_iter().chain([target.join("debug")]).collect();
     candidates
         .iter()
@@ -632,10 +361,7 @@ fn cdylib_dir() -> PathBuf {
 /// A C compiler: $CC, else `cc`, if it runs.
 fn c_compiler(var: &str, default: &str) -> Option<String> {
     let cc = std::env::var(var).unwrap_or_else(|_| default.to_string());
-    let ok = Command::new(&cc)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let ok = Command::new(&cc).arg("--version").output().is_ok_and(|o| o.status.success());
     ok.then_some(cc)
 }
 
@@ -666,27 +392,15 @@ fn eval_demo_c_program() {
         .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
         .output()
         .expect("run the C compiler");
-    assert!(
-        out.status.success(),
-        "compiling eval_demo.c failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "compiling eval_demo.c failed:\n{}", String::from_utf8_lossy(&out.stderr));
     let run = Command::new(&exe).output().expect("run eval_demo");
     let stdout = String::from_utf8_lossy(&run.stdout);
     let _ = std::fs::remove_dir_all(&tmp);
-    assert!(
-        run.status.success(),
-        "eval_demo failed ({}):\n{stdout}{}",
-        run.status,
-        String::from_utf8_lossy(&run.stderr)
-    );
+    assert!(run.status.success(), "eval_demo failed ({}):\n{stdout}{}", run.status, String::from_utf8_lossy(&run.stderr));
     println!("{stdout}");
     assert!(stdout.contains("all checks passed"), "{stdout}");
     assert!(!stdout.contains("FAIL"), "{stdout}");
-    assert!(
-        stdout.contains(&format!("ptx-cvt C API {}", env!("CARGO_PKG_VERSION"))),
-        "{stdout}"
-    );
+    assert!(stdout.contains(&format!("ptx-cvt C API {}", env!("CARGO_PKG_VERSION"))), "{stdout}");
 }
 
 /// The header compiles as C++ (the `extern "C"` guards), when a C++ compiler exists.
@@ -710,22 +424,11 @@ fn header_compiles_as_cpp() {
     )
     .unwrap();
     let out = Command::new(&cxx)
-        .args([
-            "-std=c++11",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-fsyntax-only",
-            "-I",
-        ])
+        .args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
         .arg(workspace().join("capi/include"))
         .arg(&src)
         .output()
         .expect("run the C++ compiler");
     let _ = std::fs::remove_dir_all(&tmp);
-    assert!(
-        out.status.success(),
-        "ptx_cvt.h as C++ failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "ptx_cvt.h as C++ failed:\n{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -53,16 +53,12 @@ impl Alt {
             Alt::Bits { value, mask } => bits & mask == value & mask,
             Alt::AnyNan(f) => {
                 let n = f.container_bits();
-                bits & !width_mask(n) == 0
-                    && f.float_layout()
-                        .is_some_and(|l| l.is_nan_code(bits >> l.shift))
+                bits & !width_mask(n) == 0 && f.float_layout().is_some_and(|l| l.is_nan_code(bits >> l.shift))
             }
             Alt::Lanes { bits: lb, lanes } => {
                 let n = lanes.len() as u32;
                 bits & !width_mask(lb * n) == 0
-                    && lanes.iter().enumerate().all(|(i, l)| {
-                        l.contains((bits >> (lb * (n - 1 - i as u32))) & width_mask(*lb))
-                    })
+                    && lanes.iter().enumerate().all(|(i, l)| l.contains((bits >> (lb * (n - 1 - i as u32))) & width_mask(*lb)))
             }
         }
     }
@@ -70,13 +66,7 @@ impl Alt {
 
 impl AcceptSet {
     pub fn exact(width: u32, value: u64) -> AcceptSet {
-        AcceptSet {
-            width,
-            alts: vec![Alt::Bits {
-                value,
-                mask: width_mask(width),
-            }],
-        }
+        AcceptSet { width, alts: vec![Alt::Bits { value, mask: width_mask(width) }] }
     }
     /// A packed result from its lanes (high lane first): one exact value when
     /// every lane is exact, a lane-wise alternative otherwise.
@@ -85,29 +75,17 @@ impl AcceptSet {
         let mut mask = 0u64;
         for l in &lanes {
             let LaneSet::Bits { value: v, mask: m } = l else {
-                return AcceptSet {
-                    width,
-                    alts: vec![Alt::Lanes {
-                        bits: lane_bits,
-                        lanes,
-                    }],
-                };
+                return AcceptSet { width, alts: vec![Alt::Lanes { bits: lane_bits, lanes }] };
             };
             value = (value << lane_bits) | v;
             mask = (mask << lane_bits) | m;
         }
         // A wider register holds the lanes zero-extended.
         mask |= width_mask(width) & !width_mask(lane_bits * lanes.len() as u32);
-        AcceptSet {
-            width,
-            alts: vec![Alt::Bits { value, mask }],
-        }
+        AcceptSet { width, alts: vec![Alt::Bits { value, mask }] }
     }
     pub fn any_nan(width: u32, f: Format) -> AcceptSet {
-        AcceptSet {
-            width,
-            alts: vec![Alt::AnyNan(f)],
-        }
+        AcceptSet { width, alts: vec![Alt::AnyNan(f)] }
     }
     /// The single value, when the set has exactly one member.
     pub fn single(&self) -> Option<u64> {
@@ -139,14 +117,9 @@ impl AcceptSet {
     pub fn is_subset_of(&self, other: &AcceptSet) -> bool {
         self.width == other.width
             && self.alts.iter().all(|a| match a {
-                Alt::Bits { value, mask } if *mask == width_mask(self.width) => {
-                    other.contains(*value)
-                }
+                Alt::Bits { value, mask } if *mask == width_mask(self.width) => other.contains(*value),
                 Alt::Bits { value, mask } => other.alts.iter().any(|b| match b {
-                    Alt::Bits {
-                        value: v2,
-                        mask: m2,
-                    } => m2 & !mask == 0 && value & m2 == v2 & m2,
+                    Alt::Bits { value: v2, mask: m2 } => m2 & !mask == 0 && value & m2 == v2 & m2,
                     Alt::AnyNan(_) | Alt::Lanes { .. } => false,
                 }),
                 Alt::AnyNan(f) => other.alts.contains(&Alt::AnyNan(*f)),
@@ -166,36 +139,20 @@ impl AcceptSet {
             match width {
                 None => width = Some(w),
                 Some(w0) if w0 != w => {
-                    return Err(format!(
-                        "alternatives of different widths in `{}` ({w0} and {w} bits)",
-                        clip(text)
-                    ))
+                    return Err(format!("alternatives of different widths in `{}` ({w0} and {w} bits)", clip(text)))
                 }
                 _ => {}
             }
             alts.push(alt);
         }
-        Ok(AcceptSet {
-            width: width.unwrap(),
-            alts,
-        })
+        Ok(AcceptSet { width: width.unwrap(), alts })
     }
 }
 
 /// At most `n` characters of user text for an error message, with control
 /// characters escaped so that they stay visible.
 pub(crate) fn clip_to(s: &str, n: usize) -> String {
-    let mut out: String = s
-        .chars()
-        .take(n)
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect();
+    let mut out: String = s.chars().take(n).map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect();
     if s.chars().nth(n).is_some() {
         out.push('…');
     }
@@ -225,19 +182,10 @@ pub fn parse_hex(s: &str) -> Result<(u64, u32), String> {
     if s.starts_with("=>") {
         return Err(format!("`{}`: put a space after `=>`", clip(s)));
     }
-    let w = width_of_digits(s.len()).ok_or_else(|| {
-        format!(
-            "`{}` has {} hex digits; registers take 2, 4, 8 or 16 (zero-padded, no 0x)",
-            clip(s),
-            s.chars().count()
-        )
-    })?;
+    let w = width_of_digits(s.len())
+        .ok_or_else(|| format!("`{}` has {} hex digits; registers take 2, 4, 8 or 16 (zero-padded, no 0x)", clip(s), s.chars().count()))?;
     if let Some(c) = s.chars().find(|c| !c.is_ascii_hexdigit()) {
-        return Err(format!(
-            "`{}` is not hex: unexpected `{}`",
-            clip(s),
-            c.escape_default()
-        ));
+        return Err(format!("`{}` is not hex: unexpected `{}`", clip(s), c.escape_default()));
     }
     Ok((u64::from_str_radix(s, 16).expect("checked hex"), w))
 }
@@ -254,12 +202,7 @@ fn parse_alt(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String> 
                 .strip_prefix(':')
                 .and_then(|n| n.parse::<u32>().ok())
                 .filter(|w| [8, 16, 32, 64].contains(w) && *w >= f.container_bits())
-                .ok_or_else(|| {
-                    format!(
-                        "`{}`: expected `nan` or `nan:WIDTH` with a register width",
-                        clip(s)
-                    )
-                })?,
+                .ok_or_else(|| format!("`{}`: expected `nan` or `nan:WIDTH` with a register width", clip(s)))?,
         };
         return Ok((Alt::AnyNan(f), w));
     }
@@ -267,38 +210,18 @@ fn parse_alt(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String> 
         let (value, w) = parse_hex(v)?;
         let (mask, wm) = parse_hex(m).map_err(|e| format!("mask: {e}"))?;
         if w != wm {
-            return Err(format!(
-                "value and mask of different widths in `{}`",
-                clip(s)
-            ));
+            return Err(format!("value and mask of different widths in `{}`", clip(s)));
         }
-        return Ok((
-            Alt::Bits {
-                value: value & mask,
-                mask,
-            },
-            w,
-        ));
+        return Ok((Alt::Bits { value: value & mask, mask }, w));
     }
     if s.contains('?') {
-        let w = width_of_digits(s.len()).ok_or_else(|| {
-            format!(
-                "`{}` has {} digits; registers take 2, 4, 8 or 16",
-                clip(s),
-                s.chars().count()
-            )
-        })?;
+        let w = width_of_digits(s.len())
+            .ok_or_else(|| format!("`{}` has {} digits; registers take 2, 4, 8 or 16", clip(s), s.chars().count()))?;
         let (value, mask) = parse_nibbles(s, s)?;
         return Ok((Alt::Bits { value, mask }, w));
     }
     let (value, w) = parse_hex(s)?;
-    Ok((
-        Alt::Bits {
-            value,
-            mask: width_mask(w),
-        },
-        w,
-    ))
+    Ok((Alt::Bits { value, mask: width_mask(w) }, w))
 }
 
 /// Hex digits and `?` don't-care nibbles as (value, mask); `whole` is the
@@ -309,13 +232,7 @@ fn parse_nibbles(digits: &str, whole: &str) -> Result<(u64, u64), String> {
         value <<= 4;
         mask <<= 4;
         if c != '?' {
-            value |= c.to_digit(16).ok_or_else(|| {
-                format!(
-                    "`{}` is not hex: unexpected `{}`",
-                    clip(whole),
-                    c.escape_default()
-                )
-            })? as u64;
+            value |= c.to_digit(16).ok_or_else(|| format!("`{}` is not hex: unexpected `{}`", clip(whole), c.escape_default()))? as u64;
             mask |= 0xf;
         }
     }
@@ -326,13 +243,7 @@ fn parse_nibbles(digits: &str, whole: &str) -> Result<(u64, u64), String> {
 fn show_nibbles(value: u64, mask: u64, digits: usize) -> String {
     (0..digits)
         .rev()
-        .map(|k| {
-            if (mask >> (4 * k)) & 0xf == 0 {
-                "?".to_string()
-            } else {
-                format!("{:x}", (value >> (4 * k)) & 0xf)
-            }
-        })
+        .map(|k| if (mask >> (4 * k)) & 0xf == 0 { "?".to_string() } else { format!("{:x}", (value >> (4 * k)) & 0xf) })
         .collect()
 }
 
@@ -343,49 +254,26 @@ fn parse_lanes(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String
     let f = nan_format;
     let lane_bits = match (hex_digits, f) {
         (Some(d), _) => 4 * d as u32,
-        (None, Some(f)) => f
-            .container_bits()
-            .min(if f == Format::E2m1 { 4 } else { 64 }),
-        (None, None) => {
-            return Err(format!(
-                "`{}`: `nan` lanes need a floating-point destination",
-                clip(s)
-            ))
-        }
+        (None, Some(f)) => f.container_bits().min(if f == Format::E2m1 { 4 } else { 64 }),
+        (None, None) => return Err(format!("`{}`: `nan` lanes need a floating-point destination", clip(s))),
     };
     let mut lanes = Vec::new();
     for p in &parts {
         if *p == "nan" {
-            lanes.push(LaneSet::AnyNan(f.ok_or_else(|| {
-                format!("`{}`: `nan` needs a floating-point destination", clip(s))
-            })?));
+            lanes.push(LaneSet::AnyNan(f.ok_or_else(|| format!("`{}`: `nan` needs a floating-point destination", clip(s)))?));
             continue;
         }
         if 4 * p.len() as u32 != lane_bits || p.is_empty() {
-            return Err(format!(
-                "`{}`: lanes must all have {} hex digits",
-                clip(s),
-                lane_bits / 4
-            ));
+            return Err(format!("`{}`: lanes must all have {} hex digits", clip(s), lane_bits / 4));
         }
         let (value, mask) = parse_nibbles(p, s)?;
         lanes.push(LaneSet::Bits { value, mask });
     }
     let width = lane_bits * parts.len() as u32;
     if ![8, 16, 32, 64].contains(&width) {
-        return Err(format!(
-            "`{}`: {} lanes of {lane_bits} bits do not fill a register",
-            clip(s),
-            parts.len()
-        ));
+        return Err(format!("`{}`: {} lanes of {lane_bits} bits do not fill a register", clip(s), parts.len()));
     }
-    Ok((
-        Alt::Lanes {
-            bits: lane_bits,
-            lanes,
-        },
-        width,
-    ))
+    Ok((Alt::Lanes { bits: lane_bits, lanes }, width))
 }
 
 impl fmt::Display for AcceptSet {
@@ -398,12 +286,8 @@ impl fmt::Display for AcceptSet {
             match a {
                 Alt::AnyNan(fm) if fm.container_bits() == self.width => f.write_str("nan")?,
                 Alt::AnyNan(_) => write!(f, "nan:{}", self.width)?,
-                Alt::Bits { value, mask } if *mask == width_mask(self.width) => {
-                    write!(f, "{value:0digits$x}")?
-                }
-                Alt::Bits { value, mask }
-                    if (0..digits).all(|k| matches!((mask >> (4 * k)) & 0xf, 0 | 0xf)) =>
-                {
+                Alt::Bits { value, mask } if *mask == width_mask(self.width) => write!(f, "{value:0digits$x}")?,
+                Alt::Bits { value, mask } if (0..digits).all(|k| matches!((mask >> (4 * k)) & 0xf, 0 | 0xf)) => {
                     f.write_str(&show_nibbles(*value, *mask, digits))?
                 }
                 Alt::Bits { value, mask } => write!(f, "{value:0digits$x}/{mask:0digits$x}")?,
@@ -430,16 +314,7 @@ mod tests {
 
     #[test]
     fn syntax_round_trips() {
-        for s in [
-            "ffffffc2",
-            "3f80????",
-            "3f800000/ffffe000",
-            "nan",
-            "7fff|7e00",
-            "nan:32",
-            "nan_3c00",
-            "3c00_nan",
-        ] {
+        for s in ["ffffffc2", "3f80????", "3f800000/ffffe000", "nan", "7fff|7e00", "nan:32", "nan_3c00", "3c00_nan"] {
             let set = AcceptSet::parse(s, Some(Format::F16)).unwrap();
             assert_eq!(set.to_string(), s);
         }
@@ -449,15 +324,8 @@ mod tests {
         assert!(m.contains(0x3f80_1fff) && !m.contains(0x3f80_2000));
         assert!(AcceptSet::exact(32, 0x3f80_0001).is_subset_of(&m));
         let lanes = AcceptSet::parse("nan_3c00", Some(Format::F16)).unwrap();
-        assert!(
-            lanes.contains(0xfc01_3c00)
-                && !lanes.contains(0x7c00_3c00)
-                && !lanes.contains(0x7e00_3c01)
-        );
-        for bad in [
-            "", "123", "xyz0", "0x12", "12|1234", "nan:12", "12/1234", "1g", "3c00_3c0",
-            "3c_3c_3c", "nan_",
-        ] {
+        assert!(lanes.contains(0xfc01_3c00) && !lanes.contains(0x7c00_3c00) && !lanes.contains(0x7e00_3c01));
+        for bad in ["", "123", "xyz0", "0x12", "12|1234", "nan:12", "12/1234", "1g", "3c00_3c0", "3c_3c_3c", "nan_"] {
             assert!(AcceptSet::parse(bad, Some(Format::F16)).is_err(), "{bad}");
         }
     }

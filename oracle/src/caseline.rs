@@ -39,17 +39,11 @@ pub const MAX_LINE: usize = 4096;
 impl Case {
     /// Destination register width: from the result if given, else the type's.
     pub fn dst_width(&self) -> u32 {
-        self.result
-            .as_ref()
-            .map_or(self.instr.dtype.bits(), |r| r.width)
+        self.result.as_ref().map_or(self.instr.dtype.bits(), |r| r.width)
     }
     /// Whether the result is a width request only (all `?`).
     pub fn result_is_placeholder(&self) -> bool {
-        self.result.as_ref().is_some_and(|r| {
-            r.alts
-                .iter()
-                .all(|a| matches!(a, Alt::Bits { mask: 0, .. }))
-        })
+        self.result.as_ref().is_some_and(|r| r.alts.iter().all(|a| matches!(a, Alt::Bits { mask: 0, .. })))
     }
 }
 
@@ -57,10 +51,7 @@ impl Case {
 pub fn parse_case(line: &str) -> Result<Option<Case>, CaseError> {
     let err = |m: String| Err(CaseError(m));
     if line.len() > MAX_LINE {
-        return err(format!(
-            "line is {} bytes long; case lines are at most {MAX_LINE}",
-            line.len()
-        ));
+        return err(format!("line is {} bytes long; case lines are at most {MAX_LINE}", line.len()));
     }
     let line = line.strip_suffix('\r').unwrap_or(line);
     let (body, comment) = match line.split_once('#') {
@@ -68,9 +59,7 @@ pub fn parse_case(line: &str) -> Result<Option<Case>, CaseError> {
         None => (line, None),
     };
     let mut toks = body.split_whitespace();
-    let Some(instr_text) = toks.next() else {
-        return Ok(None);
-    };
+    let Some(instr_text) = toks.next() else { return Ok(None) };
     let instr = parse(instr_text).map_err(|e| CaseError(e.message))?;
     let mut operands = Vec::new();
     let mut result = None;
@@ -78,33 +67,21 @@ pub fn parse_case(line: &str) -> Result<Option<Case>, CaseError> {
         if t == "=>" {
             let Some(r) = toks.next() else { break };
             let nan_format = instr.dtype.is_float().then(|| instr.dtype.format());
-            result = Some(
-                AcceptSet::parse(r, nan_format).map_err(|e| CaseError(format!("result: {e}")))?,
-            );
+            result = Some(AcceptSet::parse(r, nan_format).map_err(|e| CaseError(format!("result: {e}")))?);
             if let Some(extra) = toks.next() {
-                return err(format!(
-                    "unexpected `{}` after the result (comments start with #)",
-                    clip_to(extra, 40)
-                ));
+                return err(format!("unexpected `{}` after the result (comments start with #)", clip_to(extra, 40)));
             }
             break;
         }
-        let (bits, width) =
-            parse_hex(t).map_err(|e| CaseError(format!("operand {}: {e}", operands.len() + 1)))?;
+        let (bits, width) = parse_hex(t).map_err(|e| CaseError(format!("operand {}: {e}", operands.len() + 1)))?;
         operands.push(Operand { bits, width });
     }
     if operands.is_empty() {
-        return err(format!(
-            "`{instr}` has no operands: expected hex after the instruction"
-        ));
+        return err(format!("`{instr}` has no operands: expected hex after the instruction"));
     }
-    Ok(Some(Case {
-        instr,
-        operands,
-        result,
-        comment,
-    }))
+    Ok(Some(Case { instr, operands, result, comment }))
 }
+
 
 /// Print a case line with a result.
 pub fn format_case(instr: &Cvt, operands: &[Operand], result: &AcceptSet) -> String {
@@ -124,16 +101,8 @@ mod tests {
 
     #[test]
     fn parses_lines() {
-        let c = parse_case("cvt.s16.s8 139231c2 => ffffffc2  # SPEC §4\r")
-            .unwrap()
-            .unwrap();
-        assert_eq!(
-            c.operands,
-            vec![Operand {
-                bits: 0x1392_31c2,
-                width: 32
-            }]
-        );
+        let c = parse_case("cvt.s16.s8 139231c2 => ffffffc2  # SPEC §4\r").unwrap().unwrap();
+        assert_eq!(c.operands, vec![Operand { bits: 0x1392_31c2, width: 32 }]);
         assert_eq!(c.dst_width(), 32);
         assert_eq!(c.comment.as_deref(), Some("SPEC §4"));
         assert!(parse_case("   # only a comment").unwrap().is_none());
@@ -141,13 +110,7 @@ mod tests {
         let p = parse_case("cvt.s16.s8 c2 => ????????").unwrap().unwrap();
         assert!(p.result_is_placeholder());
         // "cvt.f16.f32 =>": found by the `parse` fuzz target (fuzz/regressions.md #1).
-        for bad in [
-            "cvt.rn.f16.f32",
-            "cvt.rn.f16.f32 3f80000",
-            "cvt.rn.f16.f32 3f80000g",
-            "cvt.rn.f16.f32 3f800000 => 3c00 x",
-            "cvt.f16.f32 =>",
-        ] {
+        for bad in ["cvt.rn.f16.f32", "cvt.rn.f16.f32 3f80000", "cvt.rn.f16.f32 3f80000g", "cvt.rn.f16.f32 3f800000 => 3c00 x", "cvt.f16.f32 =>"] {
             assert!(parse_case(bad).is_err(), "{bad}");
         }
     }

@@ -64,11 +64,7 @@ pub fn encode_finite(format: Format, neg: bool, mag: &Dyadic) -> u64 {
         mag.scaled_to(l.qmin()).to_u64().expect("subnormal fits")
     } else {
         let e = (msb + l.bias as i64) as u64;
-        let frac = mag
-            .scaled_to(msb - l.man_bits as i64)
-            .to_u64()
-            .expect("significand fits")
-            & ((1u64 << l.man_bits) - 1);
+        let frac = mag.scaled_to(msb - l.man_bits as i64).to_u64().expect("significand fits") & ((1u64 << l.man_bits) - 1);
         (e << l.man_bits) | frac
     };
     place(l, neg, code)
@@ -88,11 +84,7 @@ pub fn encode_max(format: Format, neg: bool) -> u64 {
 pub fn encode_nan(format: Format, neg: bool, fraction: u64) -> u64 {
     let l = format.float_layout().expect("float format");
     let e = l.exp_field_max() << l.man_bits;
-    place(
-        l,
-        neg,
-        e | l.quiet_bit() | (fraction & ((1u64 << l.man_bits) - 1)),
-    )
+    place(l, neg, e | l.quiet_bit() | (fraction & ((1u64 << l.man_bits) - 1)))
 }
 
 /// Two's-complement bits of an integer that is within the format's range.

@@ -42,13 +42,7 @@ pub struct RoundEvent {
 
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{:<24} [{}] {}",
-            self.rule.name(),
-            self.rule.evidence().tag(),
-            self.detail
-        )
+        write!(f, "{:<24} [{}] {}", self.rule.name(), self.rule.evidence().tag(), self.detail)
     }
 }
 
@@ -66,11 +60,7 @@ impl Outcome {
     pub fn inputs_text(&self) -> String {
         match self.inputs.as_slice() {
             [(_, v)] => v.to_string(),
-            lanes => lanes
-                .iter()
-                .map(|(n, v)| format!("{n}={v}"))
-                .collect::<Vec<_>>()
-                .join(" "),
+            lanes => lanes.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(" "),
         }
     }
     /// The rule that decided the result: the last value-changing step.
@@ -102,36 +92,16 @@ impl fmt::Display for EvalError {
 impl std::error::Error for EvalError {}
 
 /// Evaluate `c` on its operands, writing a register of `dst_width` bits.
-pub fn evaluate(
-    c: &Cvt,
-    srcs: &[Operand],
-    dst_width: u32,
-    profile: Profile,
-) -> Result<Outcome, EvalError> {
+pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> Result<Outcome, EvalError> {
     evaluate_inner(c, srcs, dst_width, profile, None)
 }
 
-fn evaluate_inner(
-    c: &Cvt,
-    srcs: &[Operand],
-    dst_width: u32,
-    profile: Profile,
-    mutant: Option<Mutant>,
-) -> Result<Outcome, EvalError> {
+fn evaluate_inner(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, mutant: Option<Mutant>) -> Result<Outcome, EvalError> {
     if srcs.len() != instr::shape(c).srcs.len() {
         return Err(operand_count_error(c, srcs.len()));
     }
     let src_width = srcs.first().map_or(c.atype.bits(), |o| o.width);
-    instr::check(
-        c,
-        Regs {
-            dst: dst_width,
-            src: src_width,
-        },
-        None,
-        None,
-    )
-    .map_err(EvalError::Illegal)?;
+    instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
     check_packed_widths(c, srcs)?;
     let base = profile.answers();
     let first = Ctx::run(c, srcs, dst_width, profile, base, mutant);
@@ -142,10 +112,7 @@ fn evaluate_inner(
         let mut seen = vec![base];
         let mut queue = vec![(base, first.consulted)];
         while let Some((a, consulted)) = queue.pop() {
-            for q in Question::ALL
-                .into_iter()
-                .filter(|q| consulted & (1 << *q as u8) != 0)
-            {
+            for q in Question::ALL.into_iter().filter(|q| consulted & (1 << *q as u8) != 0) {
                 let b = a.flipped(q);
                 if seen.contains(&b) {
                     continue;
@@ -165,22 +132,14 @@ fn evaluate_inner(
             }
         }
     }
-    Ok(Outcome {
-        accept,
-        inputs: first.inputs,
-        trace,
-    })
+    Ok(Outcome { accept, inputs: first.inputs, trace })
 }
 
 /// The error for a wrong number of source operands (shared with the fast engine).
 pub(crate) fn operand_count_error(c: &Cvt, got: usize) -> EvalError {
     let shape = instr::shape(c);
     let n = shape.srcs.len();
-    EvalError::Operands(format!(
-        "{c} takes {n} source operand{} ({}), got {got}",
-        if n == 1 { "" } else { "s" },
-        shape.describe()
-    ))
+    EvalError::Operands(format!("{c} takes {n} source operand{} ({}), got {got}", if n == 1 { "" } else { "s" }, shape.describe()))
 }
 
 /// Packed forms take registers of exactly their operands' widths (shared with the fast engine).
@@ -203,13 +162,7 @@ pub(crate) fn check_packed_widths(c: &Cvt, srcs: &[Operand]) -> Result<(), EvalE
 
 /// Evaluate with one deliberate bug, for mutation testing of vector sets.
 #[doc(hidden)]
-pub fn evaluate_mutant(
-    c: &Cvt,
-    srcs: &[Operand],
-    dst_width: u32,
-    profile: Profile,
-    m: Mutant,
-) -> Result<Outcome, EvalError> {
+pub fn evaluate_mutant(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, m: Mutant) -> Result<Outcome, EvalError> {
     evaluate_inner(c, srcs, dst_width, profile, Some(m))
 }
 
@@ -293,18 +246,8 @@ fn signed(neg: bool, mag: &Dyadic) -> String {
 }
 
 impl<'a> Ctx<'a> {
-    fn run(
-        c: &'a Cvt,
-        srcs: &[Operand],
-        dst_width: u32,
-        profile: Profile,
-        answers: Answers,
-        mutant: Option<Mutant>,
-    ) -> Run {
-        let mode = c
-            .rounding
-            .and_then(|r| r.mode())
-            .unwrap_or(Mode::NearestEven);
+    fn run(c: &'a Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, answers: Answers, mutant: Option<Mutant>) -> Run {
+        let mode = c.rounding.and_then(|r| r.mode()).unwrap_or(Mode::NearestEven);
         let mut cx = Ctx {
             c,
             profile,
@@ -326,32 +269,18 @@ impl<'a> Ctx<'a> {
         if src.width > abits {
             cx.note(
                 Rule::SourceChop,
-                format!(
-                    "{}-bit register {}: low {abits} bits {}",
-                    src.width,
-                    fmt_hex(src.bits, src.width),
-                    fmt_hex(bits, abits)
-                ),
+                format!("{}-bit register {}: low {abits} bits {}", src.width, fmt_hex(src.bits, src.width), fmt_hex(bits, abits)),
             );
         }
         let mut input = cx.decode(bits);
         if cx.is(Mutant::SourceNotChopped) && src.width > abits && c.atype.is_int() {
             let full = Integer::from(src.bits);
             let neg = c.atype.format().is_signed_int() && (src.bits >> (src.width - 1)) & 1 == 1;
-            input = Value::from_integer(if neg {
-                full - (Integer::from(1) << src.width)
-            } else {
-                full
-            });
+            input = Value::from_integer(if neg { full - (Integer::from(1) << src.width) } else { full });
         }
         let r = cx.convert(&input);
         let set = cx.extend(r, dst_width);
-        Run {
-            set,
-            inputs: vec![("a", input)],
-            trace: cx.trace,
-            consulted: cx.consulted,
-        }
+        Run { set, inputs: vec![("a", input)], trace: cx.trace, consulted: cx.consulted }
     }
 
     /// Packed forms: convert lane by lane, high lane first, then pack (SPEC §5.11).
@@ -359,17 +288,12 @@ impl<'a> Ctx<'a> {
         let c = self.c;
         let lanes = c.dtype.lanes().max(c.atype.lanes());
         let names = lane_names(c);
-        let rbits =
-            (c.rounding == Some(crate::instr::Rounding::Rs)).then(|| srcs[srcs.len() - 1].bits);
+        let rbits = (c.rounding == Some(crate::instr::Rounding::Rs)).then(|| srcs[srcs.len() - 1].bits);
         let mut inputs = Vec::new();
         let mut outs = Vec::new();
         for i in (0..lanes).rev() {
             self.lane = names[i as usize];
-            let j = if self.is(Mutant::LanesSwapped) {
-                lanes - 1 - i
-            } else {
-                i
-            };
+            let j = if self.is(Mutant::LanesSwapped) { lanes - 1 - i } else { i };
             let bits = if c.atype.is_packed() {
                 (srcs[0].bits >> (j * c.atype.lane_bits())) & width_mask(c.atype.lane_bits())
             } else {
@@ -380,14 +304,8 @@ impl<'a> Ctx<'a> {
                 if self.is(Mutant::RbitsShifted) {
                     value >>= 1;
                 }
-                self.mode = Mode::Stochastic {
-                    rbits: value,
-                    width,
-                };
-                self.note(
-                    Rule::RoundStochastic,
-                    format!("random bits {value:#x} ({width} bits) for this lane"),
-                );
+                self.mode = Mode::Stochastic { rbits: value, width };
+                self.note(Rule::RoundStochastic, format!("random bits {value:#x} ({width} bits) for this lane"));
             }
             let v = self.decode(bits);
             outs.push(self.convert(&v));
@@ -398,45 +316,19 @@ impl<'a> Ctx<'a> {
         let lane_sets: Vec<LaneSet> = outs
             .into_iter()
             .map(|r| match r {
-                TypeResult::Bits(b) => LaneSet::Bits {
-                    value: b & width_mask(lb),
-                    mask: width_mask(lb),
-                },
+                TypeResult::Bits(b) => LaneSet::Bits { value: b & width_mask(lb), mask: width_mask(lb) },
                 TypeResult::AnyNan => LaneSet::AnyNan(c.dtype.format()),
             })
             .collect();
         let set = AcceptSet::from_lanes(dst_width, lb, lane_sets);
-        self.note(
-            Rule::Pack,
-            format!(
-                "lanes {} packed high to low: {set}",
-                names[..lanes as usize]
-                    .iter()
-                    .rev()
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        );
-        Run {
-            set,
-            inputs,
-            trace: self.trace,
-            consulted: self.consulted,
-        }
+        self.note(Rule::Pack, format!("lanes {} packed high to low: {set}", names[..lanes as usize].iter().rev().copied().collect::<Vec<_>>().join(", ")));
+        Run { set, inputs, trace: self.trace, consulted: self.consulted }
     }
 
     fn decode(&mut self, bits: u64) -> Value {
         let v = decode(self.src, bits);
-        let w = if self.c.atype.is_packed() {
-            self.c.atype.lane_bits()
-        } else {
-            self.src.container_bits()
-        };
-        self.note(
-            Rule::Decode,
-            format!("{} {} = {v}", self.src.name(), fmt_hex(bits, w)),
-        );
+        let w = if self.c.atype.is_packed() { self.c.atype.lane_bits() } else { self.src.container_bits() };
+        self.note(Rule::Decode, format!("{} {} = {v}", self.src.name(), fmt_hex(bits, w)));
         v
     }
 
@@ -451,17 +343,8 @@ impl<'a> Ctx<'a> {
     }
 
     fn note(&mut self, rule: Rule, detail: impl Into<String>) {
-        let detail = if self.lane.is_empty() {
-            detail.into()
-        } else {
-            format!("[{}] {}", self.lane, detail.into())
-        };
-        self.trace.push(Step {
-            rule,
-            detail,
-            rounding: None,
-            lane: self.lane,
-        });
+        let detail = if self.lane.is_empty() { detail.into() } else { format!("[{}] {}", self.lane, detail.into()) };
+        self.trace.push(Step { rule, detail, rounding: None, lane: self.lane });
     }
 
     fn ask(&mut self, q: Question) -> bool {
@@ -488,15 +371,8 @@ impl<'a> Ctx<'a> {
         if self.c.sat && !self.is(Mutant::IntSatIgnored) {
             let (lo, hi) = d.format().int_range().unwrap();
             let clamped = i.clone().clamp(&lo, &hi);
-            let what = if clamped == i {
-                "in range, unchanged".to_string()
-            } else {
-                format!("clamped to {clamped}")
-            };
-            self.note(
-                Rule::IntSatClamp,
-                format!("{i} → {} range: {what}", d.name()),
-            );
+            let what = if clamped == i { "in range, unchanged".to_string() } else { format!("clamped to {clamped}") };
+            self.note(Rule::IntSatClamp, format!("{i} → {} range: {what}", d.name()));
             return TypeResult::Bits(encode::encode_int(d.format(), &clamped));
         }
         let (ab, db) = (self.c.atype.bits(), d.bits());
@@ -506,16 +382,9 @@ impl<'a> Ctx<'a> {
             std::cmp::Ordering::Less => "zero-extend",
             std::cmp::Ordering::Equal => "reinterpret the bits",
         };
-        let i = if self.is(Mutant::SextAsZext) && how == "sign-extend" {
-            Integer::from(encode::wrap(&i, ab))
-        } else {
-            i
-        };
+        let i = if self.is(Mutant::SextAsZext) && how == "sign-extend" { Integer::from(encode::wrap(&i, ab)) } else { i };
         let bits = encode::wrap(&i, db);
-        self.note(
-            Rule::IntWrap,
-            format!("{how}: {} {}", d.name(), fmt_hex(bits, db)),
-        );
+        self.note(Rule::IntWrap, format!("{how}: {} {}", d.name(), fmt_hex(bits, db)));
         TypeResult::Bits(bits)
     }
 
@@ -546,18 +415,12 @@ impl<'a> Ctx<'a> {
         };
         self.note(rule, detail);
         if let Some(s) = self.trace.last_mut() {
-            s.rounding = Some(RoundEvent {
-                remainder: r.remainder,
-                away: r.away,
-                mode: r.mode,
-            });
+            s.rounding = Some(RoundEvent { remainder: r.remainder, away: r.away, mode: r.mode });
         }
     }
 
     fn int_to_float(&mut self, v: &Value) -> TypeResult {
-        let Value::Num { neg, mag } = v else {
-            unreachable!("integers are finite")
-        };
+        let Value::Num { neg, mag } = v else { unreachable!("integers are finite") };
         let l = self.dformat().float_layout().unwrap();
         let r = round(*neg, mag, Grid::float(l), self.mode());
         self.note_rounding(Rule::RoundToFloat, *neg, mag, &r);
@@ -572,17 +435,10 @@ impl<'a> Ctx<'a> {
                 return TypeResult::Bits(0);
             }
             if self.c.atype != Type::F64 && n != 64 && !self.is(Mutant::NanToIntAlwaysSignBit) {
-                self.note(
-                    Rule::NanToIntZero,
-                    format!("{} source, {n}-bit destination → 0", self.c.atype.name()),
-                );
+                self.note(Rule::NanToIntZero, format!("{} source, {n}-bit destination → 0", self.c.atype.name()));
                 return TypeResult::Bits(0);
             }
-            let rule = if n <= 16 {
-                Rule::NanToIntNarrowFromF64
-            } else {
-                Rule::NanToIntSignBit
-            };
+            let rule = if n <= 16 { Rule::NanToIntNarrowFromF64 } else { Rule::NanToIntSignBit };
             let bits = 1u64 << (n - 1);
             self.note(rule, format!("→ 1<<{} = {}", n - 1, fmt_hex(bits, n)));
             return TypeResult::Bits(bits);
@@ -599,11 +455,7 @@ impl<'a> Ctx<'a> {
             Value::Num { neg, mag } => {
                 let r = round(*neg, mag, Grid::integers(), self.mode());
                 self.note_rounding(Rule::RoundToInt, *neg, mag, &r);
-                let i = if *neg {
-                    -r.mag.floor_int()
-                } else {
-                    r.mag.floor_int()
-                };
+                let i = if *neg { -r.mag.floor_int() } else { r.mag.floor_int() };
                 let mut c = i.clone().clamp(&lo, &hi);
                 if self.is(Mutant::ClampOffByOne) && c == hi && c != i {
                     c -= 1u32;
@@ -612,10 +464,7 @@ impl<'a> Ctx<'a> {
                     c = i.clone().keep_bits(n);
                 }
                 if c != i {
-                    self.note(
-                        Rule::IntClamp,
-                        format!("{i} is outside {} [{lo}, {hi}] → {c}", d.name()),
-                    );
+                    self.note(Rule::IntClamp, format!("{i} is outside {} [{lo}, {hi}] → {c}", d.name()));
                 }
                 c
             }
@@ -626,9 +475,7 @@ impl<'a> Ctx<'a> {
 
     /// .ftz on an f32 source (SPEC §5.6), with the f16.f32 erratum.
     fn ftz_input(&mut self, v: Value) -> Value {
-        if !(self.c.ftz && self.src == Format::F32 && is_subnormal(Format::F32, &v))
-            || self.is(Mutant::NoFtz)
-        {
+        if !(self.c.ftz && self.src == Format::F32 && is_subnormal(Format::F32, &v)) || self.is(Mutant::NoFtz) {
             return v;
         }
         if self.dst == Format::F16 && !self.ask(Question::FtzF16Input) {
@@ -636,13 +483,7 @@ impl<'a> Ctx<'a> {
             return v;
         }
         let neg = v.is_negative();
-        self.note(
-            Rule::FtzInput,
-            format!(
-                "f32 subnormal source {v} → {}0",
-                if neg { "-" } else { "+" }
-            ),
-        );
+        self.note(Rule::FtzInput, format!("f32 subnormal source {v} → {}0", if neg { "-" } else { "+" }));
         Value::num(neg, Dyadic::zero())
     }
 
@@ -651,25 +492,13 @@ impl<'a> Ctx<'a> {
         let l = d.float_layout().unwrap();
         let r = match out {
             NanOut::Any(_) => TypeResult::AnyNan,
-            NanOut::Canonical => TypeResult::Bits(encode::encode_nan(
-                d,
-                n.neg && self.is(Mutant::NanSignKept),
-                u64::MAX,
-            )),
-            NanOut::Payload if self.is(Mutant::NanPayloadDropped) => {
-                TypeResult::Bits(encode::encode_nan(d, false, u64::MAX))
-            }
-            NanOut::Copy => TypeResult::Bits(
-                encode::encode_nan(d, n.neg, n.payload) & !(l.quiet_bit() * (!n.quiet) as u64),
-            ),
+            NanOut::Canonical => TypeResult::Bits(encode::encode_nan(d, n.neg && self.is(Mutant::NanSignKept), u64::MAX)),
+            NanOut::Payload if self.is(Mutant::NanPayloadDropped) => TypeResult::Bits(encode::encode_nan(d, false, u64::MAX)),
+            NanOut::Copy => TypeResult::Bits(encode::encode_nan(d, n.neg, n.payload) & !(l.quiet_bit() * (!n.quiet) as u64)),
             NanOut::Payload => {
                 // Align the payload's top bits under the quiet bit.
                 let pb = l.man_bits - 1;
-                let p = if n.payload_bits >= pb {
-                    n.payload >> (n.payload_bits - pb)
-                } else {
-                    n.payload << (pb - n.payload_bits)
-                };
+                let p = if n.payload_bits >= pb { n.payload >> (n.payload_bits - pb) } else { n.payload << (pb - n.payload_bits) };
                 TypeResult::Bits(encode::encode_nan(d, n.neg, p))
             }
         };
@@ -689,9 +518,7 @@ impl<'a> Ctx<'a> {
                 self.note(Rule::SatNan, "NaN → +0");
                 return TypeResult::Bits(encode::encode_finite(d, false, &Dyadic::zero()));
             }
-            if !d.float_layout().unwrap().has_nan()
-                || (c.satfinite && self.is(Mutant::SatfiniteNanToMax))
-            {
+            if !d.float_layout().unwrap().has_nan() || (c.satfinite && self.is(Mutant::SatfiniteNanToMax)) {
                 // e2m1/e2m3/e3m2 have no NaN: .satfinite gives +MAX_NORM (SPEC §5.8).
                 self.note(Rule::SatFiniteNanToMax, "NaN → +MAX_NORM");
                 return TypeResult::Bits(encode::encode_max(d, false));
@@ -710,10 +537,7 @@ impl<'a> Ctx<'a> {
         }
         let mut v = self.ftz_input(v.clone());
         if !d.float_layout().unwrap().signed && v.is_negative() && !self.is(Mutant::Ue8m0UsesSign) {
-            self.note(
-                Rule::Ue8m0Unsigned,
-                "the sign is ignored: converting the magnitude",
-            );
+            self.note(Rule::Ue8m0Unsigned, "the sign is ignored: converting the magnitude");
             v = match v {
                 Value::Num { mag, .. } => Value::Num { neg: false, mag },
                 Value::Inf { .. } => Value::Inf { neg: false },
@@ -727,23 +551,14 @@ impl<'a> Ctx<'a> {
         };
         let l = d.float_layout().unwrap();
         let (grid, rule) = match (instr::family(self.src, self.dst), c.rounding) {
-            (Family::SameFloat, Some(r)) if r.is_integer() => {
-                (Grid::integers(), Rule::RoundToIntegral)
-            }
+            (Family::SameFloat, Some(r)) if r.is_integer() => (Grid::integers(), Rule::RoundToIntegral),
             (Family::SameFloat, _) => (Grid::float(l), Rule::Copy),
             (Family::Widen, _) => (Grid::float(l), Rule::Exact),
             _ => {
                 if c.rounding.is_none() {
-                    self.note(
-                        Rule::DefaultRounding,
-                        "no rounding modifier: rounding to nearest even",
-                    );
+                    self.note(Rule::DefaultRounding, "no rounding modifier: rounding to nearest even");
                 }
-                let rule = if matches!(self.mode, Mode::Stochastic { .. }) {
-                    Rule::RoundStochastic
-                } else {
-                    Rule::RoundToFloat
-                };
+                let rule = if matches!(self.mode, Mode::Stochastic { .. }) { Rule::RoundStochastic } else { Rule::RoundToFloat };
                 (Grid::float(l), rule)
             }
         };
@@ -757,19 +572,14 @@ impl<'a> Ctx<'a> {
         if self.c.sat {
             let one = Dyadic::from_int(Integer::from(1));
             let m = if neg { Dyadic::zero() } else { one };
-            self.note(
-                Rule::SatClamp,
-                format!("{}inf → {}", if neg { "-" } else { "+" }, m),
-            );
+            self.note(Rule::SatClamp, format!("{}inf → {}", if neg { "-" } else { "+" }, m));
             return TypeResult::Bits(encode::encode_finite(d, false, &m));
         }
         if self.c.relu && neg {
             self.note(Rule::Relu, "-inf → +0");
             return TypeResult::Bits(encode::encode_finite(d, false, &Dyadic::zero()));
         }
-        if self.c.satfinite
-            && !(self.is(Mutant::SatfinitePassesInf) && d.float_layout().unwrap().has_inf())
-        {
+        if self.c.satfinite && !(self.is(Mutant::SatfinitePassesInf) && d.float_layout().unwrap().has_inf()) {
             self.note(Rule::SatFinite, "±inf → ±MAX_NORM");
             return TypeResult::Bits(encode::encode_max(d, neg));
         }
@@ -791,11 +601,7 @@ impl<'a> Ctx<'a> {
         if c.sat {
             let one = Dyadic::from_int(Integer::from(1));
             if neg && !(mag.is_zero() && self.is(Mutant::SatKeepsNegZero)) {
-                let rule = if mag.is_zero() {
-                    Rule::SatNegZero
-                } else {
-                    Rule::SatClamp
-                };
+                let rule = if mag.is_zero() { Rule::SatNegZero } else { Rule::SatClamp };
                 self.note(rule, format!("{} → +0", signed(true, &mag)));
                 (neg, mag) = (false, Dyadic::zero());
             } else if mag > one {
@@ -814,56 +620,24 @@ impl<'a> Ctx<'a> {
                     self.note(Rule::ReluNegZero, "-0 stays -0");
                 }
             }
-            let policy = if c.satfinite && !self.is(Mutant::SatfinitePassesInf) {
-                Overflow::SatFinite
-            } else {
-                Overflow::Ieee
-            };
-            let rounded = Rounded {
-                mag: mag.clone(),
-                ..r
-            };
+            let policy = if c.satfinite && !self.is(Mutant::SatfinitePassesInf) { Overflow::SatFinite } else { Overflow::Ieee };
+            let rounded = Rounded { mag: mag.clone(), ..r };
             match fit(l, neg, &rounded, policy) {
                 Fit::Finite => {}
-                Fit::OverflowToInf
-                    if self.is(Mutant::OverflowToMaxUnderRn)
-                        && matches!(self.mode, Mode::NearestEven) =>
-                {
+                Fit::OverflowToInf if self.is(Mutant::OverflowToMaxUnderRn) && matches!(self.mode, Mode::NearestEven) => {
                     return TypeResult::Bits(encode::encode_max(d, neg));
                 }
                 Fit::OverflowToInf => {
-                    self.note(
-                        Rule::OverflowToInf,
-                        format!(
-                            "{} exceeds max finite {} → {}inf",
-                            mag,
-                            l.max_finite(),
-                            if neg { "-" } else { "+" }
-                        ),
-                    );
+                    self.note(Rule::OverflowToInf, format!("{} exceeds max finite {} → {}inf", mag, l.max_finite(), if neg { "-" } else { "+" }));
                     return TypeResult::Bits(encode::encode_inf(d, neg));
                 }
                 Fit::OverflowToNan => {
-                    self.note(
-                        Rule::OverflowToNan,
-                        format!("{mag} exceeds max finite {} → NaN", l.max_finite()),
-                    );
+                    self.note(Rule::OverflowToNan, format!("{mag} exceeds max finite {} → NaN", l.max_finite()));
                     return TypeResult::Bits(encode::encode_nan(d, false, u64::MAX));
                 }
                 Fit::OverflowToMax => {
-                    let rule = if c.satfinite {
-                        Rule::SatFinite
-                    } else {
-                        Rule::OverflowToMax
-                    };
-                    self.note(
-                        rule,
-                        format!(
-                            "{} exceeds max finite → {}",
-                            mag,
-                            signed(neg, &l.max_finite())
-                        ),
-                    );
+                    let rule = if c.satfinite { Rule::SatFinite } else { Rule::OverflowToMax };
+                    self.note(rule, format!("{} exceeds max finite → {}", mag, signed(neg, &l.max_finite())));
                     return TypeResult::Bits(encode::encode_max(d, neg));
                 }
             }
@@ -876,34 +650,18 @@ impl<'a> Ctx<'a> {
                 let flush = if after { tiny_after } else { tiny_before };
                 self.note(
                     Rule::FtzTininess,
-                    format!(
-                        "judged {} rounding: {}",
-                        if after { "after" } else { "before" },
-                        if flush { "subnormal" } else { "normal" }
-                    ),
+                    format!("judged {} rounding: {}", if after { "after" } else { "before" }, if flush { "subnormal" } else { "normal" }),
                 );
                 if flush {
-                    self.note(
-                        Rule::FtzOutput,
-                        format!("subnormal result → {}0", if neg { "-" } else { "+" }),
-                    );
+                    self.note(Rule::FtzOutput, format!("subnormal result → {}0", if neg { "-" } else { "+" }));
                     mag = Dyadic::zero();
                 }
             } else if tiny_after {
-                self.note(
-                    Rule::FtzOutput,
-                    format!(
-                        "subnormal result {} → {}0",
-                        signed(neg, &mag),
-                        if neg { "-" } else { "+" }
-                    ),
-                );
+                self.note(Rule::FtzOutput, format!("subnormal result {} → {}0", signed(neg, &mag), if neg { "-" } else { "+" }));
                 mag = Dyadic::zero();
             }
         }
-        if self.is(Mutant::FlushSubnormalResults)
-            && mag.msb_exp().is_some_and(|e| l.subnormals && e < l.emin())
-        {
+        if self.is(Mutant::FlushSubnormalResults) && mag.msb_exp().is_some_and(|e| l.subnormals && e < l.emin()) {
             mag = Dyadic::zero();
         }
         if self.is(Mutant::NegZeroLosesSign) && mag.is_zero() {
@@ -921,47 +679,22 @@ impl<'a> Ctx<'a> {
         let d = self.c.dtype;
         let n = d.bits();
         match r {
-            TypeResult::AnyNan => AcceptSet {
-                width,
-                alts: vec![Alt::AnyNan(d.format())],
-            },
+            TypeResult::AnyNan => AcceptSet { width, alts: vec![Alt::AnyNan(d.format())] },
             TypeResult::Bits(b) if d == Type::Tf32 => {
                 let mask = self.profile.tf32_low_bits_mask();
-                self.note(
-                    Rule::Tf32LowBits,
-                    format!(
-                        "bits 12..0 {}",
-                        if mask == u32::MAX as u64 {
-                            "are zero"
-                        } else {
-                            "are left open"
-                        }
-                    ),
-                );
-                AcceptSet {
-                    width,
-                    alts: vec![Alt::Bits {
-                        value: b & mask,
-                        mask,
-                    }],
-                }
+                self.note(Rule::Tf32LowBits, format!("bits 12..0 {}", if mask == u32::MAX as u64 { "are zero" } else { "are left open" }));
+                AcceptSet { width, alts: vec![Alt::Bits { value: b & mask, mask }] }
             }
             TypeResult::Bits(b) => {
                 let mut bits = b & width_mask(n);
                 if width > n {
-                    let sext = d.format().is_signed_int()
-                        && (bits >> (n - 1)) & 1 == 1
-                        && !self.is(Mutant::DestExtendZero);
+                    let sext = d.format().is_signed_int() && (bits >> (n - 1)) & 1 == 1 && !self.is(Mutant::DestExtendZero);
                     if sext {
                         bits |= width_mask(width) & !width_mask(n);
                     }
                     self.note(
                         Rule::DestExtend,
-                        format!(
-                            "{} into a {width}-bit register: {}",
-                            if sext { "sign-extend" } else { "zero-extend" },
-                            fmt_hex(bits, width)
-                        ),
+                        format!("{} into a {width}-bit register: {}", if sext { "sign-extend" } else { "zero-extend" }, fmt_hex(bits, width)),
                     );
                 }
                 AcceptSet::exact(width, bits)

@@ -20,10 +20,7 @@ impl Dyadic {
         Dyadic { sig, exp }
     }
     pub fn zero() -> Dyadic {
-        Dyadic {
-            sig: Integer::new(),
-            exp: 0,
-        }
+        Dyadic { sig: Integer::new(), exp: 0 }
     }
     pub fn from_int(n: Integer) -> Dyadic {
         Dyadic { sig: n, exp: 0 }
@@ -83,13 +80,8 @@ pub struct Nan {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
     /// A finite number (zero included, with its sign).
-    Num {
-        neg: bool,
-        mag: Dyadic,
-    },
-    Inf {
-        neg: bool,
-    },
+    Num { neg: bool, mag: Dyadic },
+    Inf { neg: bool },
     Nan(Nan),
 }
 
@@ -109,9 +101,7 @@ impl Value {
     /// Signed integer value when finite and integral.
     pub fn as_integer(&self) -> Option<Integer> {
         match self {
-            Value::Num { neg, mag }
-                if mag.exp >= 0 || mag.scaled_to(0) << (-mag.exp) as u32 == mag.sig =>
-            {
+            Value::Num { neg, mag } if mag.exp >= 0 || mag.scaled_to(0) << (-mag.exp) as u32 == mag.sig => {
                 let i = mag.floor_int();
                 Some(if *neg { -i } else { i })
             }
@@ -121,10 +111,7 @@ impl Value {
     /// Exact value of a signed integer.
     pub fn from_integer(i: Integer) -> Value {
         let neg = i < 0;
-        Value::Num {
-            neg,
-            mag: Dyadic::from_int(i.abs()),
-        }
+        Value::Num { neg, mag: Dyadic::from_int(i.abs()) }
     }
 }
 
@@ -147,12 +134,7 @@ pub fn decode(format: Format, bits: u64) -> Value {
             let m = code & ((1u64 << l.man_bits) - 1);
             if l.is_nan_code(code) {
                 let pb = l.man_bits.saturating_sub(1);
-                return Value::Nan(Nan {
-                    neg,
-                    quiet: m & l.quiet_bit() != 0,
-                    payload: m & ((1u64 << pb) - 1),
-                    payload_bits: pb,
-                });
+                return Value::Nan(Nan { neg, quiet: m & l.quiet_bit() != 0, payload: m & ((1u64 << pb) - 1), payload_bits: pb });
             }
             if l.has_inf() && e == l.exp_field_max() {
                 return Value::Inf { neg };
@@ -160,15 +142,9 @@ pub fn decode(format: Format, bits: u64) -> Value {
             let (sig, exp) = if e == 0 && l.subnormals {
                 (m, l.qmin())
             } else {
-                (
-                    m | (1u64 << l.man_bits),
-                    e as i64 - l.bias as i64 - l.man_bits as i64,
-                )
+                (m | (1u64 << l.man_bits), e as i64 - l.bias as i64 - l.man_bits as i64)
             };
-            Value::Num {
-                neg,
-                mag: Dyadic::new(Integer::from(sig), exp),
-            }
+            Value::Num { neg, mag: Dyadic::new(Integer::from(sig), exp) }
         }
     }
 }
@@ -176,9 +152,7 @@ pub fn decode(format: Format, bits: u64) -> Value {
 /// Whether a finite float value is subnormal in `format` (nonzero, below the smallest normal).
 pub fn is_subnormal(format: Format, v: &Value) -> bool {
     match (format.float_layout(), v) {
-        (Some(l), Value::Num { mag, .. }) => {
-            l.subnormals && mag.msb_exp().is_some_and(|e| e < l.emin())
-        }
+        (Some(l), Value::Num { mag, .. }) => l.subnormals && mag.msb_exp().is_some_and(|e| e < l.emin()),
         _ => false,
     }
 }
@@ -195,19 +169,12 @@ impl fmt::Display for Dyadic {
             ((self.sig.clone() << self.exp as u32).to_string(), 0i64)
         } else {
             let k = (-self.exp) as u32;
-            (
-                (self.sig.clone() * Integer::from(Integer::u_pow_u(5, k))).to_string(),
-                k as i64,
-            )
+            ((self.sig.clone() * Integer::from(Integer::u_pow_u(5, k))).to_string(), k as i64)
         };
         let e10 = full.len() as i64 - 1 - k;
         let digits = full.trim_end_matches('0');
         const MAX: usize = 21;
-        let (shown, cut) = if digits.len() > MAX {
-            (&digits[..MAX], "…")
-        } else {
-            (digits, "")
-        };
+        let (shown, cut) = if digits.len() > MAX { (&digits[..MAX], "…") } else { (digits, "") };
         if (-6..21).contains(&e10) {
             if e10 >= 0 {
                 let int_len = (e10 + 1) as usize;
@@ -269,10 +236,7 @@ mod tests {
     fn decodes_ieee() {
         assert_eq!(decode(Format::F32, 0x3f80_0000).to_string(), "1");
         assert_eq!(decode(Format::F16, 0x3555).to_string(), "0.333251953125");
-        assert_eq!(
-            decode(Format::F16, 0x0001),
-            Value::num(false, Dyadic::new(Integer::from(1), -24))
-        );
+        assert_eq!(decode(Format::F16, 0x0001), Value::num(false, Dyadic::new(Integer::from(1), -24)));
         assert_eq!(decode(Format::F16, 0xfc00), Value::Inf { neg: true });
         assert!(decode(Format::Bf16, 0x7fc1).is_nan());
         assert_eq!(decode(Format::S8, 0xc2).to_string(), "-62");
@@ -282,10 +246,7 @@ mod tests {
         // e4m3 0x7e = 448, 0x7f NaN; ue8m0 00 = 2^-127 (SPEC §1).
         assert_eq!(decode(Format::E4m3, 0x7e).to_string(), "448");
         assert!(decode(Format::E4m3, 0x7f).is_nan());
-        assert_eq!(
-            decode(Format::Ue8m0, 0x00),
-            Value::num(false, Dyadic::new(Integer::from(1), -127))
-        );
+        assert_eq!(decode(Format::Ue8m0, 0x00), Value::num(false, Dyadic::new(Integer::from(1), -127)));
         assert_eq!(decode(Format::E2m1, 0x7).to_string(), "6");
     }
 }

@@ -155,11 +155,7 @@ pub enum Question {
 }
 
 impl Question {
-    pub const ALL: [Question; 3] = [
-        Question::FtzF16Input,
-        Question::FtzAfterRounding,
-        Question::ReluNegZeroToPositive,
-    ];
+    pub const ALL: [Question; 3] = [Question::FtzF16Input, Question::FtzAfterRounding, Question::ReluNegZeroToPositive];
     pub fn rule(self) -> Rule {
         match self {
             Question::FtzF16Input => Rule::FtzErratumF16,
@@ -270,19 +266,12 @@ pub fn stochastic_bits(dtype: Type, rbits: u64, lane: u32) -> (u64, u32) {
             let (hi, lo) = if dtype.lane_bits() == 8 {
                 (r >> 16, r & 0xffff)
             } else {
-                (
-                    ((r >> 24) & 0xff) << 8 | ((r >> 8) & 0xff),
-                    ((r >> 16) & 0xff) << 8 | (r & 0xff),
-                )
+                (((r >> 24) & 0xff) << 8 | ((r >> 8) & 0xff), ((r >> 16) & 0xff) << 8 | (r & 0xff))
             };
             // Lanes 3, 2 are a, b (the high field); 1, 0 are e, f.
             let field = if lane >= 2 { hi } else { lo };
             let first_of_pair = lane % 2 == 1;
-            let bits = if first_of_pair {
-                (field as u16).reverse_bits() as u32
-            } else {
-                field
-            };
+            let bits = if first_of_pair { (field as u16).reverse_bits() as u32 } else { field };
             (bits as u64, 16)
         }
     }
@@ -297,26 +286,14 @@ pub fn rbits_for_lane(dtype: Type, lane: u32, value: u64) -> u32 {
         Type::F16x2 => (v & 0x1fff) << (16 * lane),
         Type::Bf16x2 => (v & 0xffff) << (16 * lane),
         _ => {
-            let field = if lane % 2 == 1 {
-                (v as u16).reverse_bits() as u32
-            } else {
-                v & 0xffff
-            };
+            let field = if lane % 2 == 1 { (v as u16).reverse_bits() as u32 } else { v & 0xffff };
             let high_pair = lane >= 2;
             if dtype.lane_bits() == 8 {
-                if high_pair {
-                    field << 16
-                } else {
-                    field
-                }
+                if high_pair { field << 16 } else { field }
             } else {
                 // e2m1x4: the field's high byte sits in byte 3 (or 2), its low byte in byte 1 (or 0).
                 let (hb, lb) = (field >> 8, field & 0xff);
-                if high_pair {
-                    (hb << 24) | (lb << 8)
-                } else {
-                    (hb << 16) | lb
-                }
+                if high_pair { (hb << 24) | (lb << 8) } else { (hb << 16) | lb }
             }
         }
     }

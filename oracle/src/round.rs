@@ -54,16 +54,10 @@ pub struct Grid {
 
 impl Grid {
     pub fn float(l: &FloatLayout) -> Grid {
-        Grid {
-            precision: Some(l.precision()),
-            qmin: l.qmin(),
-        }
+        Grid { precision: Some(l.precision()), qmin: l.qmin() }
     }
     pub fn integers() -> Grid {
-        Grid {
-            precision: None,
-            qmin: 0,
-        }
+        Grid { precision: None, qmin: 0 }
     }
     /// Quantum exponent for a value whose top bit is at 2^msb.
     pub fn quantum(&self, msb: i64) -> i64 {
@@ -124,9 +118,7 @@ pub fn decide(mode: Mode, neg: bool, lower_is_odd: bool, cut: &Discarded) -> boo
         Mode::Down => neg,
         Mode::Up => !neg,
         Mode::NearestAway => rem != Remainder::BelowHalf,
-        Mode::NearestEven => {
-            rem == Remainder::AboveHalf || (rem == Remainder::Half && lower_is_odd)
-        }
+        Mode::NearestEven => rem == Remainder::AboveHalf || (rem == Remainder::Half && lower_is_odd),
         Mode::Stochastic { rbits, width } => {
             let mask = crate::format::low_mask(width);
             cut.top_bits(width) + Integer::from(rbits & mask) > mask
@@ -168,31 +160,15 @@ pub fn round(neg: bool, x: &Dyadic, grid: Grid, mode: Mode) -> Rounded {
     let q = grid.quantum(msb);
     let cut_bits = q - x.exp;
     let (lower, cut) = if cut_bits <= 0 {
-        (
-            x.scaled_to(q),
-            Discarded {
-                value: Integer::new(),
-                bits: 1,
-            },
-        )
+        (x.scaled_to(q), Discarded { value: Integer::new(), bits: 1 })
     } else {
         let b = cut_bits as u32;
         let kept = x.sig.clone() >> b;
         let rest = x.sig.clone().keep_bits(b);
-        (
-            kept,
-            Discarded {
-                value: rest,
-                bits: b,
-            },
-        )
+        (kept, Discarded { value: rest, bits: b })
     };
     let away = decide(mode, neg, lower.is_odd(), &cut);
-    let upper = if cut.remainder() == Remainder::Exact {
-        lower.clone()
-    } else {
-        lower.clone() + 1u32
-    };
+    let upper = if cut.remainder() == Remainder::Exact { lower.clone() } else { lower.clone() + 1u32 };
     let chosen = if away { upper.clone() } else { lower.clone() };
     Rounded {
         mag: Dyadic::new(chosen, q),

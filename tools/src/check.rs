@@ -75,10 +75,7 @@ pub fn lines(r: impl BufRead) -> impl Iterator<Item = Result<String, String>> {
         }
         if total > LINE_CAP {
             let len = total - newline as usize;
-            return Some(Err(format!(
-                "line is {len} bytes long; case lines are at most {}",
-                ptx_cvt::caseline::MAX_LINE
-            )));
+            return Some(Err(format!("line is {len} bytes long; case lines are at most {}", ptx_cvt::caseline::MAX_LINE)));
         }
         if buf.last() == Some(&b'\n') {
             buf.pop();
@@ -91,9 +88,7 @@ pub fn lines(r: impl BufRead) -> impl Iterator<Item = Result<String, String>> {
 /// the first whitespace-separated token with exactly two `/`
 /// (`<input>/<result>/<event>`, e.g. `normal/normal/tie-even`).
 pub fn coverage_class(comment: Option<&str>) -> Option<&str> {
-    comment?
-        .split_whitespace()
-        .find(|t| t.matches('/').count() == 2)
+    comment?.split_whitespace().find(|t| t.matches('/').count() == 2)
 }
 
 /// The rule to blame for a mismatch: the outcome's deciding rule, except
@@ -105,23 +100,16 @@ pub fn mismatch_rule(c: &Case, o: &Outcome) -> Rule {
     if rule != Rule::Pack {
         return rule;
     }
-    let plain = |r: Rule| {
-        !matches!(
-            r,
-            Rule::Pack | Rule::DestExtend | Rule::Decode | Rule::SourceChop
-        )
-    };
+    let plain = |r: Rule| !matches!(r, Rule::Pack | Rule::DestExtend | Rule::Decode | Rule::SourceChop);
     let (n, lb) = (c.instr.dtype.lanes(), c.instr.dtype.lane_bits());
     let got = c.result.as_ref().and_then(|r| r.single());
     let wrong_lane = match (o.accept.single(), got) {
-        (Some(e), Some(g)) if o.inputs.len() == n as usize => (0..n)
-            .find(|i| ((e ^ g) >> (lb * (n - 1 - i))) & width_mask(lb) != 0)
-            .map(|i| o.inputs[i as usize].0),
+        (Some(e), Some(g)) if o.inputs.len() == n as usize => {
+            (0..n).find(|i| ((e ^ g) >> (lb * (n - 1 - i))) & width_mask(lb) != 0).map(|i| o.inputs[i as usize].0)
+        }
         _ => None,
     };
-    let in_lane = |s: &&ptx_cvt::eval::Step| {
-        wrong_lane.is_none_or(|l| s.detail.starts_with(&format!("[{l}] ")))
-    };
+    let in_lane = |s: &&ptx_cvt::eval::Step| wrong_lane.is_none_or(|l| s.detail.starts_with(&format!("[{l}] ")));
     o.trace
         .iter()
         .rev()
@@ -164,20 +152,9 @@ struct Groups {
 
 impl Groups {
     fn add(&mut self, key: &str, first: impl FnOnce() -> First) {
-        let key = if self.map.contains_key(key) || self.map.len() < MAX_GROUPS {
-            key
-        } else {
-            OTHER
-        };
+        let key = if self.map.contains_key(key) || self.map.len() < MAX_GROUPS { key } else { OTHER };
         let seq = self.map.len();
-        self.map
-            .entry(key.to_string())
-            .or_insert_with(|| Group {
-                count: 0,
-                seq,
-                first: first(),
-            })
-            .count += 1;
+        self.map.entry(key.to_string()).or_insert_with(|| Group { count: 0, seq, first: first() }).count += 1;
     }
     /// Most mismatches first; ties in order of first appearance.
     fn sorted(&self) -> Vec<(&str, &Group)> {
@@ -253,8 +230,7 @@ pub fn run(a: CheckArgs) -> u8 {
         eprintln!("{}", stop_text(s));
     }
     if a.opts.json {
-        let stopped =
-            stopped.map(|s| json!({"file": s.file, "line": s.line, "max_failures": s.max}));
+        let stopped = stopped.map(|s| json!({"file": s.file, "line": s.line, "max_failures": s.max}));
         say!(
             "{}",
             json!({"passed": t.passed, "failed": t.failed, "errors": t.errors, "unreadable_files": t.unreadable_files,
@@ -276,51 +252,27 @@ pub fn run(a: CheckArgs) -> u8 {
 }
 
 fn stop_text(s: &Stop) -> String {
-    format!(
-        "stopped early at {}:{} after {} mismatch(es) (--max-failures); the rest was not checked",
-        s.file, s.line, s.max
-    )
+    format!("stopped early at {}:{} after {} mismatch(es) (--max-failures); the rest was not checked", s.file, s.line, s.max)
 }
 
 fn print_summary(t: &Tally, a: &CheckArgs) {
     say!("");
     say!("summary of {} mismatch(es):", t.failed);
-    for (title, groups) in [
-        ("class", &t.by_class),
-        ("deciding rule", &t.by_rule),
-        ("instruction", &t.by_instruction),
-    ] {
+    for (title, groups) in [("class", &t.by_class), ("deciding rule", &t.by_rule), ("instruction", &t.by_instruction)] {
         let sorted = groups.sorted();
         say!("  by {title}:");
         let shown = &sorted[..sorted.len().min(SHOWN_GROUPS)];
-        let kw = shown
-            .iter()
-            .map(|(k, _)| k.chars().count())
-            .max()
-            .unwrap_or(0)
-            .min(48);
+        let kw = shown.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0).min(48);
         for (k, g) in shown {
-            say!(
-                "    {:>8}  {k:<kw$}  first {}:{}: {}",
-                g.count,
-                g.first.file,
-                g.first.line,
-                g.first.case
-            );
+            say!("    {:>8}  {k:<kw$}  first {}:{}: {}", g.count, g.first.file, g.first.line, g.first.case);
         }
         if sorted.len() > shown.len() {
             let rest: u64 = sorted[shown.len()..].iter().map(|(_, g)| g.count).sum();
-            say!(
-                "    … {} more group(s) with {rest} mismatch(es) (--json lists all)",
-                sorted.len() - shown.len()
-            );
+            say!("    … {} more group(s) with {rest} mismatch(es) (--json lists all)", sorted.len() - shown.len());
         }
     }
     if a.reproducers > 0 && t.failed > a.reproducers {
-        say!(
-            "PTX reproducers shown for the first {} mismatch(es); --reproducers N shows more",
-            a.reproducers
-        );
+        say!("PTX reproducers shown for the first {} mismatch(es); --reproducers N shows more", a.reproducers);
     }
     if let Some(s) = t.limit_at.as_ref().filter(|_| t.stopped) {
         say!("{}", stop_text(s));
@@ -362,11 +314,7 @@ fn check_stream(name: &str, r: impl BufRead, a: &CheckArgs, t: &mut Tally) {
                     t.failed += 1;
                     mismatch(name, n, &c, &o, a, t);
                     if a.max_failures.is_some_and(|m| t.failed >= m) {
-                        t.limit_at = Some(Stop {
-                            file: name.to_string(),
-                            line: n,
-                            max: t.failed,
-                        });
+                        t.limit_at = Some(Stop { file: name.to_string(), line: n, max: t.failed });
                     }
                 }
             }
@@ -378,11 +326,7 @@ fn check_stream(name: &str, r: impl BufRead, a: &CheckArgs, t: &mut Tally) {
 fn mismatch(name: &str, n: usize, c: &Case, o: &Outcome, a: &CheckArgs, t: &mut Tally) {
     let class = coverage_class(c.comment.as_deref());
     let rule = mismatch_rule(c, o);
-    let first = || First {
-        file: name.to_string(),
-        line: n,
-        case: case_line(c, &o.accept),
-    };
+    let first = || First { file: name.to_string(), line: n, case: case_line(c, &o.accept) };
     t.by_class.add(class.unwrap_or(NO_CLASS), first);
     t.by_rule.add(rule.name(), first);
     t.by_instruction.add(&c.instr.to_string(), first);
@@ -391,31 +335,12 @@ fn mismatch(name: &str, n: usize, c: &Case, o: &Outcome, a: &CheckArgs, t: &mut 
     }
     let ptx = (t.failed <= a.reproducers).then(|| {
         let version = a.opts.ptx_version.unwrap_or(DEFAULT_VERSION);
-        let expected = Case {
-            result: Some(o.accept.clone()),
-            comment: None,
-            ..c.clone()
-        };
-        let target: Target = a
-            .opts
-            .target
-            .unwrap_or_else(|| default_target(&expected, version));
+        let expected = Case { result: Some(o.accept.clone()), comment: None, ..c.clone() };
+        let target: Target = a.opts.target.unwrap_or_else(|| default_target(&expected, version));
         ptx_snippet(&expected, target, version)
     });
     let repro = case_line(c, &o.accept);
-    report(
-        name,
-        n,
-        c,
-        o,
-        Blame {
-            rule,
-            class,
-            repro: &repro,
-            ptx: ptx.as_deref(),
-        },
-        a.opts.json,
-    );
+    report(name, n, c, o, Blame { rule, class, repro: &repro, ptx: ptx.as_deref() }, a.opts.json);
 }
 
 /// What `check` adds to a mismatch beyond the case and the outcome.
@@ -427,22 +352,13 @@ struct Blame<'a> {
 }
 
 fn report(name: &str, n: usize, c: &Case, o: &Outcome, b: Blame, as_json: bool) {
-    let Blame {
-        rule,
-        class,
-        repro,
-        ptx,
-    } = b;
+    let Blame { rule, class, repro, ptx } = b;
     let got = c.result.as_ref().unwrap();
     let got_text = match got.single() {
         Some(b) => describe_bits(&c.instr, b, got.width),
         None => format!("{got}"),
     };
-    let operands: Vec<String> = c
-        .operands
-        .iter()
-        .map(|x| ptx_cvt::eval::fmt_hex(x.bits, x.width))
-        .collect();
+    let operands: Vec<String> = c.operands.iter().map(|x| ptx_cvt::eval::fmt_hex(x.bits, x.width)).collect();
     if as_json {
         let mut v = json!({"file": name, "line": n, "instruction": c.instr.to_string(), "operands": operands,
                            "input": o.inputs_text(), "expected": o.accept.to_string(), "got": got.to_string(),
@@ -455,20 +371,10 @@ fn report(name: &str, n: usize, c: &Case, o: &Outcome, b: Blame, as_json: bool) 
         return;
     }
     say!("{name}:{n}: MISMATCH {} {}", c.instr, operands.join(" "));
-    say!(
-        "  input    {} {} = {}",
-        c.instr.atype.name(),
-        operands.join(" "),
-        o.inputs_text()
-    );
+    say!("  input    {} {} = {}", c.instr.atype.name(), operands.join(" "), o.inputs_text());
     say!("  expected {}", describe_set(&c.instr, &o.accept));
     say!("  got      {got_text}");
-    say!(
-        "  rule     {} [{}]: {}",
-        rule.name(),
-        rule.evidence().tag(),
-        rule.text()
-    );
+    say!("  rule     {} [{}]: {}", rule.name(), rule.evidence().tag(), rule.text());
     if let Some(k) = class {
         say!("  class    {k}");
     }
@@ -487,14 +393,8 @@ mod tests {
 
     #[test]
     fn classes_from_comments() {
-        assert_eq!(
-            coverage_class(Some("normal/normal/tie-even")),
-            Some("normal/normal/tie-even")
-        );
-        assert_eq!(
-            coverage_class(Some("seed 3 a/b subnormal/zero/underflow x/y/z")),
-            Some("subnormal/zero/underflow")
-        );
+        assert_eq!(coverage_class(Some("normal/normal/tie-even")), Some("normal/normal/tie-even"));
+        assert_eq!(coverage_class(Some("seed 3 a/b subnormal/zero/underflow x/y/z")), Some("subnormal/zero/underflow"));
         assert_eq!(coverage_class(Some("a/b/c/d")), None);
         assert_eq!(coverage_class(Some("SPEC §4")), None);
         assert_eq!(coverage_class(None), None);
@@ -503,11 +403,7 @@ mod tests {
     #[test]
     fn groups_are_bounded_and_sorted() {
         let mut g = Groups::default();
-        let f = || First {
-            file: "f".into(),
-            line: 1,
-            case: "c".into(),
-        };
+        let f = || First { file: "f".into(), line: 1, case: "c".into() };
         for i in 0..MAX_GROUPS + 10 {
             g.add(&format!("k{i}"), f);
         }

@@ -12,10 +12,7 @@ use crate::EvalOpts;
 pub fn eval_case(case: &Case, opts: &EvalOpts) -> Result<Outcome, String> {
     let dst = case.dst_width();
     if let Some(t) = opts.target {
-        let src = case
-            .operands
-            .first()
-            .map_or(case.instr.atype.bits(), |o| o.width);
+        let src = case.operands.first().map_or(case.instr.atype.bits(), |o| o.width);
         let v = opts.ptx_version.unwrap_or(PtxVersion::LATEST);
         instr::check(&case.instr, Regs { dst, src }, Some(t), Some(v))
             .map_err(|e| format!("illegal on {t} with PTX ISA {v}: {e}"))?;
@@ -27,11 +24,7 @@ pub fn parse_operands(texts: &[String]) -> Result<Vec<Operand>, String> {
     texts
         .iter()
         .enumerate()
-        .map(|(i, t)| {
-            parse_hex(t)
-                .map(|(bits, width)| Operand { bits, width })
-                .map_err(|e| format!("operand {}: {e}", i + 1))
-        })
+        .map(|(i, t)| parse_hex(t).map(|(bits, width)| Operand { bits, width }).map_err(|e| format!("operand {}: {e}", i + 1)))
         .collect()
 }
 
@@ -42,10 +35,8 @@ pub fn describe_bits(c: &Cvt, bits: u64, width: u32) -> String {
     let hex = ptx_cvt::eval::fmt_hex(bits, width);
     if c.dtype.is_packed() {
         let lb = c.dtype.lane_bits();
-        let lanes: Vec<String> = (0..c.dtype.lanes())
-            .rev()
-            .map(|i| decode(c.dtype.format(), (bits >> (i * lb)) & width_mask(lb)).to_string())
-            .collect();
+        let lanes: Vec<String> =
+            (0..c.dtype.lanes()).rev().map(|i| decode(c.dtype.format(), (bits >> (i * lb)) & width_mask(lb)).to_string()).collect();
         return format!("{hex} ({})", lanes.join(", "));
     }
     let v = decode(c.dtype.format(), bits & width_mask(n));
@@ -85,7 +76,5 @@ pub fn open_input(f: &str) -> Result<Box<dyn std::io::Read>, String> {
     if f == "-" {
         return Ok(Box::new(std::io::stdin()));
     }
-    std::fs::File::open(f)
-        .map(|h| Box::new(h) as Box<dyn std::io::Read>)
-        .map_err(|e| format!("cannot read {f}: {e}"))
+    std::fs::File::open(f).map(|h| Box::new(h) as Box<dyn std::io::Read>).map_err(|e| format!("cannot read {f}: {e}"))
 }

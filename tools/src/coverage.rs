@@ -43,23 +43,13 @@ pub fn run(a: CoverageArgs) -> u8 {
             }
         };
         for (n, line) in crate::check::lines(BufReader::new(reader)).enumerate() {
-            let res = line
-                .and_then(|l| parse_case(&l).map_err(|e| e.to_string()))
-                .and_then(|c| match c {
-                    None => Ok(None),
-                    Some(c) => evaluate(&c.instr, &c.operands, c.dst_width(), a.profile)
-                        .map(|o| Some((c, o)))
-                        .map_err(|e| e.to_string()),
-                });
+            let res = line.and_then(|l| parse_case(&l).map_err(|e| e.to_string())).and_then(|c| match c {
+                None => Ok(None),
+                Some(c) => evaluate(&c.instr, &c.operands, c.dst_width(), a.profile).map(|o| Some((c, o))).map_err(|e| e.to_string()),
+            });
             match res {
                 Ok(None) => {}
-                Ok(Some((c, o))) => {
-                    *hits
-                        .entry(c.instr)
-                        .or_default()
-                        .entry(coverage::classify(&c.instr, &o))
-                        .or_default() += 1
-                }
+                Ok(Some((c, o))) => *hits.entry(c.instr).or_default().entry(coverage::classify(&c.instr, &o)).or_default() += 1,
                 Err(e) => {
                     eprintln!("{f}:{}: error: {e}", n + 1);
                     errors += 1;
@@ -81,51 +71,27 @@ pub fn run(a: CoverageArgs) -> u8 {
     };
     let mut missing_total = 0;
     for (c, classes) in &hits {
-        let missing: Vec<&String> = reach.get(c).map_or(Vec::new(), |r| {
-            r.iter().filter(|k| !classes.contains_key(*k)).collect()
-        });
+        let missing: Vec<&String> = reach.get(c).map_or(Vec::new(), |r| r.iter().filter(|k| !classes.contains_key(*k)).collect());
         missing_total += missing.len();
         let cases: usize = classes.values().sum();
         if a.json {
-            say!(
-                "{}",
-                json!({"variant": c.to_string(), "cases": cases, "classes": classes, "missing": missing, "reachable": reach.get(c).map(|r| r.len())})
-            );
+            say!("{}", json!({"variant": c.to_string(), "cases": cases, "classes": classes, "missing": missing, "reachable": reach.get(c).map(|r| r.len())}));
             continue;
         }
-        let of = reach
-            .get(c)
-            .map_or(String::new(), |r| format!(" of {} reachable", r.len()));
+        let of = reach.get(c).map_or(String::new(), |r| format!(" of {} reachable", r.len()));
         say!("{c}: {cases} cases, {} classes{of}", classes.len());
         for (k, n) in classes {
             say!("  {n:>7}  {k}");
         }
         if !missing.is_empty() {
-            say!(
-                "  missing: {}",
-                missing
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
+            say!("  missing: {}", missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "));
         }
     }
     if a.json {
-        say!(
-            "{}",
-            json!({"variants": hits.len(), "missing": missing_total, "errors": errors})
-        );
+        say!("{}", json!({"variants": hits.len(), "missing": missing_total, "errors": errors}));
     }
-    let note = if a.no_reachable {
-        String::new()
-    } else {
-        format!(", {missing_total} reachable classes missing")
-    };
-    eprintln!(
-        "{} variants{note} (reachable = classes some deep-level input reaches)",
-        hits.len()
-    );
+    let note = if a.no_reachable { String::new() } else { format!(", {missing_total} reachable classes missing") };
+    eprintln!("{} variants{note} (reachable = classes some deep-level input reaches)", hits.len());
     if errors > 0 {
         2
     } else if a.fail_on_missing && missing_total > 0 {

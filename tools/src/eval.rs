@@ -33,38 +33,18 @@ fn one(a: &EvalArgs, instr_text: &str) -> u8 {
         let operands = parse_operands(&a.operands)?;
         if operands.is_empty() {
             let shape = ptx_cvt::instr::shape(&instr);
-            let example: Vec<String> = shape
-                .srcs
-                .iter()
-                .map(|w| "0".repeat((w / 4) as usize))
-                .collect();
-            return Err(format!(
-                "{instr} needs source operands in hex ({}), e.g. `ptx-cvt eval {instr} {}`",
-                shape.describe(),
-                example.join(" ")
-            ));
+            let example: Vec<String> = shape.srcs.iter().map(|w| "0".repeat((w / 4) as usize)).collect();
+            return Err(format!("{instr} needs source operands in hex ({}), e.g. `ptx-cvt eval {instr} {}`", shape.describe(), example.join(" ")));
         }
-        let width = a
-            .dst_width
-            .as_deref()
-            .map(|w| w.parse::<u32>().unwrap())
-            .unwrap_or(instr.dtype.bits());
+        let width = a.dst_width.as_deref().map(|w| w.parse::<u32>().unwrap()).unwrap_or(instr.dtype.bits());
         let result = Some(placeholder(width));
-        Ok(Case {
-            instr,
-            operands,
-            result,
-            comment: None,
-        })
+        Ok(Case { instr, operands, result, comment: None })
     })();
     let out = case.and_then(|c| eval_case(&c, &a.opts).map(|o| (c, o)));
     match out {
         Ok((c, o)) => {
             if a.opts.json {
-                say!(
-                    "{}",
-                    json!({"instruction": c.instr.to_string(), "result": o.accept.to_string(), "profile": a.opts.profile.name()})
-                );
+                say!("{}", json!({"instruction": c.instr.to_string(), "result": o.accept.to_string(), "profile": a.opts.profile.name()}));
             } else {
                 say!("{}", o.accept);
             }
@@ -79,10 +59,7 @@ fn one(a: &EvalArgs, instr_text: &str) -> u8 {
 
 /// A result that only asks for a destination register width.
 pub fn placeholder(width: u32) -> ptx_cvt::AcceptSet {
-    ptx_cvt::AcceptSet {
-        width,
-        alts: vec![ptx_cvt::accept::Alt::Bits { value: 0, mask: 0 }],
-    }
+    ptx_cvt::AcceptSet { width, alts: vec![ptx_cvt::accept::Alt::Bits { value: 0, mask: 0 }] }
 }
 
 /// Stream stdin to stdout: one complete case line per input line.
@@ -92,27 +69,21 @@ fn stream(opts: &EvalOpts, dst_width: Option<u32>) -> u8 {
     let mut errors = 0u64;
     for (n, line) in crate::check::lines(stdin).enumerate() {
         let n = n + 1;
-        let res = line
-            .and_then(|l| parse_case(&l).map_err(|e| e.to_string()))
-            .and_then(|c| match c {
-                None => Ok(None),
-                Some(mut c) => {
-                    // --dst-width applies to lines that do not ask for a width themselves.
-                    if let (None, Some(w)) = (&c.result, dst_width) {
-                        c.result = Some(placeholder(w));
-                    }
-                    eval_case(&c, opts).map(|o| Some((c, o)))
+        let res = line.and_then(|l| parse_case(&l).map_err(|e| e.to_string())).and_then(|c| match c {
+            None => Ok(None),
+            Some(mut c) => {
+                // --dst-width applies to lines that do not ask for a width themselves.
+                if let (None, Some(w)) = (&c.result, dst_width) {
+                    c.result = Some(placeholder(w));
                 }
-            });
+                eval_case(&c, opts).map(|o| Some((c, o)))
+            }
+        });
         let written = match res {
             Ok(None) => Ok(()),
             Ok(Some((c, o))) => {
                 if opts.json {
-                    writeln!(
-                        out,
-                        "{}",
-                        json!({"line": n, "instruction": c.instr.to_string(), "operands": c.operands.iter().map(|o| ptx_cvt::eval::fmt_hex(o.bits, o.width)).collect::<Vec<_>>(), "result": o.accept.to_string()})
-                    )
+                    writeln!(out, "{}", json!({"line": n, "instruction": c.instr.to_string(), "operands": c.operands.iter().map(|o| ptx_cvt::eval::fmt_hex(o.bits, o.width)).collect::<Vec<_>>(), "result": o.accept.to_string()}))
                 } else {
                     writeln!(out, "{}", format_case(&c.instr, &c.operands, &o.accept))
                 }

@@ -18,10 +18,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::gen::{self, GenCase, Level};
-use ptx_cvt::{
-    evaluate, format_case, instr, AcceptSet, Case, Cvt, Implementation, Outcome, Profile,
-    PtxVersion, Regs, Rule, Target,
-};
+use ptx_cvt::{evaluate, format_case, instr, AcceptSet, Case, Cvt, Implementation, Outcome, Profile, PtxVersion, Regs, Rule, Target};
 
 use crate::common::{describe_bits, describe_set};
 use crate::process::ProcessImpl;
@@ -63,12 +60,7 @@ Examples:
 pub struct FuzzArgs {
     /// Program under test, run as `sh -c 'CMD'` and spoken to in case lines
     /// over stdin/stdout (protocol: see --help).
-    #[arg(
-        long,
-        value_name = "CMD",
-        required_unless_present = "target_lib",
-        conflicts_with = "target_lib"
-    )]
+    #[arg(long, value_name = "CMD", required_unless_present = "target_lib", conflicts_with = "target_lib")]
     target_cmd: Option<String>,
     /// Shared library under test (C ABI, see capi/include/ptx_cvt.h).
     #[arg(long, value_name = "PATH")]
@@ -204,25 +196,12 @@ struct Variant {
 
 impl Variant {
     fn new(c: Cvt) -> Variant {
-        Variant {
-            c,
-            structured: None,
-            next: 0,
-            fresh: Vec::new(),
-            reseeds: 0,
-            seeds_help: true,
-            cases: 0,
-            mismatches: 0,
-            skipped: 0,
-            first: None,
-        }
+        Variant { c, structured: None, next: 0, fresh: Vec::new(), reseeds: 0, seeds_help: true, cases: 0, mismatches: 0, skipped: 0, first: None }
     }
 
     /// The next batch of at most `n` cases.
     fn batch(&mut self, n: usize, seed: u64, rng: &mut Rng) -> Vec<GenCase> {
-        let structured = self
-            .structured
-            .get_or_insert_with(|| gen::cases(&self.c, Level::Compact, seed));
+        let structured = self.structured.get_or_insert_with(|| gen::cases(&self.c, Level::Compact, seed));
         if structured.is_empty() {
             return Vec::new();
         }
@@ -274,10 +253,7 @@ impl Variant {
         for _ in 0..4 {
             self.reseeds += 1;
             let s = seed.wrapping_add(self.reseeds.wrapping_mul(0x9e37_79b9));
-            self.fresh = gen::cases(&self.c, Level::Compact, s)
-                .into_iter()
-                .filter(|g| !known.contains(&key(g)))
-                .collect();
+            self.fresh = gen::cases(&self.c, Level::Compact, s).into_iter().filter(|g| !known.contains(&key(g))).collect();
             if !self.fresh.is_empty() {
                 return;
             }
@@ -288,10 +264,7 @@ impl Variant {
 }
 
 fn key(g: &GenCase) -> (Vec<(u64, u32)>, u32) {
-    (
-        g.operands.iter().map(|o| (o.bits, o.width)).collect(),
-        g.dst_width,
-    )
+    (g.operands.iter().map(|o| (o.bits, o.width)).collect(), g.dst_width)
 }
 
 /// One distinct failure: an instruction and the rule deciding the expected result.
@@ -327,10 +300,7 @@ pub fn run(a: FuzzArgs) -> u8 {
 /// The variants to fuzz: legal on the target and matching a filter.
 fn variants(a: &FuzzArgs, version: PtxVersion) -> Result<Vec<Cvt>, String> {
     if let Some(min) = a.target.min_version().filter(|m| version < *m) {
-        return Err(format!(
-            "target {} needs PTX ISA {min} or later, not {version}",
-            a.target
-        ));
+        return Err(format!("target {} needs PTX ISA {min} or later, not {version}", a.target));
     }
     let mut patterns = Vec::new();
     for f in &a.filters {
@@ -371,23 +341,12 @@ impl Under {
         }
     }
     /// The answers up to the first failure, and the failure.
-    fn eval_partial(
-        &mut self,
-        c: &Cvt,
-        cases: &[(Vec<ptx_cvt::Operand>, u32)],
-    ) -> (Vec<u64>, Option<String>) {
+    fn eval_partial(&mut self, c: &Cvt, cases: &[(Vec<ptx_cvt::Operand>, u32)]) -> (Vec<u64>, Option<String>) {
         match self {
             Under::Process(p) => p.eval_partial(c, cases),
             Under::Other(i) => match i.eval_batch(c, cases) {
                 Ok(g) if g.len() == cases.len() => (g, None),
-                Ok(g) => (
-                    Vec::new(),
-                    Some(format!(
-                        "answered {} results to a batch of {} cases",
-                        g.len(),
-                        cases.len()
-                    )),
-                ),
+                Ok(g) => (Vec::new(), Some(format!("answered {} results to a batch of {} cases", g.len(), cases.len()))),
                 Err(e) => (Vec::new(), Some(e)),
             },
         }
@@ -401,21 +360,11 @@ impl Under {
 fn open(a: &FuzzArgs) -> Result<Under, String> {
     if let Some(cmd) = &a.target_cmd {
         if !(a.timeout > 0.0 && a.timeout.is_finite()) {
-            return Err(format!(
-                "--timeout must be a positive number of seconds, not {}",
-                a.timeout
-            ));
+            return Err(format!("--timeout must be a positive number of seconds, not {}", a.timeout));
         }
-        return Ok(Under::Process(ProcessImpl::spawn(
-            cmd,
-            Duration::from_secs_f64(a.timeout),
-            a.restart,
-        )?));
+        return Ok(Under::Process(ProcessImpl::spawn(cmd, Duration::from_secs_f64(a.timeout), a.restart)?));
     }
-    let path = a
-        .target_lib
-        .as_ref()
-        .expect("clap requires --target-cmd or --target-lib");
+    let path = a.target_lib.as_ref().expect("clap requires --target-cmd or --target-lib");
     Ok(Under::Other(open_library(path, &a.symbol)?))
 }
 
@@ -426,26 +375,17 @@ fn open_library(path: &std::path::Path, symbol: &str) -> Result<Box<dyn Implemen
 
 fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
     if !(a.seconds >= 0.0 && a.seconds.is_finite()) {
-        return Err(format!(
-            "--seconds must be a number of seconds ≥ 0, not {}",
-            a.seconds
-        ));
+        return Err(format!("--seconds must be a number of seconds ≥ 0, not {}", a.seconds));
     }
     let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
     let chosen = variants(a, version)?;
     let seed = a.seed.unwrap_or_else(|| {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
         t.as_nanos() as u64 % 1_000_000_000
     });
     let record = match &a.record {
         None => None,
-        Some(p) => {
-            Some(BufWriter::new(File::create(p).map_err(|e| {
-                format!("cannot create {}: {e}", p.display())
-            })?))
-        }
+        Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?)),
     };
     let mut imp = open(a)?;
     let budget = (a.seconds > 0.0).then(|| Duration::from_secs_f64(a.seconds));
@@ -526,10 +466,7 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
     summary(&r, &vs, elapsed, seed, stop.as_deref());
     drop(imp);
     if let Some(e) = &r.record_error {
-        eprintln!(
-            "error: writing {}: {e}",
-            a.record.as_ref().unwrap().display()
-        );
+        eprintln!("error: writing {}: {e}", a.record.as_ref().unwrap().display());
         return Ok(2);
     }
     Ok(if r.errors > 0 {
@@ -570,12 +507,7 @@ fn run_batch(r: &mut Run, imp: &mut Under, v: &mut Variant, batch: Vec<GenCase>)
             }
         }
         if !o.accept.contains(*bits) {
-            let case = Case {
-                instr: v.c,
-                operands: ops.clone(),
-                result: Some(AcceptSet::exact(*w, *bits)),
-                comment: None,
-            };
+            let case = Case { instr: v.c, operands: ops.clone(), result: Some(AcceptSet::exact(*w, *bits)), comment: None };
             mismatch(r, v, &case, o);
             if let Some(stop) = failure_limit(r) {
                 // The rest of the batch stays unchecked (and unrecorded).
@@ -591,18 +523,11 @@ fn run_batch(r: &mut Run, imp: &mut Under, v: &mut Variant, batch: Vec<GenCase>)
         r.errors += 1;
         eprintln!("error: {}: {e}", imp.name());
         if !imp.restarts(r.a) {
-            let hint = if matches!(imp, Under::Process(_)) {
-                " (--restart starts the program again and goes on)"
-            } else {
-                ""
-            };
+            let hint = if matches!(imp, Under::Process(_)) { " (--restart starts the program again and goes on)" } else { "" };
             return Some(format!("stopped at the adapter error above{hint}"));
         }
         if r.errors >= r.a.max_failures {
-            return Some(format!(
-                "stopped after {} adapter errors (--max-failures)",
-                r.errors
-            ));
+            return Some(format!("stopped after {} adapter errors (--max-failures)", r.errors));
         }
     }
     None
@@ -611,15 +536,10 @@ fn run_batch(r: &mut Run, imp: &mut Under, v: &mut Variant, batch: Vec<GenCase>)
 /// Why the run stops after the latest mismatch, if the --max-failures limit is reached.
 fn failure_limit(r: &Run) -> Option<String> {
     if r.a.all {
-        (r.mismatches >= r.a.max_failures)
-            .then(|| format!("stopped after {} mismatches (--max-failures)", r.mismatches))
+        (r.mismatches >= r.a.max_failures).then(|| format!("stopped after {} mismatches (--max-failures)", r.mismatches))
     } else {
-        (r.failures.len() as u64 >= r.a.max_failures).then(|| {
-            format!(
-                "stopped after {} distinct failures (--max-failures)",
-                r.failures.len()
-            )
-        })
+        (r.failures.len() as u64 >= r.a.max_failures)
+            .then(|| format!("stopped after {} distinct failures (--max-failures)", r.failures.len()))
     }
 }
 
@@ -633,12 +553,7 @@ fn mismatch(r: &mut Run, v: &mut Variant, case: &Case, o: &Outcome) {
     let new = !r.index.contains_key(&k);
     if new {
         r.index.insert(k.clone(), r.failures.len());
-        r.failures.push(Failure {
-            variant: k.0.clone(),
-            rule,
-            count: 0,
-            first: repro.clone(),
-        });
+        r.failures.push(Failure { variant: k.0.clone(), rule, count: 0, first: repro.clone() });
     }
     r.failures[r.index[&k]].count += 1;
     if !(new || r.a.all) {
@@ -646,42 +561,18 @@ fn mismatch(r: &mut Run, v: &mut Variant, case: &Case, o: &Outcome) {
     }
     let c = &case.instr;
     let got = case.result.as_ref().expect("has the answer");
-    let operands: Vec<String> = case
-        .operands
-        .iter()
-        .map(|x| ptx_cvt::eval::fmt_hex(x.bits, x.width))
-        .collect();
+    let operands: Vec<String> = case.operands.iter().map(|x| ptx_cvt::eval::fmt_hex(x.bits, x.width)).collect();
     say!("");
     say!("MISMATCH {c} {}", operands.join(" "));
-    say!(
-        "  input    {} {} = {}",
-        c.atype.name(),
-        operands.join(" "),
-        o.inputs_text()
-    );
+    say!("  input    {} {} = {}", c.atype.name(), operands.join(" "), o.inputs_text());
     say!("  expected {}", describe_set(c, &o.accept));
-    say!(
-        "  got      {}",
-        describe_bits(c, got.single().expect("exact"), got.width)
-    );
-    say!(
-        "  rule     {} [{}]: {}",
-        rule.name(),
-        rule.evidence().tag(),
-        rule.text()
-    );
+    say!("  got      {}", describe_bits(c, got.single().expect("exact"), got.width));
+    say!("  rule     {} [{}]: {}", rule.name(), rule.evidence().tag(), rule.text());
     say!("  class    {}", gen::coverage::classify(c, o));
     say!("  case     {repro}");
     if (r.failures.len() as u64) <= r.a.reproducers && new {
-        let expected = Case {
-            result: Some(o.accept.clone()),
-            comment: None,
-            ..case.clone()
-        };
-        let regs = Regs {
-            dst: expected.dst_width(),
-            src: case.operands.first().map_or(c.atype.bits(), |x| x.width),
-        };
+        let expected = Case { result: Some(o.accept.clone()), comment: None, ..case.clone() };
+        let regs = Regs { dst: expected.dst_width(), src: case.operands.first().map_or(c.atype.bits(), |x| x.width) };
         let target = if instr::check(c, regs, Some(r.a.target), Some(r.version)).is_ok() {
             r.a.target
         } else {
@@ -721,42 +612,18 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
         vs.len()
     );
     let failing: Vec<&&Variant> = tried.iter().filter(|v| v.mismatches > 0).collect();
-    let listed: Vec<&Variant> = if tried.len() <= LIST_ALL {
-        tried.clone()
-    } else {
-        failing.iter().map(|v| **v).collect()
-    };
+    let listed: Vec<&Variant> = if tried.len() <= LIST_ALL { tried.clone() } else { failing.iter().map(|v| **v).collect() };
     if !listed.is_empty() {
         say!("per variant:");
-        let w = listed
-            .iter()
-            .map(|v| v.c.to_string().len())
-            .max()
-            .unwrap_or(0);
+        let w = listed.iter().map(|v| v.c.to_string().len()).max().unwrap_or(0);
         say!("  {:<w$}  {:>9}  {:>10}", "variant", "cases", "mismatches");
         for v in &listed {
-            let first = v
-                .first
-                .as_deref()
-                .map(|f| format!("  first: {f}"))
-                .unwrap_or_default();
-            say!(
-                "  {:<w$}  {:>9}  {:>10}{first}",
-                v.c.to_string(),
-                v.cases,
-                v.mismatches
-            );
+            let first = v.first.as_deref().map(|f| format!("  first: {f}")).unwrap_or_default();
+            say!("  {:<w$}  {:>9}  {:>10}{first}", v.c.to_string(), v.cases, v.mismatches);
         }
         if listed.len() < tried.len() {
-            let rest: u64 = tried
-                .iter()
-                .filter(|v| v.mismatches == 0)
-                .map(|v| v.cases)
-                .sum();
-            say!(
-                "  … {} other variant(s) passed all {rest} of their cases",
-                tried.len() - listed.len()
-            );
+            let rest: u64 = tried.iter().filter(|v| v.mismatches == 0).map(|v| v.cases).sum();
+            say!("  … {} other variant(s) passed all {rest} of their cases", tried.len() - listed.len());
         }
     }
     let skipped: u64 = vs.iter().map(|v| v.skipped).sum();
@@ -766,24 +633,14 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
     if !r.failures.is_empty() {
         say!("failures (instruction, deciding rule):");
         for f in &r.failures {
-            say!(
-                "  {:>8}  {} / {}  first: {}",
-                f.count,
-                f.variant,
-                f.rule.name(),
-                f.first
-            );
+            say!("  {:>8}  {} / {}  first: {}", f.count, f.variant, f.rule.name(), f.first);
         }
     }
     say!(
         "{} passed, {} failed{}",
         r.cases - r.mismatches,
         r.mismatches,
-        if r.errors > 0 {
-            format!(", {} adapter error(s)", r.errors)
-        } else {
-            String::new()
-        }
+        if r.errors > 0 { format!(", {} adapter error(s)", r.errors) } else { String::new() }
     );
 }
 
@@ -794,14 +651,8 @@ mod tests {
     #[test]
     fn braces() {
         assert_eq!(expand_braces("cvt.*.f16").unwrap(), vec!["cvt.*.f16"]);
-        assert_eq!(
-            expand_braces("cvt.{a,b}.x").unwrap(),
-            vec!["cvt.a.x", "cvt.b.x"]
-        );
-        assert_eq!(
-            expand_braces("{a,b{c,d}}{1,2}").unwrap(),
-            vec!["a1", "a2", "bc1", "bc2", "bd1", "bd2"]
-        );
+        assert_eq!(expand_braces("cvt.{a,b}.x").unwrap(), vec!["cvt.a.x", "cvt.b.x"]);
+        assert_eq!(expand_braces("{a,b{c,d}}{1,2}").unwrap(), vec!["a1", "a2", "bc1", "bc2", "bd1", "bd2"]);
         assert_eq!(expand_braces("x{}y").unwrap(), vec!["xy"]);
         assert!(expand_braces("x{a,b").is_err());
         assert!(expand_braces("x}").is_err());

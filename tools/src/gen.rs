@@ -80,10 +80,7 @@ pub fn run(a: GenArgs) -> u8 {
         eprintln!("error: no legal variant matches");
         return 2;
     }
-    let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(a.jobs.unwrap_or(0))
-        .build()
-    {
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build() {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
@@ -91,12 +88,7 @@ pub fn run(a: GenArgs) -> u8 {
         }
     };
     let bar = ProgressBar::new(variants.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} variants, {elapsed} elapsed, eta {eta} {msg}",
-        )
-        .unwrap(),
-    );
+    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} variants, {elapsed} elapsed, eta {eta} {msg}").unwrap());
     let start = std::time::Instant::now();
     let outputs: Vec<Output> = pool.install(|| {
         variants
@@ -109,12 +101,7 @@ pub fn run(a: GenArgs) -> u8 {
                     text.push('\n');
                 }
                 bar.inc(1);
-                Output {
-                    name: format!("{c}.cases"),
-                    variant: *c,
-                    count: lines.len(),
-                    text,
-                }
+                Output { name: format!("{c}.cases"), variant: *c, count: lines.len(), text }
             })
             .collect()
     });
@@ -133,8 +120,7 @@ pub fn run(a: GenArgs) -> u8 {
             eprintln!("error: cannot create {}: {e}", dir.display());
             return 2;
         }
-        let mut manifest =
-            String::from("# ptx-cvt vector manifest v1\n# file\tvariant\tcases\tsha256\n");
+        let mut manifest = String::from("# ptx-cvt vector manifest v1\n# file\tvariant\tcases\tsha256\n");
         for o in &outputs {
             if let Err(e) = write_atomic(&dir.join(&o.name), o.text.as_bytes()) {
                 eprintln!("error: cannot write {}: {e}", dir.join(&o.name).display());

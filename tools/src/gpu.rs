@@ -15,9 +15,7 @@ use cudarc::driver::{CudaContext, CudaSlice, CudaStream, LaunchConfig, PushKerne
 use cudarc::nvrtc::Ptx;
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::gen;
-use ptx_cvt::{
-    evaluate, format_case, instr, parse_case, AcceptSet, Cvt, Operand, Profile, PtxVersion, Target,
-};
+use ptx_cvt::{evaluate, format_case, instr, parse_case, AcceptSet, Cvt, Operand, Profile, PtxVersion, Target};
 use rayon::prelude::*;
 
 use crate::common::describe_bits;
@@ -57,12 +55,7 @@ pub struct GpuArgs {
 type Cases = BTreeMap<Cvt, Vec<Vec<Operand>>>;
 
 fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
-    let pattern = a
-        .filter
-        .as_deref()
-        .map(glob::Pattern::new)
-        .transpose()
-        .map_err(|e| format!("--filter: {e}"))?;
+    let pattern = a.filter.as_deref().map(glob::Pattern::new).transpose().map_err(|e| format!("--filter: {e}"))?;
     let legal = |c: &Cvt| {
         instr::check(c, gen::natural_regs(c), Some(a.target), Some(a.ptx_version)).is_ok()
             && pattern.as_ref().is_none_or(|p| p.matches(&c.to_string()))
@@ -72,16 +65,9 @@ fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
     for f in &a.files {
         let text = fs::read_to_string(f).map_err(|e| format!("cannot read {f}: {e}"))?;
         for (n, line) in text.lines().enumerate() {
-            let Some(c) = parse_case(line).map_err(|e| format!("{f}:{}: {e}", n + 1))? else {
-                continue;
-            };
+            let Some(c) = parse_case(line).map_err(|e| format!("{f}:{}: {e}", n + 1))? else { continue };
             let shape = instr::shape(&c.instr);
-            let natural = c
-                .operands
-                .iter()
-                .map(|o| o.width)
-                .eq(shape.srcs.iter().copied())
-                && c.dst_width() == c.instr.dtype.bits();
+            let natural = c.operands.iter().map(|o| o.width).eq(shape.srcs.iter().copied()) && c.dst_width() == c.instr.dtype.bits();
             if !natural || !legal(&c.instr) {
                 skipped += 1;
                 continue;
@@ -102,10 +88,7 @@ fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
                 let mut shift = total;
                 for w in &shape.srcs {
                     shift -= w;
-                    ops.push(Operand {
-                        bits: (v >> shift) & width_mask(*w),
-                        width: *w,
-                    });
+                    ops.push(Operand { bits: (v >> shift) & width_mask(*w), width: *w });
                 }
                 list.push(ops);
             }
@@ -125,18 +108,9 @@ enum Buf {
 fn upload(s: &std::sync::Arc<CudaStream>, width: u32, v: &[u64]) -> Result<Buf, String> {
     let e = |e: cudarc::driver::DriverError| format!("CUDA copy to device: {e}");
     Ok(match width {
-        8 => Buf::B8(
-            s.clone_htod(&v.iter().map(|x| *x as u8).collect::<Vec<_>>())
-                .map_err(e)?,
-        ),
-        16 => Buf::B16(
-            s.clone_htod(&v.iter().map(|x| *x as u16).collect::<Vec<_>>())
-                .map_err(e)?,
-        ),
-        32 => Buf::B32(
-            s.clone_htod(&v.iter().map(|x| *x as u32).collect::<Vec<_>>())
-                .map_err(e)?,
-        ),
+        8 => Buf::B8(s.clone_htod(&v.iter().map(|x| *x as u8).collect::<Vec<_>>()).map_err(e)?),
+        16 => Buf::B16(s.clone_htod(&v.iter().map(|x| *x as u16).collect::<Vec<_>>()).map_err(e)?),
+        32 => Buf::B32(s.clone_htod(&v.iter().map(|x| *x as u32).collect::<Vec<_>>()).map_err(e)?),
         _ => Buf::B64(s.clone_htod(v).map_err(e)?),
     })
 }
@@ -154,24 +128,9 @@ fn alloc(s: &std::sync::Arc<CudaStream>, width: u32, n: usize) -> Result<Buf, St
 fn download(s: &std::sync::Arc<CudaStream>, b: &Buf) -> Result<Vec<u64>, String> {
     let e = |e: cudarc::driver::DriverError| format!("CUDA copy to host: {e}");
     Ok(match b {
-        Buf::B8(d) => s
-            .clone_dtoh(d)
-            .map_err(e)?
-            .into_iter()
-            .map(u64::from)
-            .collect(),
-        Buf::B16(d) => s
-            .clone_dtoh(d)
-            .map_err(e)?
-            .into_iter()
-            .map(u64::from)
-            .collect(),
-        Buf::B32(d) => s
-            .clone_dtoh(d)
-            .map_err(e)?
-            .into_iter()
-            .map(u64::from)
-            .collect(),
+        Buf::B8(d) => s.clone_dtoh(d).map_err(e)?.into_iter().map(u64::from).collect(),
+        Buf::B16(d) => s.clone_dtoh(d).map_err(e)?.into_iter().map(u64::from).collect(),
+        Buf::B32(d) => s.clone_dtoh(d).map_err(e)?.into_iter().map(u64::from).collect(),
         Buf::B64(d) => s.clone_dtoh(d).map_err(e)?,
     })
 }
@@ -195,27 +154,17 @@ fn run_on_gpu(a: &GpuArgs, cases: &Cases) -> Result<BTreeMap<Cvt, Vec<u64>>, Str
     let stream = ctx.default_stream();
     let variants: Vec<Cvt> = cases.keys().copied().collect();
     let ptx = crate::ptx::module(&variants, a.target, a.ptx_version);
-    let module = ctx
-        .load_module(Ptx::from_src(ptx))
-        .map_err(|e| format!("loading the PTX module: {e}"))?;
+    let module = ctx.load_module(Ptx::from_src(ptx)).map_err(|e| format!("loading the PTX module: {e}"))?;
     let mut results = BTreeMap::new();
     for (c, list) in cases {
-        let f = module
-            .load_function(&crate::ptx::kernel_name(c))
-            .map_err(|e| format!("{c}: {e}"))?;
+        let f = module.load_function(&crate::ptx::kernel_name(c)).map_err(|e| format!("{c}: {e}"))?;
         let shape = instr::shape(c);
         let n = list.len();
         let inputs: Vec<Buf> = shape
             .srcs
             .iter()
             .enumerate()
-            .map(|(k, w)| {
-                upload(
-                    &stream,
-                    *w,
-                    &list.iter().map(|ops| ops[k].bits).collect::<Vec<_>>(),
-                )
-            })
+            .map(|(k, w)| upload(&stream, *w, &list.iter().map(|ops| ops[k].bits).collect::<Vec<_>>()))
             .collect::<Result<_, _>>()?;
         let mut out = alloc(&stream, c.dtype.bits(), n)?;
         let count = n as u32;
@@ -238,8 +187,7 @@ fn run_on_gpu(a: &GpuArgs, cases: &Cases) -> Result<BTreeMap<Cvt, Vec<u64>>, Str
         // SAFETY: the kernel's parameters are the input pointers, the output
         // pointer and n, in that order (see `ptx-cvt ptx`), and every buffer
         // holds n elements of the operand's width.
-        unsafe { b.launch(LaunchConfig::for_num_elems(count)) }
-            .map_err(|e| format!("{c}: launch: {e}"))?;
+        unsafe { b.launch(LaunchConfig::for_num_elems(count)) }.map_err(|e| format!("{c}: launch: {e}"))?;
         stream.synchronize().map_err(|e| format!("{c}: {e}"))?;
         results.insert(*c, download(&stream, &out)?);
     }
@@ -259,18 +207,10 @@ pub fn run(a: GpuArgs) -> u8 {
         }
     };
     if skipped > 0 {
-        eprintln!(
-            "note: {skipped} cases skipped (wider registers, or not legal on {} with PTX ISA {})",
-            a.target, a.ptx_version
-        );
+        eprintln!("note: {skipped} cases skipped (wider registers, or not legal on {} with PTX ISA {})", a.target, a.ptx_version);
     }
     let total: usize = cases.values().map(Vec::len).sum();
-    eprintln!(
-        "{} variants, {total} cases on device {} ({})",
-        cases.len(),
-        a.device,
-        a.target
-    );
+    eprintln!("{} variants, {total} cases on device {} ({})", cases.len(), a.device, a.target);
     let start = std::time::Instant::now();
     let results = match run_on_gpu(&a, &cases) {
         Ok(r) => r,
@@ -306,10 +246,7 @@ pub fn run(a: GpuArgs) -> u8 {
         summary.push_str(&format!("{c}\t{}\t{}\n", lines.len(), bad.len()));
         for (line, expected, got) in bad {
             if failed < a.max_failures {
-                say!(
-                    "MISMATCH {line}\n  expected {expected}\n  got      {}",
-                    describe_bits(c, *got, c.dtype.bits())
-                );
+                say!("MISMATCH {line}\n  expected {expected}\n  got      {}", describe_bits(c, *got, c.dtype.bits()));
             }
             failed += 1;
             mismatches.push_str(&format!("{line}  # oracle: {expected}\n"));
@@ -319,15 +256,7 @@ pub fn run(a: GpuArgs) -> u8 {
         let write = || -> std::io::Result<()> {
             fs::create_dir_all(dir)?;
             for (c, lines, _) in &checked {
-                fs::write(
-                    dir.join(format!("{c}.cases")),
-                    format!(
-                        "# ptx-cvt case lines v1\n# recorded: device {} {}\n{}\n",
-                        a.device,
-                        a.target,
-                        lines.join("\n")
-                    ),
-                )?;
+                fs::write(dir.join(format!("{c}.cases")), format!("# ptx-cvt case lines v1\n# recorded: device {} {}\n{}\n", a.device, a.target, lines.join("\n")))?;
             }
             fs::write(dir.join("mismatches.cases"), &mismatches)?;
             fs::write(dir.join("summary.txt"), &summary)
@@ -337,11 +266,7 @@ pub fn run(a: GpuArgs) -> u8 {
             return 2;
         }
     }
-    eprintln!(
-        "GPU time {:.1} s, check {:.1} s",
-        gpu_time.as_secs_f64(),
-        start.elapsed().as_secs_f64() - gpu_time.as_secs_f64()
-    );
+    eprintln!("GPU time {:.1} s, check {:.1} s", gpu_time.as_secs_f64(), start.elapsed().as_secs_f64() - gpu_time.as_secs_f64());
     say!("{} passed, {failed} failed", total - failed);
     u8::from(failed > 0)
 }

@@ -12,10 +12,7 @@ pub struct ListArgs {
 }
 
 pub fn run(a: ListArgs) -> u8 {
-    let v = a
-        .opts
-        .ptx_version
-        .or(a.opts.target.map(|_| PtxVersion::LATEST));
+    let v = a.opts.ptx_version.or(a.opts.target.map(|_| PtxVersion::LATEST));
     if let (Some(t), Some(v)) = (a.opts.target, v) {
         if let Some(min) = t.min_version().filter(|m| v < *m) {
             eprintln!("error: target {t} needs PTX ISA {min} or later, not {v}");

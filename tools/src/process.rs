@@ -56,17 +56,7 @@ const STDERR_LINE_CHARS: usize = 300;
 
 /// At most `n` characters of the program's text, control characters escaped.
 fn clip(s: &str, n: usize) -> String {
-    let mut out: String = s
-        .chars()
-        .take(n)
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect();
+    let mut out: String = s.chars().take(n).map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect();
     if s.chars().nth(n).is_some() {
         out.push('…');
     }
@@ -87,26 +77,14 @@ pub fn request_line(c: &Cvt, operands: &[Operand], dst_width: u32) -> String {
 
 /// Check one answer line against its request; the result bits when it is
 /// the complete case line asked for.
-pub fn check_answer(
-    c: &Cvt,
-    operands: &[Operand],
-    dst_width: u32,
-    line: &str,
-) -> Result<u64, String> {
+pub fn check_answer(c: &Cvt, operands: &[Operand], dst_width: u32, line: &str) -> Result<u64, String> {
     let asked = || request_line(c, operands, dst_width);
     let trimmed = line.trim();
     if let Some(msg) = trimmed.strip_prefix("error:") {
-        return Err(format!(
-            "the program could not evaluate `{}`: {}",
-            asked(),
-            clip(msg.trim(), 300)
-        ));
+        return Err(format!("the program could not evaluate `{}`: {}", asked(), clip(msg.trim(), 300)));
     }
     if trimmed.is_empty() {
-        return Err(format!(
-            "the program answered an empty line to `{}` (expected the case line with its result)",
-            asked()
-        ));
+        return Err(format!("the program answered an empty line to `{}` (expected the case line with its result)", asked()));
     }
     let case = match parse_case(line) {
         Ok(Some(c)) => c,
@@ -114,34 +92,18 @@ pub fn check_answer(
         Err(e) => return Err(format!("the program answered `{}` to `{}`: not a case line ({e})", clip(trimmed, 120), asked())),
     };
     if case.instr != *c {
-        return Err(format!(
-            "the program answered for `{}` but was asked `{}` (answers must come in request order)",
-            case.instr,
-            asked()
-        ));
+        return Err(format!("the program answered for `{}` but was asked `{}` (answers must come in request order)", case.instr, asked()));
     }
     if case.operands != operands {
-        let got: Vec<String> = case
-            .operands
-            .iter()
-            .map(|o| fmt_hex(o.bits, o.width))
-            .collect();
+        let got: Vec<String> = case.operands.iter().map(|o| fmt_hex(o.bits, o.width)).collect();
         return Err(format!(
             "the program answered with operands `{}` but was asked `{}` (answers must repeat the operands, in request order)",
             got.join(" "),
             asked()
         ));
     }
-    let Some(result) = case
-        .result
-        .as_ref()
-        .filter(|_| !case.result_is_placeholder())
-    else {
-        return Err(format!(
-            "the program answered `{}` without a result to `{}`",
-            clip(trimmed, 120),
-            asked()
-        ));
+    let Some(result) = case.result.as_ref().filter(|_| !case.result_is_placeholder()) else {
+        return Err(format!("the program answered `{}` without a result to `{}`", clip(trimmed, 120), asked()));
     };
     if result.width != dst_width {
         return Err(format!(
@@ -178,21 +140,14 @@ struct Running {
 impl Running {
     fn start(cmd: &str) -> Result<Running, String> {
         let mut command = Command::new("sh");
-        command
-            .arg("-c")
-            .arg(cmd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        command.arg("-c").arg(cmd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         #[cfg(unix)]
         {
             // Its own process group, so that killing it also kills what `sh` started.
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("cannot start `sh -c {cmd:?}`: {e}"))?;
+        let mut child = command.spawn().map_err(|e| format!("cannot start `sh -c {cmd:?}`: {e}"))?;
         let stdin: ChildStdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");
@@ -210,13 +165,7 @@ impl Running {
         let tail = Arc::new(Mutex::new(Tail::default()));
         let t2 = Arc::clone(&tail);
         thread::spawn(move || stderr_tail(stderr, t2));
-        Ok(Running {
-            child,
-            to_writer: Some(to_writer),
-            answers,
-            stderr: tail,
-            group_killed: false,
-        })
+        Ok(Running { child, to_writer: Some(to_writer), answers, stderr: tail, group_killed: false })
     }
 
     /// Kill what is left of the process group once the program has exited
@@ -376,13 +325,7 @@ impl ProcessImpl {
     /// Start `sh -c CMD`. `timeout` bounds the wait for each answer line;
     /// `restart` starts the program again on the next call after a failure.
     pub fn spawn(cmd: &str, timeout: Duration, restart: bool) -> Result<ProcessImpl, String> {
-        let mut p = ProcessImpl {
-            cmd: cmd.to_string(),
-            timeout,
-            restart,
-            run: None,
-            dead: false,
-        };
+        let mut p = ProcessImpl { cmd: cmd.to_string(), timeout, restart, run: None, dead: false };
         p.ensure_running()?;
         Ok(p)
     }
@@ -400,11 +343,7 @@ impl ProcessImpl {
 
     /// Evaluate a batch: the answers in order up to the first failure, and
     /// that failure if any (the program is then stopped).
-    pub fn eval_partial(
-        &mut self,
-        c: &Cvt,
-        cases: &[(Vec<Operand>, u32)],
-    ) -> (Vec<u64>, Option<String>) {
+    pub fn eval_partial(&mut self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> (Vec<u64>, Option<String>) {
         let mut out = Vec::with_capacity(cases.len());
         if cases.is_empty() {
             return (out, None);
@@ -419,15 +358,9 @@ impl ProcessImpl {
             text.push_str(&request_line(c, ops, *w));
             text.push('\n');
         }
-        let sent = run
-            .to_writer
-            .as_ref()
-            .is_some_and(|t| t.send(text.into_bytes()).is_ok());
+        let sent = run.to_writer.as_ref().is_some_and(|t| t.send(text.into_bytes()).is_ok());
         if !sent {
-            return (
-                out,
-                Some(self.fail("cannot write to the program's stdin".into(), false)),
-            );
+            return (out, Some(self.fail("cannot write to the program's stdin".into(), false)));
         }
         for (i, (ops, w)) in cases.iter().enumerate() {
             let at = || {
@@ -445,11 +378,7 @@ impl ProcessImpl {
                     Err(e) => return (out, Some(self.fail(format!("{e}{}", at()), false))),
                 },
                 Ok(Err(e)) => {
-                    let msg = format!(
-                        "the program's answer to `{}`{} is unreadable: {e}",
-                        request_line(c, ops, *w),
-                        at()
-                    );
+                    let msg = format!("the program's answer to `{}`{} is unreadable: {e}", request_line(c, ops, *w), at());
                     return (out, Some(self.fail(msg, false)));
                 }
                 Err(RecvTimeoutError::Timeout) => {
@@ -466,16 +395,10 @@ impl ProcessImpl {
                     let status: Option<ExitStatus> = status;
                     let how = match (status, exited) {
                         (Some(s), true) => format!("exited ({})", describe_status(s)),
-                        (Some(s), false) => {
-                            format!("closed its stdout and was killed ({})", describe_status(s))
-                        }
+                        (Some(s), false) => format!("closed its stdout and was killed ({})", describe_status(s)),
                         (None, _) => "closed its stdout".to_string(),
                     };
-                    let msg = format!(
-                        "the program {how} before answering `{}`{}",
-                        request_line(c, ops, *w),
-                        at()
-                    );
+                    let msg = format!("the program {how} before answering `{}`{}", request_line(c, ops, *w), at());
                     return (out, Some(self.fail(msg, true)));
                 }
             }
@@ -493,10 +416,7 @@ impl ProcessImpl {
         run.kill();
         if !said {
             match exited {
-                Some(s) => m.push_str(&format!(
-                    "\n  the program had exited ({})",
-                    describe_status(s)
-                )),
+                Some(s) => m.push_str(&format!("\n  the program had exited ({})", describe_status(s))),
                 None => m.push_str("\n  the program was killed"),
             }
         }
@@ -520,8 +440,7 @@ impl Implementation for ProcessImpl {
     }
 
     fn eval(&mut self, c: &Cvt, operands: &[Operand], dst_width: u32) -> Result<u64, String> {
-        self.eval_batch(c, &[(operands.to_vec(), dst_width)])
-            .map(|v| v[0])
+        self.eval_batch(c, &[(operands.to_vec(), dst_width)]).map(|v| v[0])
     }
 
     fn eval_batch(&mut self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> Result<Vec<u64>, String> {
@@ -549,30 +468,15 @@ mod tests {
     #[test]
     fn requests_and_answers() {
         let c = parse("cvt.s16.s8").unwrap();
-        let ops = [Operand {
-            bits: 0x1392_31c2,
-            width: 32,
-        }];
-        assert_eq!(
-            request_line(&c, &ops, 32),
-            "cvt.s16.s8 139231c2 => ????????"
-        );
-        assert_eq!(
-            check_answer(&c, &ops, 32, "cvt.s16.s8 139231c2 => ffffffc2  # ok"),
-            Ok(0xffff_ffc2)
-        );
+        let ops = [Operand { bits: 0x1392_31c2, width: 32 }];
+        assert_eq!(request_line(&c, &ops, 32), "cvt.s16.s8 139231c2 => ????????");
+        assert_eq!(check_answer(&c, &ops, 32, "cvt.s16.s8 139231c2 => ffffffc2  # ok"), Ok(0xffff_ffc2));
         for (bad, want) in [
             ("", "empty line"),
             ("# hi", "comment line"),
             ("hello", "not a case line"),
-            (
-                "cvt.s32.s8 139231c2 => ffffffc2",
-                "answered for `cvt.s32.s8`",
-            ),
-            (
-                "cvt.s16.s8 000000c2 => ffffffc2",
-                "answered with operands `000000c2`",
-            ),
+            ("cvt.s32.s8 139231c2 => ffffffc2", "answered for `cvt.s32.s8`"),
+            ("cvt.s16.s8 000000c2 => ffffffc2", "answered with operands `000000c2`"),
             ("cvt.s16.s8 139231c2", "without a result"),
             ("cvt.s16.s8 139231c2 => ????????", "without a result"),
             ("cvt.s16.s8 139231c2 => ffc2", "16-bit result"),

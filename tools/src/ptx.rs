@@ -144,13 +144,7 @@ impl Kernel {
     /// `// kernel <name> <instruction> <w_1> [<w_2> ...] -> <w_d>`.
     pub fn table_line(&self) -> String {
         let ws: Vec<String> = self.src_widths.iter().map(|w| w.to_string()).collect();
-        format!(
-            "// kernel {} {} {} -> {}",
-            self.name,
-            self.instr,
-            ws.join(" "),
-            self.dst_width
-        )
+        format!("// kernel {} {} {} -> {}", self.name, self.instr, ws.join(" "), self.dst_width)
     }
 }
 
@@ -158,16 +152,7 @@ impl Kernel {
 /// other character outside `[A-Za-z0-9_]`) replaced by `_`, e.g.
 /// `cvt.rn.f16.f32` → `cvt_rn_f16_f32`. One to one on canonical spellings.
 pub fn kernel_name(c: &Cvt) -> String {
-    c.to_string()
-        .chars()
-        .map(|ch| {
-            if ch.is_ascii_alphanumeric() || ch == '_' {
-                ch
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    c.to_string().chars().map(|ch| if ch.is_ascii_alphanumeric() || ch == '_' { ch } else { '_' }).collect()
 }
 
 /// Smallest PTX register width that holds `bits`.
@@ -180,11 +165,7 @@ fn reg_width(bits: u32) -> u32 {
 /// parsing the header.
 pub fn kernels(variants: &[Cvt]) -> Vec<Kernel> {
     let mut seen = std::collections::HashSet::new();
-    variants
-        .iter()
-        .filter(|c| seen.insert(**c))
-        .map(Kernel::natural)
-        .collect()
+    variants.iter().filter(|c| seen.insert(**c)).map(Kernel::natural).collect()
 }
 
 /// A complete PTX module with one kernel per variant (natural registers;
@@ -282,18 +263,9 @@ fn kernel_text(s: &mut String, k: &Kernel) {
 
 /// Write `bytes` to `path` through a temporary file in the same folder and a rename.
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp~",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?;
+    let tmp = dir.join(format!(".{}.{}.tmp~", name.to_string_lossy(), std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -310,10 +282,7 @@ pub fn run(a: PtxArgs) -> u8 {
     let Registers::Natural = a.registers;
     let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
     if let Some(min) = a.target.min_version().filter(|m| version < *m) {
-        eprintln!(
-            "error: target {} needs PTX ISA {min} or later, not {version}",
-            a.target
-        );
+        eprintln!("error: target {} needs PTX ISA {min} or later, not {version}", a.target);
         return 2;
     }
     let pattern = match a.filter.as_deref().map(glob::Pattern::new).transpose() {
@@ -329,10 +298,7 @@ pub fn run(a: PtxArgs) -> u8 {
         .filter(|c| pattern.as_ref().is_none_or(|p| p.matches(&c.to_string())))
         .collect();
     if variants.is_empty() {
-        eprintln!(
-            "error: no variant legal on {} at PTX ISA {version} matches",
-            a.target
-        );
+        eprintln!("error: no variant legal on {} at PTX ISA {version} matches", a.target);
         return 2;
     }
     let text = module(&variants, a.target, version);
@@ -344,12 +310,7 @@ pub fn run(a: PtxArgs) -> u8 {
             eprintln!("error: cannot write {}: {e}", a.out);
             return 2;
         }
-        eprintln!(
-            "{} kernels for {} (PTX ISA {version}) written to {}",
-            variants.len(),
-            a.target,
-            a.out
-        );
+        eprintln!("{} kernels for {} (PTX ISA {version}) written to {}", variants.len(), a.target, a.out);
     }
     0
 }
@@ -369,23 +330,12 @@ mod tests {
         let k = Kernel::natural(&cvt("cvt.rs.satfinite.e2m1x4.f32"));
         assert_eq!(k.table_line(), "// kernel cvt_rs_satfinite_e2m1x4_f32 cvt.rs.satfinite.e2m1x4.f32 32 32 32 32 32 -> 16");
         let k = Kernel::natural(&cvt("cvt.rn.bf16.s8"));
-        assert_eq!(
-            k.table_line(),
-            "// kernel cvt_rn_bf16_s8 cvt.rn.bf16.s8 8 -> 16"
-        );
+        assert_eq!(k.table_line(), "// kernel cvt_rn_bf16_s8 cvt.rn.bf16.s8 8 -> 16");
     }
 
     #[test]
     fn kernel_body() {
-        let m = module(
-            &[
-                cvt("cvt.rn.f16.f32"),
-                cvt("cvt.rn.f16.f32"),
-                cvt("cvt.rs.satfinite.e4m3x4.f32"),
-            ],
-            "sm_100a".parse().unwrap(),
-            PtxVersion::LATEST,
-        );
+        let m = module(&[cvt("cvt.rn.f16.f32"), cvt("cvt.rn.f16.f32"), cvt("cvt.rs.satfinite.e4m3x4.f32")], "sm_100a".parse().unwrap(), PtxVersion::LATEST);
         assert!(m.contains("// kernels 2\n"), "{m}");
         for want in [
             ".target sm_100a\n",
@@ -398,16 +348,7 @@ mod tests {
         ] {
             assert!(m.contains(want), "lacks {want:?}:\n{m}");
         }
-        let m = module(
-            &[cvt("cvt.rni.u8.bf16")],
-            Target::new(90),
-            PtxVersion::LATEST,
-        );
-        assert!(
-            m.contains(".reg .b8 %d;")
-                && m.contains("st.global.b8 [%ptr], %d;")
-                && m.contains("add.s64 %ptr, %ptr, %i;"),
-            "{m}"
-        );
+        let m = module(&[cvt("cvt.rni.u8.bf16")], Target::new(90), PtxVersion::LATEST);
+        assert!(m.contains(".reg .b8 %d;") && m.contains("st.global.b8 [%ptr], %d;") && m.contains("add.s64 %ptr, %ptr, %i;"), "{m}");
     }
 }

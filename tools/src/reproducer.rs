@@ -32,17 +32,8 @@ pub fn case_line(case: &Case, expected: &AcceptSet) -> String {
 /// The target for a snippet: `sm_90` when that admits the form (or nothing
 /// does), else the first of a few newer targets that does.
 pub fn default_target(case: &Case, version: PtxVersion) -> Target {
-    let regs = Regs {
-        dst: case.dst_width(),
-        src: case
-            .operands
-            .first()
-            .map_or(case.instr.atype.bits(), |o| o.width),
-    };
-    let targets: Vec<Target> = FALLBACK_TARGETS
-        .iter()
-        .filter_map(|t| t.parse().ok())
-        .collect();
+    let regs = Regs { dst: case.dst_width(), src: case.operands.first().map_or(case.instr.atype.bits(), |o| o.width) };
+    let targets: Vec<Target> = FALLBACK_TARGETS.iter().filter_map(|t| t.parse().ok()).collect();
     targets
         .iter()
         .copied()
@@ -70,8 +61,7 @@ fn operand_names(c: &Cvt, n: usize) -> Vec<String> {
 /// four-lane results from four sources, the vector `{%a, %b, %e, %f}`;
 /// `.rs` forms then take `%rbits`.
 fn operand_list(c: &Cvt, names: &[String]) -> String {
-    let vector =
-        !c.atype.is_packed() && c.dtype.is_packed() && c.dtype.lanes() == 4 && names.len() >= 4;
+    let vector = !c.atype.is_packed() && c.dtype.is_packed() && c.dtype.lanes() == 4 && names.len() >= 4;
     if vector {
         let mut parts = vec![format!("{{{}}}", names[..4].join(", "))];
         parts.extend(names[4..].iter().cloned());
@@ -103,18 +93,11 @@ pub fn ptx_snippet(case: &Case, target: Target, version: PtxVersion) -> String {
             let _ = writeln!(s, "// ptx-cvt case: {}", format_case(c, &case.operands, r));
         }
         None => {
-            let ops: Vec<String> = case
-                .operands
-                .iter()
-                .map(|o| ptx_cvt::eval::fmt_hex(o.bits, o.width))
-                .collect();
+            let ops: Vec<String> = case.operands.iter().map(|o| ptx_cvt::eval::fmt_hex(o.bits, o.width)).collect();
             let _ = writeln!(s, "// ptx-cvt case: {c} {}", ops.join(" "));
         }
     }
-    let _ = writeln!(
-        s,
-        "// Stores the {dw}-bit destination register of the cvt at out[0]."
-    );
+    let _ = writeln!(s, "// Stores the {dw}-bit destination register of the cvt at out[0].");
     let _ = writeln!(s, ".version {version}");
     let _ = writeln!(s, ".target {target}");
     let _ = writeln!(s, ".address_size 64");
@@ -160,10 +143,7 @@ mod tests {
     fn scalar_snippet() {
         let c = case("cvt.rn.f16.f32 3f801000 => 3c00");
         let s = ptx_snippet(&c, Target::new(90), DEFAULT_VERSION);
-        assert!(
-            s.starts_with("// ptx-cvt case: cvt.rn.f16.f32 3f801000 => 3c00\n"),
-            "{s}"
-        );
+        assert!(s.starts_with("// ptx-cvt case: cvt.rn.f16.f32 3f801000 => 3c00\n"), "{s}");
         for want in [
             ".version 9.5\n",
             ".target sm_90\n",
@@ -183,53 +163,22 @@ mod tests {
 
     #[test]
     fn eight_bit_and_wide_registers() {
-        let s = ptx_snippet(
-            &case("cvt.s16.s8 c2 => ffc2"),
-            Target::new(90),
-            DEFAULT_VERSION,
-        );
-        assert!(
-            s.contains(".reg .b8 %a;")
-                && s.contains("mov.b16 %t8, 0x00c2;")
-                && s.contains("cvt.u8.u16 %a, %t8;"),
-            "{s}"
-        );
-        let s = ptx_snippet(
-            &case("cvt.s16.s8 139231c2 => ffffffc2"),
-            Target::new(90),
-            DEFAULT_VERSION,
-        );
-        assert!(
-            s.contains(".reg .b32 %a;")
-                && s.contains(".reg .b32 %d;")
-                && s.contains("st.global.b32"),
-            "{s}"
-        );
+        let s = ptx_snippet(&case("cvt.s16.s8 c2 => ffc2"), Target::new(90), DEFAULT_VERSION);
+        assert!(s.contains(".reg .b8 %a;") && s.contains("mov.b16 %t8, 0x00c2;") && s.contains("cvt.u8.u16 %a, %t8;"), "{s}");
+        let s = ptx_snippet(&case("cvt.s16.s8 139231c2 => ffffffc2"), Target::new(90), DEFAULT_VERSION);
+        assert!(s.contains(".reg .b32 %a;") && s.contains(".reg .b32 %d;") && s.contains("st.global.b32"), "{s}");
     }
 
     #[test]
     fn packed_operands() {
-        let s = ptx_snippet(
-            &case("cvt.rn.f16x2.f32 3f800000 40000000 => 40003c00"),
-            Target::new(90),
-            DEFAULT_VERSION,
-        );
+        let s = ptx_snippet(&case("cvt.rn.f16x2.f32 3f800000 40000000 => 40003c00"), Target::new(90), DEFAULT_VERSION);
         assert!(s.contains("cvt.rn.f16x2.f32 %d, %a, %b;"), "{s}");
         let c = case("cvt.rs.satfinite.e4m3x4.f32 3f800000 3f800000 3f800000 3f800000 00000000");
         let t = default_target(&c, DEFAULT_VERSION);
         assert_eq!(t.to_string(), "sm_100a");
         let s = ptx_snippet(&c, t, DEFAULT_VERSION);
-        assert!(
-            s.contains("cvt.rs.satfinite.e4m3x4.f32 %d, {%a, %b, %e, %f}, %rbits;"),
-            "{s}"
-        );
-        assert!(
-            s.contains(".target sm_100a") && s.contains(".reg .b32 %d;"),
-            "{s}"
-        );
-        assert_eq!(
-            default_target(&case("cvt.rn.f16.f32 3f800000"), DEFAULT_VERSION),
-            Target::new(90)
-        );
+        assert!(s.contains("cvt.rs.satfinite.e4m3x4.f32 %d, {%a, %b, %e, %f}, %rbits;"), "{s}");
+        assert!(s.contains(".target sm_100a") && s.contains(".reg .b32 %d;"), "{s}");
+        assert_eq!(default_target(&case("cvt.rn.f16.f32 3f800000"), DEFAULT_VERSION), Target::new(90));
     }
 }

@@ -68,10 +68,7 @@ pub struct SharedLib {
 
 impl std::fmt::Debug for SharedLib {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SharedLib")
-            .field("path", &self.path)
-            .field("symbol", &self.symbol)
-            .finish()
+        f.debug_struct("SharedLib").field("path", &self.path).field("symbol", &self.symbol).finish()
     }
 }
 
@@ -83,9 +80,7 @@ impl SharedLib {
     pub fn open(path: &Path, symbol: &str) -> Result<SharedLib, String> {
         let shown = path.display();
         if symbol.is_empty() {
-            return Err(
-                "empty symbol name: name the exported C function (default cvt_impl)".into(),
-            );
+            return Err("empty symbol name: name the exported C function (default cvt_impl)".into());
         }
         if symbol.contains('\0') {
             return Err(format!("symbol name {symbol:?} contains a NUL byte"));
@@ -100,8 +95,7 @@ impl SharedLib {
         if meta.is_dir() {
             return Err(format!("`{shown}` is a directory, not a shared library"));
         }
-        let abs =
-            std::fs::canonicalize(path).map_err(|e| format!("cannot resolve `{shown}`: {e}"))?;
+        let abs = std::fs::canonicalize(path).map_err(|e| format!("cannot resolve `{shown}`: {e}"))?;
         // SAFETY: loading runs the library's initialisers; the user asked for this library.
         let lib = unsafe { Library::new(&abs) }.map_err(|e| {
             format!(
@@ -120,12 +114,7 @@ impl SharedLib {
                 ))
             }
         };
-        Ok(SharedLib {
-            func,
-            _lib: lib,
-            path: abs,
-            symbol: symbol.to_string(),
-        })
+        Ok(SharedLib { func, _lib: lib, path: abs, symbol: symbol.to_string() })
     }
 
     /// The library's absolute path.
@@ -146,28 +135,14 @@ impl Implementation for SharedLib {
 
     fn eval(&mut self, c: &Cvt, operands: &[Operand], dst_width: u32) -> Result<u64, String> {
         let instr = c.to_string();
-        let text = CString::new(instr.as_str())
-            .map_err(|_| format!("instruction {instr:?} contains a NUL byte"))?;
+        let text = CString::new(instr.as_str()).map_err(|_| format!("instruction {instr:?} contains a NUL byte"))?;
         let bits: Vec<u64> = operands.iter().map(|o| o.bits).collect();
         let widths: Vec<u32> = operands.iter().map(|o| o.width).collect();
         let mut result = 0u64;
         // SAFETY: valid pointers for the documented lengths, alive for the call.
-        let rc = unsafe {
-            (self.func)(
-                text.as_ptr(),
-                bits.as_ptr(),
-                widths.as_ptr(),
-                operands.len(),
-                dst_width,
-                &mut result,
-            )
-        };
+        let rc = unsafe { (self.func)(text.as_ptr(), bits.as_ptr(), widths.as_ptr(), operands.len(), dst_width, &mut result) };
         if rc != 0 {
-            return Err(format!(
-                "{} rejected `{}` (returned {rc})",
-                self.symbol,
-                describe(c, operands, dst_width)
-            ));
+            return Err(format!("{} rejected `{}` (returned {rc})", self.symbol, describe(c, operands, dst_width)));
         }
         Ok(result)
     }
@@ -193,15 +168,11 @@ mod tests {
     use std::process::Command;
 
     fn workspace() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .unwrap()
-            .to_path_buf()
+        Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
     }
 
     fn scratch(tag: &str) -> PathBuf {
-        let d =
-            std::env::temp_dir().join(format!("ptx-cvt-shared-lib-{tag}-{}", std::process::id()));
+        let d = std::env::temp_dir().join(format!("ptx-cvt-shared-lib-{tag}-{}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
         d
     }
@@ -210,38 +181,22 @@ mod tests {
     /// directory (returned for cleanup), or None without a C compiler.
     fn toy_lib(tag: &str) -> Option<(PathBuf, PathBuf)> {
         let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-        if !Command::new(&cc)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-        {
-            eprintln!(
-                "SKIPPED: no C compiler (set CC or install cc) to build capi/examples/toy_impl.c"
-            );
+        if !Command::new(&cc).arg("--version").output().is_ok_and(|o| o.status.success()) {
+            eprintln!("SKIPPED: no C compiler (set CC or install cc) to build capi/examples/toy_impl.c");
             return None;
         }
         let dir = scratch(tag);
-        let lib = dir.join(format!(
-            "{}toy_impl{}",
-            std::env::consts::DLL_PREFIX,
-            std::env::consts::DLL_SUFFIX
-        ));
+        let lib = dir.join(format!("{}toy_impl{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX));
         let ws = workspace();
         let out = Command::new(&cc)
-            .args([
-                "-shared", "-fPIC", "-O2", "-std=c99", "-Wall", "-Wextra", "-Werror", "-I",
-            ])
+            .args(["-shared", "-fPIC", "-O2", "-std=c99", "-Wall", "-Wextra", "-Werror", "-I"])
             .arg(ws.join("capi/include"))
             .arg(ws.join("capi/examples/toy_impl.c"))
             .arg("-o")
             .arg(&lib)
             .output()
             .expect("run the C compiler");
-        assert!(
-            out.status.success(),
-            "building toy_impl.c failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "building toy_impl.c failed:\n{}", String::from_utf8_lossy(&out.stderr));
         Some((lib, dir))
     }
 
@@ -259,15 +214,9 @@ mod tests {
 
     #[test]
     fn toy_implementation_matches_the_oracle() {
-        let Some((path, dir)) = toy_lib("ok") else {
-            return;
-        };
+        let Some((path, dir)) = toy_lib("ok") else { return };
         let mut imp = SharedLib::open(&path, DEFAULT_SYMBOL).unwrap();
-        assert!(
-            imp.name().contains("toy_impl") && imp.name().contains("cvt_impl"),
-            "{}",
-            imp.name()
-        );
+        assert!(imp.name().contains("toy_impl") && imp.name().contains("cvt_impl"), "{}", imp.name());
         assert_eq!(imp.symbol(), "cvt_impl");
         assert!(imp.path().is_absolute());
 
@@ -285,72 +234,36 @@ mod tests {
             ("cvt.u32.u16", vec![op(0xffff, 16)], 32),
             ("cvt.u32.u16", vec![op(0x1234_5678, 32)], 64),
         ] {
-            assert!(
-                agrees(&mut imp, instr, &ops, dst).unwrap(),
-                "{instr} {ops:?} {dst}"
-            );
+            assert!(agrees(&mut imp, instr, &ops, dst).unwrap(), "{instr} {ops:?} {dst}");
         }
         // f32 → f16 round to nearest even: specials, boundaries, ties, then a seeded sweep.
         let mut inputs: Vec<u32> = vec![
-            0,
-            0x8000_0000,
-            0x7f80_0000,
-            0xff80_0000,
-            0x7fc0_0000,
-            0xffc0_0001,
-            0x7f80_0001,
-            0x0000_0001,
-            0x807f_ffff,
-            0x3380_0000,
-            0x3300_0000,
-            0x3300_0001,
-            0x3880_0000,
-            0x387f_e000,
-            0x387f_f000,
-            0x477f_e000,
-            0x477f_efff,
-            0x477f_f000,
-            0x4780_0000,
-            0x3f80_1000,
-            0x3f80_3000,
-            0x3f80_1001,
-            0xc77f_f000,
-            0x7f7f_ffff,
+            0, 0x8000_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0xffc0_0001, 0x7f80_0001, 0x0000_0001, 0x807f_ffff,
+            0x3380_0000, 0x3300_0000, 0x3300_0001, 0x3880_0000, 0x387f_e000, 0x387f_f000, 0x477f_e000, 0x477f_efff,
+            0x477f_f000, 0x4780_0000, 0x3f80_1000, 0x3f80_3000, 0x3f80_1001, 0xc77f_f000, 0x7f7f_ffff,
         ];
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         for _ in 0..20_000 {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
             inputs.push((x >> 32) as u32);
         }
         for a in inputs {
-            assert!(
-                agrees(&mut imp, "cvt.rn.f16.f32", &[op(a as u64, 32)], 16).unwrap(),
-                "cvt.rn.f16.f32 {a:08x}"
-            );
+            assert!(agrees(&mut imp, "cvt.rn.f16.f32", &[op(a as u64, 32)], 16).unwrap(), "cvt.rn.f16.f32 {a:08x}");
         }
         // Batches go through the same function.
         let c = ptx_cvt::instr::parse("cvt.s16.s8").unwrap();
-        let got = imp
-            .eval_batch(&c, &[(vec![op(0xff, 8)], 16), (vec![op(0x01, 8)], 16)])
-            .unwrap();
+        let got = imp.eval_batch(&c, &[(vec![op(0xff, 8)], 16), (vec![op(0x01, 8)], 16)]).unwrap();
         assert_eq!(got, vec![0xffff, 0x0001]);
         let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]
     fn rejections_and_wrong_answers() {
-        let Some((path, dir)) = toy_lib("reject") else {
-            return;
-        };
+        let Some((path, dir)) = toy_lib("reject") else { return };
         let mut imp = SharedLib::open(&path, DEFAULT_SYMBOL).unwrap();
         let c = ptx_cvt::instr::parse("cvt.rz.f16.f32").unwrap();
         let e = imp.eval(&c, &[op(0x3f80_0000, 32)], 16).unwrap_err();
-        assert_eq!(
-            e,
-            "cvt_impl rejected `cvt.rz.f16.f32 3f800000 => ????` (returned 1)"
-        );
+        assert_eq!(e, "cvt_impl rejected `cvt.rz.f16.f32 3f800000 => ????` (returned 1)");
         // The deliberately wrong symbol truncates: 1 + 3·2^-12 rounds up to 3c02 under .rn.
         let mut bad = SharedLib::open(&path, "cvt_impl_truncating").unwrap();
         assert!(!agrees(&mut bad, "cvt.rn.f16.f32", &[op(0x3f80_3000, 32)], 16).unwrap());
@@ -363,30 +276,19 @@ mod tests {
         let dir = scratch("errors");
         let missing = dir.join("libnothere.so");
         let e = SharedLib::open(&missing, DEFAULT_SYMBOL).unwrap_err();
-        assert!(
-            e.contains("does not exist") && e.contains("libnothere.so"),
-            "{e}"
-        );
+        assert!(e.contains("does not exist") && e.contains("libnothere.so"), "{e}");
         let e = SharedLib::open(&dir, DEFAULT_SYMBOL).unwrap_err();
         assert!(e.contains("is a directory"), "{e}");
         let text = dir.join("libtext.so");
         std::fs::write(&text, "not a library\n").unwrap();
         let e = SharedLib::open(&text, DEFAULT_SYMBOL).unwrap_err();
-        assert!(
-            e.contains("cannot load") && e.contains("as a shared library"),
-            "{e}"
-        );
-        assert!(SharedLib::open(&text, "")
-            .unwrap_err()
-            .contains("empty symbol"));
+        assert!(e.contains("cannot load") && e.contains("as a shared library"), "{e}");
+        assert!(SharedLib::open(&text, "").unwrap_err().contains("empty symbol"));
         assert!(SharedLib::open(&text, "a\0b").unwrap_err().contains("NUL"));
         let _ = std::fs::remove_dir_all(&dir);
         if let Some((path, dir)) = toy_lib("nosym") {
             let e = SharedLib::open(&path, "no_such_function").unwrap_err();
-            assert!(
-                e.contains("does not export a function `no_such_function`"),
-                "{e}"
-            );
+            assert!(e.contains("does not export a function `no_such_function`"), "{e}");
             let _ = std::fs::remove_dir_all(dir);
         }
     }

@@ -169,10 +169,7 @@ pub fn parse_range(s: &str) -> Result<(u128, u128), String> {
 pub fn parse_shard(s: &str) -> Result<(u64, u64), String> {
     let bad = || format!("`{s}`: expected K/N with 0 <= K < N, e.g. 0/4");
     let (k, n) = s.split_once('/').ok_or_else(bad)?;
-    let (k, n) = (
-        k.trim().parse::<u64>().map_err(|_| bad())?,
-        n.trim().parse::<u64>().map_err(|_| bad())?,
-    );
+    let (k, n) = (k.trim().parse::<u64>().map_err(|_| bad())?, n.trim().parse::<u64>().map_err(|_| bad())?);
     if n == 0 || k >= n {
         return Err(bad());
     }
@@ -245,14 +242,7 @@ pub fn run(a: SweepArgs) -> u8 {
     let src_width = shape.srcs[0];
     let dst_width = c.dtype.bits();
     // Legality (and the plan) at natural widths, once, before anything runs.
-    if let Err(e) = fast::evaluate(
-        &c,
-        &[Operand {
-            bits: 0,
-            width: src_width,
-        }],
-        dst_width,
-    ) {
+    if let Err(e) = fast::evaluate(&c, &[Operand { bits: 0, width: src_width }], dst_width) {
         eprintln!("error: {e}");
         return 2;
     }
@@ -278,14 +268,10 @@ pub fn run(a: SweepArgs) -> u8 {
     };
     let (k, n) = a.shard.unwrap_or((0, 1));
     let len = hi - lo;
-    let (start, end) = (
-        lo + len * k as u128 / n as u128,
-        lo + len * (k as u128 + 1) / n as u128,
-    );
+    let (start, end) = (lo + len * k as u128 / n as u128, lo + len * (k as u128 + 1) / n as u128);
     let count = end - start;
     if let Some(out) = &a.out {
-        let line =
-            c.to_string().len() + 1 + src_width as usize / 4 + 4 + dst_width as usize / 4 + 1;
+        let line = c.to_string().len() + 1 + src_width as usize / 4 + 4 + dst_width as usize / 4 + 1;
         let gb = count as f64 * line as f64 / 1e9;
         if count > OUT_LIMIT && a.range.is_none() && !a.force {
             eprintln!(
@@ -295,16 +281,10 @@ pub fn run(a: SweepArgs) -> u8 {
             return 2;
         }
         if count > OUT_LIMIT {
-            eprintln!(
-                "warning: writing {count} lines (~{gb:.1} GB) to {}",
-                out.display()
-            );
+            eprintln!("warning: writing {count} lines (~{gb:.1} GB) to {}", out.display());
         }
     }
-    let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(a.jobs.unwrap_or(0))
-        .build()
-    {
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build() {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
@@ -351,10 +331,7 @@ pub fn run(a: SweepArgs) -> u8 {
     let bar = if std::io::stderr().is_terminal() && !a.json {
         let b = ProgressBar::new(count.min(u64::MAX as u128) as u64);
         b.set_style(
-            ProgressStyle::with_template(
-                "{bar:40} {human_pos}/{human_len} inputs, {per_sec}, {elapsed} elapsed, eta {eta}",
-            )
-            .unwrap(),
+            ProgressStyle::with_template("{bar:40} {human_pos}/{human_len} inputs, {per_sec}, {elapsed} elapsed, eta {eta}").unwrap(),
         );
         b
     } else {
@@ -362,33 +339,16 @@ pub fn run(a: SweepArgs) -> u8 {
     };
     let sweep_started = Instant::now();
     let (digest, done, swept) = if out.is_none() && target.is_none() {
-        (
-            pool.install(|| plain_sweep(&c, start, end, &bar)),
-            count,
-            true,
-        )
+        (pool.install(|| plain_sweep(&c, start, end, &bar)), count, true)
     } else {
-        kept_sweep(
-            &pool,
-            &c,
-            (start, end),
-            dst_width,
-            &mut out,
-            &mut target,
-            &a,
-            &mut t,
-            &bar,
-        )
+        kept_sweep(&pool, &c, (start, end), dst_width, &mut out, &mut target, &a, &mut t, &bar)
     };
     bar.finish_and_clear();
     let sweep_secs = sweep_started.elapsed().as_secs_f64();
     let secs = started.elapsed().as_secs_f64();
     if let Some(mut w) = out {
         if let Err(e) = w.flush() {
-            eprintln!(
-                "error: cannot write {}: {e}",
-                a.out.as_ref().unwrap().display()
-            );
+            eprintln!("error: cannot write {}: {e}", a.out.as_ref().unwrap().display());
             t.errors += 1;
         }
     }
@@ -427,28 +387,17 @@ pub fn run(a: SweepArgs) -> u8 {
             );
         }
         if let Some(tg) = &target {
-            say!(
-                "target {}: {} input(s) compared, {} mismatch(es)",
-                tg.name(),
-                t.target_compared,
-                t.target_mismatches
-            );
+            say!("target {}: {} input(s) compared, {} mismatch(es)", tg.name(), t.target_compared, t.target_mismatches);
         }
         if swept {
             say!("digest {digest:016x}");
         } else {
             say!("digest (none: the sweep stopped early)");
         }
-        say!(
-            "{done} inputs evaluated, {} mismatches, {secs:.2} s, {rate:.1} M inputs/s",
-            t.mismatches
-        );
+        say!("{done} inputs evaluated, {} mismatches, {secs:.2} s, {rate:.1} M inputs/s", t.mismatches);
     }
     if t.shown < t.mismatches && !a.json {
-        eprintln!(
-            "{} mismatch(es) shown of {} (--max-failures N shows more)",
-            t.shown, t.mismatches
-        );
+        eprintln!("{} mismatch(es) shown of {} (--max-failures N shows more)", t.shown, t.mismatches);
     }
     if t.errors > 0 {
         eprintln!("{} error(s)", t.errors);
@@ -478,8 +427,7 @@ fn plain_sweep(c: &Cvt, start: u128, end: u128, bar: &ProgressBar) -> u64 {
                     for (j, v) in inputs[..m].iter_mut().enumerate() {
                         *v = base.wrapping_add(j as u64);
                     }
-                    fast::evaluate_batch(c, &inputs[..m], &mut outs[..m])
-                        .expect("legality was checked");
+                    fast::evaluate_batch(c, &inputs[..m], &mut outs[..m]).expect("legality was checked");
                     for (&i, &o) in inputs[..m].iter().zip(&outs[..m]) {
                         digest = digest.wrapping_add(digest_term(i, o));
                     }
@@ -537,15 +485,10 @@ fn kept_sweep(
                 .map(|i| {
                     let a0 = at + i as u128 * KEPT_CHUNK as u128;
                     let b0 = (a0 + KEPT_CHUNK as u128).min(g_end);
-                    let inputs: Vec<u64> = (0..(b0 - a0) as u64)
-                        .map(|j| (a0 as u64).wrapping_add(j))
-                        .collect();
+                    let inputs: Vec<u64> = (0..(b0 - a0) as u64).map(|j| (a0 as u64).wrapping_add(j)).collect();
                     let mut results = vec![FastResult::Bits(0); inputs.len()];
-                    fast::evaluate_batch_results(c, &inputs, &mut results)
-                        .expect("legality was checked");
-                    let d = inputs.iter().zip(&results).fold(0u64, |d, (&i, r)| {
-                        d.wrapping_add(digest_term(i, r.representative()))
-                    });
+                    fast::evaluate_batch_results(c, &inputs, &mut results).expect("legality was checked");
+                    let d = inputs.iter().zip(&results).fold(0u64, |d, (&i, r)| d.wrapping_add(digest_term(i, r.representative())));
                     (d, inputs, results)
                 })
                 .collect()
@@ -564,41 +507,20 @@ fn kept_sweep(
                         s.push('\n');
                     }
                     if let Err(e) = w.write_all(s.as_bytes()) {
-                        eprintln!(
-                            "error: cannot write {}: {e}",
-                            a.out.as_ref().unwrap().display()
-                        );
+                        eprintln!("error: cannot write {}: {e}", a.out.as_ref().unwrap().display());
                         t.errors += 1;
                         return (digest, at - start, false);
                     }
                 }
             }
             if let Some(tg) = target.as_mut() {
-                for (ins, res) in inputs
-                    .chunks(a.batch as usize)
-                    .zip(results.chunks(a.batch as usize))
-                {
-                    let cases: Vec<(Vec<Operand>, u32)> = ins
-                        .iter()
-                        .map(|&x| {
-                            (
-                                vec![Operand {
-                                    bits: x,
-                                    width: src_width,
-                                }],
-                                dst_width,
-                            )
-                        })
-                        .collect();
+                for (ins, res) in inputs.chunks(a.batch as usize).zip(results.chunks(a.batch as usize)) {
+                    let cases: Vec<(Vec<Operand>, u32)> =
+                        ins.iter().map(|&x| (vec![Operand { bits: x, width: src_width }], dst_width)).collect();
                     let answers = match tg.eval_batch(c, &cases) {
                         Ok(v) if v.len() == cases.len() => v,
                         Ok(v) => {
-                            eprintln!(
-                                "error: {} answered {} results to a batch of {}",
-                                tg.name(),
-                                v.len(),
-                                cases.len()
-                            );
+                            eprintln!("error: {} answered {} results to a batch of {}", tg.name(), v.len(), cases.len());
                             t.errors += 1;
                             return (digest, at - start, false);
                         }
@@ -612,12 +534,8 @@ fn kept_sweep(
                         t.target_compared += 1;
                         if !accepts(r, dst_width, got) {
                             t.target_mismatches += 1;
-                            let case = Case {
-                                instr: *c,
-                                operands: ops.0.clone(),
-                                result: Some(AcceptSet::exact(dst_width, got)),
-                                comment: None,
-                            };
+                            let case =
+                                Case { instr: *c, operands: ops.0.clone(), result: Some(AcceptSet::exact(dst_width, got)), comment: None };
                             mismatch(&tg.name(), None, &case, a, t);
                         }
                     }
@@ -649,17 +567,11 @@ fn check_file(f: &str, c: &Cvt, (start, end): (u128, u128), a: &SweepArgs, t: &m
             Ok(Some(k)) if k.result.is_none() || k.result_is_placeholder() => {
                 Err("no result to check (expected `=> <hex>` after the operands)".to_string())
             }
-            Ok(Some(k)) if k.instr != *c => {
-                Err(format!("a case of `{}`, not of the swept `{c}`", k.instr))
-            }
+            Ok(Some(k)) if k.instr != *c => Err(format!("a case of `{}`, not of the swept `{c}`", k.instr)),
             Ok(Some(k)) => Ok(k),
             Err(e) => Err(e),
         };
-        let checked = case.and_then(|k| {
-            fast::evaluate(&k.instr, &k.operands, k.dst_width())
-                .map(|r| (k, r))
-                .map_err(|e| e.to_string())
-        });
+        let checked = case.and_then(|k| fast::evaluate(&k.instr, &k.operands, k.dst_width()).map(|r| (k, r)).map_err(|e| e.to_string()));
         let (k, r) = match checked {
             Ok(x) => x,
             Err(e) => {
@@ -695,11 +607,7 @@ fn mismatch(name: &str, line: Option<usize>, k: &Case, a: &SweepArgs, t: &mut Ta
     }
     t.shown += 1;
     let got = k.result.as_ref().expect("a result");
-    let operands: Vec<String> = k
-        .operands
-        .iter()
-        .map(|x| ptx_cvt::eval::fmt_hex(x.bits, x.width))
-        .collect();
+    let operands: Vec<String> = k.operands.iter().map(|x| ptx_cvt::eval::fmt_hex(x.bits, x.width)).collect();
     let got_text = match got.single() {
         Some(b) => describe_bits(&k.instr, b, got.width),
         None => format!("{got}"),
@@ -708,11 +616,7 @@ fn mismatch(name: &str, line: Option<usize>, k: &Case, a: &SweepArgs, t: &mut Ta
     let o = match evaluate(&k.instr, &k.operands, k.dst_width(), Profile::Sm90) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!(
-                "{at}: MISMATCH {} {} (the exact engine fails on it: {e})",
-                k.instr,
-                operands.join(" ")
-            );
+            eprintln!("{at}: MISMATCH {} {} (the exact engine fails on it: {e})", k.instr, operands.join(" "));
             return;
         }
     };
@@ -727,20 +631,10 @@ fn mismatch(name: &str, line: Option<usize>, k: &Case, a: &SweepArgs, t: &mut Ta
         return;
     }
     say!("{at}: MISMATCH {} {}", k.instr, operands.join(" "));
-    say!(
-        "  input    {} {} = {}",
-        k.instr.atype.name(),
-        operands.join(" "),
-        o.inputs_text()
-    );
+    say!("  input    {} {} = {}", k.instr.atype.name(), operands.join(" "), o.inputs_text());
     say!("  expected {}", describe_set(&k.instr, &o.accept));
     say!("  got      {got_text}");
-    say!(
-        "  rule     {} [{}]: {}",
-        rule.name(),
-        rule.evidence().tag(),
-        rule.text()
-    );
+    say!("  rule     {} [{}]: {}", rule.name(), rule.evidence().tag(), rule.text());
     say!("  case     {}", case_line(k, &o.accept));
 }
 

@@ -18,11 +18,7 @@ fn value_class(f: Format, v: &Value) -> &'static str {
         Value::Num { mag, .. } if mag.is_zero() => "zero",
         Value::Num { neg, mag } => match f.int_range() {
             Some((lo, hi)) => {
-                let i = if *neg {
-                    -mag.floor_int()
-                } else {
-                    mag.floor_int()
-                };
+                let i = if *neg { -mag.floor_int() } else { mag.floor_int() };
                 if i == lo && *neg {
                     "min"
                 } else if i == hi {
@@ -49,11 +45,7 @@ fn result_class(c: &Cvt, o: &Outcome) -> &'static str {
         };
     };
     let d = c.dtype;
-    let lane = if d.is_packed() {
-        (bits >> ((d.lanes() - 1) * d.lane_bits())) & width_mask(d.lane_bits())
-    } else {
-        bits & width_mask(d.bits())
-    };
+    let lane = if d.is_packed() { (bits >> ((d.lanes() - 1) * d.lane_bits())) & width_mask(d.lane_bits()) } else { bits & width_mask(d.bits()) };
     value_class(d.format(), &decode(d.format(), lane))
 }
 
@@ -61,9 +53,7 @@ fn rule_event(s: &Step) -> Option<&'static str> {
     use Rule::*;
     Some(match s.rule {
         NanToIntZero | NanToIntSignBit | NanToIntNarrowFromF64 => "nan-to-int",
-        NanPayload | NanCanonical | NanUnspecified | NanOpen | NanCopy | Ue8m0Nan | ReluNan => {
-            "nan"
-        }
+        NanPayload | NanCanonical | NanUnspecified | NanOpen | NanCopy | Ue8m0Nan | ReluNan => "nan",
         SatFiniteNan | SatFiniteNanToMax => "satfinite-nan",
         SatNan => "sat-nan",
         OverflowToInf => "overflow-inf",
@@ -112,18 +102,9 @@ fn wrap_event(s: &Step) -> Option<&'static str> {
 /// `input/result/event` for a case.
 pub fn classify(c: &Cvt, o: &Outcome) -> String {
     let lane = o.inputs.first().map_or("", |(n, _)| *n);
-    let steps: Vec<&Step> = o
-        .trace
-        .iter()
-        .filter(|s| s.lane.is_empty() || s.lane == lane)
-        .collect();
-    let input = o
-        .inputs
-        .first()
-        .map_or("none", |(_, v)| value_class(c.atype.format(), v));
-    let wide = steps
-        .iter()
-        .any(|s| matches!(s.rule, Rule::SourceChop | Rule::DestExtend));
+    let steps: Vec<&Step> = o.trace.iter().filter(|s| s.lane.is_empty() || s.lane == lane).collect();
+    let input = o.inputs.first().map_or("none", |(_, v)| value_class(c.atype.format(), v));
+    let wide = steps.iter().any(|s| matches!(s.rule, Rule::SourceChop | Rule::DestExtend));
     let event = steps
         .iter()
         .rev()
@@ -131,9 +112,5 @@ pub fn classify(c: &Cvt, o: &Outcome) -> String {
         .or_else(|| steps.iter().find_map(|s| rounding_event(s)))
         .or_else(|| steps.iter().find_map(|s| wrap_event(s)))
         .unwrap_or("copy");
-    format!(
-        "{input}{}/{}/{event}",
-        if wide { "+wide" } else { "" },
-        result_class(c, o)
-    )
+    format!("{input}{}/{}/{event}", if wide { "+wide" } else { "" }, result_class(c, o))
 }

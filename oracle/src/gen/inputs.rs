@@ -57,20 +57,11 @@ fn thresholds(d: Format) -> Vec<Dyadic> {
             ];
             // Ties in the top and bottom normal binades.
             let top = max.msb_exp().unwrap();
-            t.push(Dyadic::new(
-                (Integer::from(1) << (l.man_bits + 1)) + 1u32,
-                top - one_ulp - 1,
-            ));
-            t.push(Dyadic::new(
-                (Integer::from(1) << (l.man_bits + 1)) + 1u32,
-                l.emin() - one_ulp - 1,
-            ));
+            t.push(Dyadic::new((Integer::from(1) << (l.man_bits + 1)) + 1u32, top - one_ulp - 1));
+            t.push(Dyadic::new((Integer::from(1) << (l.man_bits + 1)) + 1u32, l.emin() - one_ulp - 1));
             if l.subnormals {
                 // Just below the smallest normal: rounds up into it at some modes.
-                t.push(Dyadic::new(
-                    (Integer::from(1) << (l.man_bits + 1)) - 1u32,
-                    l.emin() - one_ulp - 1,
-                ));
+                t.push(Dyadic::new((Integer::from(1) << (l.man_bits + 1)) - 1u32, l.emin() - one_ulp - 1));
             }
             t
         }
@@ -95,22 +86,11 @@ fn thresholds(d: Format) -> Vec<Dyadic> {
 fn codes_near(a: Format, l: &FloatLayout, x: &Dyadic) -> Vec<u64> {
     let max = l.max_finite_code();
     let r = round(false, x, Grid::float(l), Mode::TowardZero);
-    let code = if r.mag > l.max_finite() {
-        max
-    } else {
-        encode_finite(a, false, &r.mag) >> l.shift
-    };
+    let code = if r.mag > l.max_finite() { max } else { encode_finite(a, false, &r.mag) >> l.shift };
     (code.saturating_sub(1)..=(code + 2).min(max)).collect()
 }
 
-fn float_values(
-    a: Format,
-    l: &FloatLayout,
-    d: Format,
-    level: Level,
-    rng: &mut ChaCha8Rng,
-    out: &mut Values,
-) {
+fn float_values(a: Format, l: &FloatLayout, d: Format, level: Level, rng: &mut ChaCha8Rng, out: &mut Values) {
     let sign = l.sign_bit();
     let place = |code: u64| code << l.shift;
     let both = |out: &mut Values, code: u64| {
@@ -122,26 +102,14 @@ fn float_values(
     // Specials.
     let max = l.max_finite_code();
     let exp_max = l.exp_field_max();
-    for code in [
-        0,
-        1,
-        (1 << l.man_bits) - 1,
-        1 << l.man_bits,
-        max,
-        max - 1,
-        l.exp_field_max().min(1) << l.man_bits,
-    ] {
+    for code in [0, 1, (1 << l.man_bits) - 1, 1 << l.man_bits, max, max - 1, l.exp_field_max().min(1) << l.man_bits] {
         both(out, code & low_mask(l.width()));
     }
     if l.has_inf() {
         both(out, exp_max << l.man_bits);
     }
     if l.has_nan() {
-        let nan = if l.man_bits == 0 {
-            exp_max
-        } else {
-            (exp_max << l.man_bits) | l.quiet_bit()
-        };
+        let nan = if l.man_bits == 0 { exp_max } else { (exp_max << l.man_bits) | l.quiet_bit() };
         both(out, nan);
         if l.man_bits > 1 {
             both(out, (exp_max << l.man_bits) | 1); // signalling, smallest payload
@@ -164,13 +132,7 @@ fn float_values(
         Some(dl) => l.man_bits as i64 - dl.man_bits as i64,
         None => 0,
     };
-    let tie = |k: i64| {
-        if k > 0 && k <= l.man_bits as i64 {
-            1u64 << (k - 1)
-        } else {
-            0
-        }
-    };
+    let tie = |k: i64| if k > 0 && k <= l.man_bits as i64 { 1u64 << (k - 1) } else { 0 };
     let bias = l.bias as i64;
     let in_source = |e: i64| e + bias >= 0 && e + bias < exp_max as i64;
     let exponents: Vec<u64> = if level == Level::Deep {
@@ -193,11 +155,7 @@ fn float_values(
     for e_field in exponents {
         let e = e_field as i64 - bias;
         // Integer destinations care about the bit at 2^-1 (the tie to an integer).
-        let t = if d.float_layout().is_some() {
-            tie(drop)
-        } else {
-            tie(l.man_bits as i64 - e)
-        };
+        let t = if d.float_layout().is_some() { tie(drop) } else { tie(l.man_bits as i64 - e) };
         let m_all = low_mask(l.man_bits);
         let mut patterns = vec![0, 1, m_all, t, t.wrapping_sub(1) & m_all, t | 1];
         patterns.push(rng.next_u64() & m_all);
@@ -210,20 +168,9 @@ fn float_values(
     }
 }
 
-fn int_values(
-    n: u32,
-    signed: bool,
-    d: Format,
-    level: Level,
-    rng: &mut ChaCha8Rng,
-    out: &mut Values,
-) {
+fn int_values(n: u32, signed: bool, d: Format, level: Level, rng: &mut ChaCha8Rng, out: &mut Values) {
     let mask = low_mask(n);
-    let (min, max): (i128, i128) = if signed {
-        (-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1)
-    } else {
-        (0, (1i128 << n) - 1)
-    };
+    let (min, max): (i128, i128) = if signed { (-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1) } else { (0, (1i128 << n) - 1) };
     let push = |out: &mut Values, v: i128| {
         if v >= min && v <= max {
             out.push(v as u64 & mask);
@@ -249,12 +196,7 @@ fn int_values(
             }
             // Around the destination's max finite and overflow threshold.
             if let Some(m) = dl.max_finite().floor_int().to_i128() {
-                for v in [
-                    m - 1,
-                    m,
-                    m + 1,
-                    m + (1i128 << (dl.max_finite().exp.max(0) as u32)) / 2,
-                ] {
+                for v in [m - 1, m, m + 1, m + (1i128 << (dl.max_finite().exp.max(0) as u32)) / 2] {
                     push(out, v);
                     push(out, -v);
                 }
@@ -276,9 +218,7 @@ fn int_values(
 /// Values of source format `a` for a conversion to `d`, in the format's
 /// container bits, structured first, then `random` seeded values.
 pub fn values(a: Format, d: Format, level: Level, random: usize, rng: &mut ChaCha8Rng) -> Vec<u64> {
-    let bits = a
-        .float_layout()
-        .map_or(a.container_bits(), |l| l.width() + l.shift);
+    let bits = a.float_layout().map_or(a.container_bits(), |l| l.width() + l.shift);
     let mut out = Values::default();
     if bits <= 8 || (bits <= 16 && level == Level::Deep) {
         // Small formats: every code.

@@ -22,20 +22,12 @@ impl fmt::Display for Illegal {
 impl std::error::Error for Illegal {}
 
 fn no(rule: &'static str, message: impl Into<String>) -> Result<(), Illegal> {
-    Err(Illegal {
-        rule,
-        message: message.into(),
-    })
+    Err(Illegal { rule, message: message.into() })
 }
 
 /// Check a spelling with its registers, optionally against a target and PTX
 /// version. Without a target only the rules that hold on every target apply.
-pub fn check(
-    c: &Cvt,
-    regs: Regs,
-    target: Option<Target>,
-    version: Option<PtxVersion>,
-) -> Result<(), Illegal> {
+pub fn check(c: &Cvt, regs: Regs, target: Option<Target>, version: Option<PtxVersion>) -> Result<(), Illegal> {
     check_target_version(target, version)?;
     if !c.is_scalar() {
         return check_packed(c, regs, target, version);
@@ -45,17 +37,11 @@ pub fn check(
     check_gates(c, target, version)
 }
 
-fn check_target_version(
-    target: Option<Target>,
-    version: Option<PtxVersion>,
-) -> Result<(), Illegal> {
+fn check_target_version(target: Option<Target>, version: Option<PtxVersion>) -> Result<(), Illegal> {
     if let (Some(t), Some(v)) = (target, version) {
         if let Some(min) = t.min_version() {
             if v < min {
-                return no(
-                    "target-version",
-                    format!("target {t} needs PTX ISA {min} or later, not {v}"),
-                );
+                return no("target-version", format!("target {t} needs PTX ISA {min} or later, not {v}"));
             }
         }
     }
@@ -63,56 +49,22 @@ fn check_target_version(
 }
 
 /// tf32 and packed forms: the row of `packed::FORMS` they match decides.
-fn check_packed(
-    c: &Cvt,
-    regs: Regs,
-    t: Option<Target>,
-    v: Option<PtxVersion>,
-) -> Result<(), Illegal> {
+fn check_packed(c: &Cvt, regs: Regs, t: Option<Target>, v: Option<PtxVersion>) -> Result<(), Illegal> {
     if c.ftz || c.sat {
         let m = if c.ftz { "ftz" } else { "sat" };
-        return no(
-            "packed-modifier",
-            format!(
-                "`.{m}` does not exist for {} (use .satfinite/.relu)",
-                arrow(c)
-            ),
-        );
+        return no("packed-modifier", format!("`.{m}` does not exist for {} (use .satfinite/.relu)", arrow(c)));
     }
     let forms: Vec<&packed::Form> = packed::forms_for(c).collect();
     if forms.is_empty() {
-        return no(
-            "packed-types",
-            format!(
-                "no cvt form converts {} to {}",
-                c.atype.name(),
-                c.dtype.name()
-            ),
-        );
+        return no("packed-types", format!("no cvt form converts {} to {}", c.atype.name(), c.dtype.name()));
     }
-    let Some(form) = forms
-        .iter()
-        .find(|f| c.rounding.is_some_and(|r| f.roundings.contains(&r)))
-    else {
-        let allowed: Vec<String> = forms
-            .iter()
-            .flat_map(|f| f.roundings.iter().map(|r| format!(".{}", r.name())))
-            .collect();
-        return no(
-            "packed-rounding",
-            format!("{} takes {}", arrow(c), allowed.join(" or ")),
-        );
+    let Some(form) = forms.iter().find(|f| c.rounding.is_some_and(|r| f.roundings.contains(&r))) else {
+        let allowed: Vec<String> = forms.iter().flat_map(|f| f.roundings.iter().map(|r| format!(".{}", r.name()))).collect();
+        return no("packed-rounding", format!("{} takes {}", arrow(c), allowed.join(" or ")));
     };
     match (form.satfinite, c.satfinite) {
-        (packed::Req::Required, false) => {
-            return no("satfinite-required", format!("{c} needs `.satfinite`"))
-        }
-        (packed::Req::Absent, true) => {
-            return no(
-                "satfinite-absent",
-                format!("`.satfinite` does not exist for {}", arrow(c)),
-            )
-        }
+        (packed::Req::Required, false) => return no("satfinite-required", format!("{c} needs `.satfinite`")),
+        (packed::Req::Absent, true) => return no("satfinite-absent", format!("`.satfinite` does not exist for {}", arrow(c))),
         _ => {}
     }
     if c.relu && !form.relu {
@@ -122,25 +74,15 @@ fn check_packed(
         let shape = super::shape(c);
         return no(
             "register-packed-exact",
-            format!(
-                "{c} needs a {}-bit destination and {} source registers",
-                c.dtype.bits(),
-                shape.describe()
-            ),
+            format!("{c} needs a {}-bit destination and {} source registers", c.dtype.bits(), shape.describe()),
         );
     }
     if !packed::gate_ok(form.gates, t, v) {
-        return no(
-            "packed-gate",
-            format!("{c} needs {}", packed::describe_gates(form.gates)),
-        );
+        return no("packed-gate", format!("{c} needs {}", packed::describe_gates(form.gates)));
     }
     if let Some(g) = form.satfinite_gate.filter(|_| c.satfinite) {
         if !packed::gate_ok(&[g], t, v) {
-            return no(
-                "packed-gate",
-                format!("`.satfinite` on {c} needs {}", packed::describe_gates(&[g])),
-            );
+            return no("packed-gate", format!("`.satfinite` on {c} needs {}", packed::describe_gates(&[g])));
         }
     }
     Ok(())
@@ -156,60 +98,30 @@ fn rounding_rule(c: &Cvt) -> Result<(), Illegal> {
     let frnd = |x: Rounding| Rounding::FLOAT4.contains(&x);
     let bf16 = |t: Type| t == Type::Bf16;
     if let Some(x @ (Rounding::Rna | Rounding::Rs)) = r {
-        return no(
-            "rounding-packed-only",
-            format!(
-                "`.{}` exists only for the tf32 and packed forms, not {}",
-                x.name(),
-                arrow(c)
-            ),
-        );
+        return no("rounding-packed-only", format!("`.{}` exists only for the tf32 and packed forms, not {}", x.name(), arrow(c)));
     }
     match c.family() {
-        Family::IntToInt if r.is_some() => no(
-            "rounding-int-to-int",
-            format!(
-                "{} is exact or a chop: a rounding modifier is not allowed",
-                arrow(c)
-            ),
-        ),
+        Family::IntToInt if r.is_some() => {
+            no("rounding-int-to-int", format!("{} is exact or a chop: a rounding modifier is not allowed", arrow(c)))
+        }
         Family::IntToFloat if !is(frnd) => no(
             "rounding-required-frnd",
-            format!(
-                "{} needs a float rounding modifier (.rn .rz .rm .rp), even when exact",
-                arrow(c)
-            ),
+            format!("{} needs a float rounding modifier (.rn .rz .rm .rp), even when exact", arrow(c)),
         ),
-        Family::FloatToInt if !is(Rounding::is_integer) => no(
-            "rounding-required-irnd",
-            format!(
-                "{} needs an integer rounding modifier (.rni .rzi .rmi .rpi)",
-                arrow(c)
-            ),
-        ),
+        Family::FloatToInt if !is(Rounding::is_integer) => {
+            no("rounding-required-irnd", format!("{} needs an integer rounding modifier (.rni .rzi .rmi .rpi)", arrow(c)))
+        }
         Family::SameFloat if is(frnd) => no(
             "rounding-same-size",
-            format!(
-                "{}: only integer rounding (.rni …) rounds to an integral value in the same format",
-                arrow(c)
-            ),
+            format!("{}: only integer rounding (.rni …) rounds to an integral value in the same format", arrow(c)),
         ),
         // ptxas tolerates .rn/.rz/.rm/.rp on widening from bf16 (SPEC §3); the result is exact.
-        Family::Widen if r.is_some() && !(bf16(c.atype) && is(frnd)) => no(
-            "rounding-widening",
-            format!("{} is exact: a rounding modifier is not allowed", arrow(c)),
-        ),
+        Family::Widen if r.is_some() && !(bf16(c.atype) && is(frnd)) => {
+            no("rounding-widening", format!("{} is exact: a rounding modifier is not allowed", arrow(c)))
+        }
         // f16↔bf16 also assemble without a rounding modifier (SPEC §3).
-        Family::Narrow
-            if !is(frnd) && !(r.is_none() && c.atype.bits() == 16 && c.dtype.bits() == 16) =>
-        {
-            no(
-                "rounding-required-frnd",
-                format!(
-                    "{} can lose precision: it needs .rn, .rz, .rm or .rp",
-                    arrow(c)
-                ),
-            )
+        Family::Narrow if !is(frnd) && !(r.is_none() && c.atype.bits() == 16 && c.dtype.bits() == 16) => {
+            no("rounding-required-frnd", format!("{} can lose precision: it needs .rn, .rz, .rm or .rp", arrow(c)))
         }
         _ => Ok(()),
     }
@@ -220,10 +132,7 @@ fn sat_rule(c: &Cvt) -> Result<(), Illegal> {
         return Ok(());
     }
     if c.atype == Type::Bf16 || c.dtype == Type::Bf16 {
-        return no(
-            "sat-bf16",
-            format!("`.sat` is not allowed with bf16 ({})", arrow(c)),
-        );
+        return no("sat-bf16", format!("`.sat` is not allowed with bf16 ({})", arrow(c)));
     }
     if c.family() == Family::IntToInt {
         let (smin, smax) = c.atype.format().int_range().unwrap();
@@ -231,11 +140,7 @@ fn sat_rule(c: &Cvt) -> Result<(), Illegal> {
         if dmin <= smin && smax <= dmax {
             return no(
                 "sat-superset",
-                format!(
-                    "`.sat` is not allowed: {} can hold every {} value",
-                    c.dtype.name(),
-                    c.atype.name()
-                ),
+                format!("`.sat` is not allowed: {} can hold every {} value", c.dtype.name(), c.atype.name()),
             );
         }
     }
@@ -245,38 +150,20 @@ fn sat_rule(c: &Cvt) -> Result<(), Illegal> {
 fn check_form(c: &Cvt) -> Result<(), Illegal> {
     rounding_rule(c)?;
     if c.ftz && c.dtype != Type::F32 && c.atype != Type::F32 {
-        return no(
-            "ftz-needs-f32",
-            format!(
-                "`.ftz` needs f32 as source or destination type, not {}",
-                arrow(c)
-            ),
-        );
+        return no("ftz-needs-f32", format!("`.ftz` needs f32 as source or destination type, not {}", arrow(c)));
     }
     sat_rule(c)?;
     let f16_from_f32 = c.atype == Type::F32 && matches!(c.dtype, Type::F16 | Type::Bf16);
     if (c.relu || c.satfinite) && !f16_from_f32 {
         let m = if c.relu { "relu" } else { "satfinite" };
-        return no(
-            "relu-satfinite-types",
-            format!(
-                "`.{m}` on a scalar cvt exists only for f16/bf16 from f32, not {}",
-                arrow(c)
-            ),
-        );
+        return no("relu-satfinite-types", format!("`.{m}` on a scalar cvt exists only for f16/bf16 from f32, not {}", arrow(c)));
     }
     if (c.relu || c.satfinite) && !matches!(c.rounding, Some(Rounding::Rn | Rounding::Rz)) {
-        return no(
-            "relu-satfinite-rounding",
-            "`.relu`/`.satfinite` forms take .rn or .rz",
-        );
+        return no("relu-satfinite-rounding", "`.relu`/`.satfinite` forms take .rn or .rz");
     }
     if (c.relu || c.satfinite) && (c.ftz || c.sat) {
         let m = if c.ftz { "ftz" } else { "sat" };
-        return no(
-            "relu-satfinite-combination",
-            format!("`.{m}` cannot be combined with `.relu`/`.satfinite`"),
-        );
+        return no("relu-satfinite-combination", format!("`.{m}` cannot be combined with `.relu`/`.satfinite`"));
     }
     Ok(())
 }
@@ -285,56 +172,33 @@ fn check_form(c: &Cvt) -> Result<(), Illegal> {
 /// is involved: then ptxas wants both registers exactly as wide as their types.
 pub fn check_regs(c: &Cvt, regs: Regs) -> Result<(), Illegal> {
     let bf16 = c.dtype == Type::Bf16 || c.atype == Type::Bf16;
-    for (role, t, w) in [
-        ("destination", c.dtype, regs.dst),
-        ("source", c.atype, regs.src),
-    ] {
+    for (role, t, w) in [("destination", c.dtype, regs.dst), ("source", c.atype, regs.src)] {
         if !REG_WIDTHS.contains(&w) {
-            return no(
-                "register-width",
-                format!("{role} register of {w} bits: PTX registers have 8, 16, 32 or 64 bits"),
-            );
+            return no("register-width", format!("{role} register of {w} bits: PTX registers have 8, 16, 32 or 64 bits"));
         }
         if w < t.bits() {
-            return no(
-                "register-narrow",
-                format!("{role} register of {w} bits cannot hold a {}", t.name()),
-            );
+            return no("register-narrow", format!("{role} register of {w} bits cannot hold a {}", t.name()));
         }
         if bf16 && w != t.bits() {
             return no(
                 "register-bf16-exact",
-                format!(
-                    "with bf16 ({}), the {role} register must be exactly {} bits, not {w}",
-                    arrow(c),
-                    t.bits()
-                ),
+                format!("with bf16 ({}), the {role} register must be exactly {} bits, not {w}", arrow(c), t.bits()),
             );
         }
     }
     Ok(())
 }
 
-fn check_gates(
-    c: &Cvt,
-    target: Option<Target>,
-    version: Option<PtxVersion>,
-) -> Result<(), Illegal> {
+fn check_gates(c: &Cvt, target: Option<Target>, version: Option<PtxVersion>) -> Result<(), Illegal> {
     let (need_sm, need_ptx, what) = gate(c);
     if let Some(t) = target {
         if !t.at_least(need_sm) {
-            return no(
-                "target-gate",
-                format!("{c} needs sm_{need_sm} or later ({what}), not {t}"),
-            );
+            return no("target-gate", format!("{c} needs sm_{need_sm} or later ({what}), not {t}"));
         }
     }
     if let Some(v) = version {
         if v < need_ptx {
-            return no(
-                "version-gate",
-                format!("{c} needs PTX ISA {need_ptx} or later ({what}), not {v}"),
-            );
+            return no("version-gate", format!("{c} needs PTX ISA {need_ptx} or later ({what}), not {v}"));
         }
     }
     Ok(())

@@ -186,10 +186,7 @@ impl Rounding {
     }
     /// Integer rounding (.rni .rzi .rmi .rpi): rounds to an integral value.
     pub fn is_integer(self) -> bool {
-        matches!(
-            self,
-            Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi
-        )
+        matches!(self, Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)
     }
     /// The rounding rule, for the deterministic modes (.rs needs its random bits).
     pub fn mode(self) -> Option<Mode> {
@@ -218,15 +215,7 @@ pub struct Cvt {
 
 impl Cvt {
     pub fn new(dtype: Type, atype: Type) -> Cvt {
-        Cvt {
-            rounding: None,
-            relu: false,
-            ftz: false,
-            sat: false,
-            satfinite: false,
-            dtype,
-            atype,
-        }
+        Cvt { rounding: None, relu: false, ftz: false, sat: false, satfinite: false, dtype, atype }
     }
     /// Whether both types are scalar (Table 15) rather than tf32 or packed (Table 16).
     pub fn is_scalar(&self) -> bool {
@@ -245,11 +234,7 @@ pub fn family(a: Format, d: Format) -> Family {
         (None, Some(_)) => Family::IntToFloat,
         (Some(_), None) => Family::FloatToInt,
         (Some(_), Some(_)) if a == d => Family::SameFloat,
-        (Some(al), Some(dl))
-            if dl.precision() >= al.precision()
-                && dl.qmin() <= al.qmin()
-                && dl.max_finite() >= al.max_finite() =>
-        {
+        (Some(al), Some(dl)) if dl.precision() >= al.precision() && dl.qmin() <= al.qmin() && dl.max_finite() >= al.max_finite() => {
             Family::Widen
         }
         (Some(_), Some(_)) => Family::Narrow,
@@ -290,12 +275,7 @@ impl fmt::Display for Cvt {
         if let Some(r) = self.rounding {
             write!(f, ".{}", r.name())?;
         }
-        for (on, name) in [
-            (self.relu, "relu"),
-            (self.ftz, "ftz"),
-            (self.sat, "sat"),
-            (self.satfinite, "satfinite"),
-        ] {
+        for (on, name) in [(self.relu, "relu"), (self.ftz, "ftz"), (self.sat, "sat"), (self.satfinite, "satfinite")] {
             if on {
                 write!(f, ".{name}")?;
             }
@@ -314,10 +294,7 @@ pub struct Regs {
 impl Regs {
     /// Registers exactly as wide as the types.
     pub fn natural(c: &Cvt) -> Regs {
-        Regs {
-            dst: c.dtype.bits(),
-            src: c.atype.bits(),
-        }
+        Regs { dst: c.dtype.bits(), src: c.atype.bits() }
     }
 }
 
@@ -331,29 +308,19 @@ pub struct Shape {
 impl Shape {
     /// e.g. `a:32 b:32 rbits:32`.
     pub fn describe(&self) -> String {
-        self.names
-            .iter()
-            .zip(&self.srcs)
-            .map(|(n, w)| format!("{n}:{w}"))
-            .collect::<Vec<_>>()
-            .join(" ")
+        self.names.iter().zip(&self.srcs).map(|(n, w)| format!("{n}:{w}")).collect::<Vec<_>>().join(" ")
     }
 }
 
 /// Operands of a form: one source, or one f32 per lane of a packed result
 /// (`a` is the high lane), then `rbits` for `.rs` (SPEC §2).
 pub fn shape(c: &Cvt) -> Shape {
-    let (mut names, mut srcs): (Vec<&'static str>, Vec<u32>) =
-        if c.atype.is_packed() || !c.dtype.is_packed() {
-            (vec!["a"], vec![c.atype.bits()])
-        } else {
-            let names: &[&'static str] = if c.dtype.lanes() == 4 {
-                &["a", "b", "e", "f"]
-            } else {
-                &["a", "b"]
-            };
-            (names.to_vec(), vec![c.atype.bits(); names.len()])
-        };
+    let (mut names, mut srcs): (Vec<&'static str>, Vec<u32>) = if c.atype.is_packed() || !c.dtype.is_packed() {
+        (vec!["a"], vec![c.atype.bits()])
+    } else {
+        let names: &[&'static str] = if c.dtype.lanes() == 4 { &["a", "b", "e", "f"] } else { &["a", "b"] };
+        (names.to_vec(), vec![c.atype.bits(); names.len()])
+    };
     if c.rounding == Some(Rounding::Rs) {
         names.push("rbits");
         srcs.push(32);

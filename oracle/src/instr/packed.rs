@@ -35,12 +35,7 @@ impl Gate {
         }
     }
     pub fn describe(self) -> String {
-        let list = |sms: &[u32], s: &str| {
-            sms.iter()
-                .map(|n| format!("sm_{n}{s}"))
-                .collect::<Vec<_>>()
-                .join("/")
-        };
+        let list = |sms: &[u32], s: &str| sms.iter().map(|n| format!("sm_{n}{s}")).collect::<Vec<_>>().join("/");
         match self {
             Gate::AtLeast(n) => format!("sm_{n} or later"),
             Gate::Arch(sms) => list(sms, "a"),
@@ -82,15 +77,7 @@ const fn form(
     relu: bool,
     gates: &'static [(Gate, (u32, u32))],
 ) -> Form {
-    Form {
-        dtypes,
-        atypes,
-        roundings,
-        satfinite,
-        relu,
-        gates,
-        satfinite_gate: None,
-    }
+    Form { dtypes, atypes, roundings, satfinite, relu, gates, satfinite_gate: None }
 }
 
 /// Every tf32/packed form: SPEC §2, corrected by what ptxas 13.5 accepts
@@ -99,139 +86,34 @@ pub const FORMS: &[Form] = &[
     // f16x2/bf16x2 from two f32.
     Form {
         satfinite_gate: Some((Gate::AtLeast(80), (8, 1))),
-        ..form(
-            &[F16x2, Bf16x2],
-            &[F32],
-            &[Rn, Rz],
-            Req::Optional,
-            true,
-            &[(Gate::AtLeast(80), (7, 0))],
-        )
+        ..form(&[F16x2, Bf16x2], &[F32], &[Rn, Rz], Req::Optional, true, &[(Gate::AtLeast(80), (7, 0))])
     },
-    form(
-        &[F16x2, Bf16x2],
-        &[F32],
-        &[Rs],
-        Req::Optional,
-        true,
-        &[(RS_TARGETS, (8, 7))],
-    ),
+    form(&[F16x2, Bf16x2], &[F32], &[Rs], Req::Optional, true, &[(RS_TARGETS, (8, 7))]),
     // tf32 from f32 (.relu never with .rna).
     Form {
         satfinite_gate: Some((Gate::AtLeast(80), (8, 1))),
-        ..form(
-            &[Tf32],
-            &[F32],
-            &[Rna],
-            Req::Optional,
-            false,
-            &[(Gate::AtLeast(80), (7, 0))],
-        )
+        ..form(&[Tf32], &[F32], &[Rna], Req::Optional, false, &[(Gate::AtLeast(80), (7, 0))])
     },
     Form {
         satfinite_gate: Some((Gate::AtLeast(100), (8, 6))),
-        ..form(
-            &[Tf32],
-            &[F32],
-            &[Rn, Rz],
-            Req::Optional,
-            true,
-            &[(Gate::AtLeast(90), (7, 8))],
-        )
+        ..form(&[Tf32], &[F32], &[Rn, Rz], Req::Optional, true, &[(Gate::AtLeast(90), (7, 8))])
     },
     // fp8 pairs.
-    form(
-        FP8X2,
-        &[F32, F16x2],
-        &[Rn],
-        Req::Required,
-        true,
-        &[(Gate::AtLeast(89), (7, 8))],
-    ),
-    form(
-        FP8X2,
-        &[Bf16x2],
-        &[Rn],
-        Req::Required,
-        true,
-        &[(SM100_PLUS, (9, 1))],
-    ),
-    form(
-        &[F16x2],
-        FP8X2,
-        &[Rn],
-        Req::Absent,
-        true,
-        &[(Gate::AtLeast(89), (7, 8))],
-    ),
+    form(FP8X2, &[F32, F16x2], &[Rn], Req::Required, true, &[(Gate::AtLeast(89), (7, 8))]),
+    form(FP8X2, &[Bf16x2], &[Rn], Req::Required, true, &[(SM100_PLUS, (9, 1))]),
+    form(&[F16x2], FP8X2, &[Rn], Req::Absent, true, &[(Gate::AtLeast(89), (7, 8))]),
     // fp6/fp4 pairs.
-    form(
-        FP6FP4X2,
-        &[F32],
-        &[Rn],
-        Req::Required,
-        true,
-        &[(SM100_PLUS, (8, 6))],
-    ),
-    form(
-        FP6FP4X2,
-        &[F16x2, Bf16x2],
-        &[Rn],
-        Req::Required,
-        true,
-        &[(SM100_PLUS, (9, 1))],
-    ),
-    form(
-        NARROW_X2,
-        &[F32, F16x2, Bf16x2],
-        &[Rz],
-        Req::Required,
-        true,
-        &[(SM107, (9, 4))],
-    ),
-    form(
-        &[F16x2],
-        FP6FP4X2,
-        &[Rn],
-        Req::Absent,
-        true,
-        &[(SM100_PLUS, (8, 6))],
-    ),
+    form(FP6FP4X2, &[F32], &[Rn], Req::Required, true, &[(SM100_PLUS, (8, 6))]),
+    form(FP6FP4X2, &[F16x2, Bf16x2], &[Rn], Req::Required, true, &[(SM100_PLUS, (9, 1))]),
+    form(NARROW_X2, &[F32, F16x2, Bf16x2], &[Rz], Req::Required, true, &[(SM107, (9, 4))]),
+    form(&[F16x2], FP6FP4X2, &[Rn], Req::Absent, true, &[(SM100_PLUS, (8, 6))]),
     // bf16x2 from the narrow pairs (not in SPEC §2; ptxas 13.5, PTX 9.2).
-    form(
-        &[Bf16x2],
-        NARROW_X2,
-        &[Rn],
-        Req::Optional,
-        true,
-        &[(SM100_PLUS, (9, 2))],
-    ),
+    form(&[Bf16x2], NARROW_X2, &[Rn], Req::Optional, true, &[(SM100_PLUS, (9, 2))]),
     // ue8m0 scale factors: no .relu.
-    form(
-        &[Ue8m0x2],
-        &[F32, Bf16x2],
-        &[Rz, Rp],
-        Req::Optional,
-        false,
-        &[(SM100_PLUS, (8, 6))],
-    ),
-    form(
-        &[Bf16x2],
-        &[Ue8m0x2],
-        &[Rn],
-        Req::Absent,
-        false,
-        &[(SM100_PLUS, (8, 6))],
-    ),
+    form(&[Ue8m0x2], &[F32, Bf16x2], &[Rz, Rp], Req::Optional, false, &[(SM100_PLUS, (8, 6))]),
+    form(&[Bf16x2], &[Ue8m0x2], &[Rn], Req::Absent, false, &[(SM100_PLUS, (8, 6))]),
     // Stochastic rounding to four lanes.
-    form(
-        X4,
-        &[F32],
-        &[Rs],
-        Req::Required,
-        true,
-        &[(RS_TARGETS, (8, 7))],
-    ),
+    form(X4, &[F32], &[Rs], Req::Required, true, &[(RS_TARGETS, (8, 7))]),
 ];
 
 /// Whether a register of `width` bits can hold operand `index` of `c`
@@ -249,22 +131,14 @@ pub fn width_ok(c: &Cvt, index: Option<usize>, width: u32) -> bool {
 
 /// The form rows a spelling's types and rounding match.
 pub fn forms_for(c: &Cvt) -> impl Iterator<Item = &'static Form> + '_ {
-    FORMS
-        .iter()
-        .filter(|f| f.dtypes.contains(&c.dtype) && f.atypes.contains(&c.atype))
+    FORMS.iter().filter(|f| f.dtypes.contains(&c.dtype) && f.atypes.contains(&c.atype))
 }
 
 /// Whether any gate pair admits the target and version.
 pub fn gate_ok(gates: &[(Gate, (u32, u32))], t: Option<Target>, v: Option<PtxVersion>) -> bool {
-    gates.iter().any(|(g, (ma, mi))| {
-        t.is_none_or(|t| g.admits(t)) && v.is_none_or(|v| v >= PtxVersion::new(*ma, *mi))
-    })
+    gates.iter().any(|(g, (ma, mi))| t.is_none_or(|t| g.admits(t)) && v.is_none_or(|v| v >= PtxVersion::new(*ma, *mi)))
 }
 
 pub fn describe_gates(gates: &[(Gate, (u32, u32))]) -> String {
-    gates
-        .iter()
-        .map(|(g, (a, b))| format!("{} with PTX ISA {a}.{b}", g.describe()))
-        .collect::<Vec<_>>()
-        .join(", or ")
+    gates.iter().map(|(g, (a, b))| format!("{} with PTX ISA {a}.{b}", g.describe())).collect::<Vec<_>>().join(", or ")
 }

@@ -23,9 +23,7 @@ impl fmt::Display for ParseError {
 impl std::error::Error for ParseError {}
 
 fn err<T>(message: impl Into<String>) -> Result<T, ParseError> {
-    Err(ParseError {
-        message: message.into(),
-    })
+    Err(ParseError { message: message.into() })
 }
 
 /// Parse an instruction such as `cvt.rn.f16.f32` or `cvt.s8.f32.rni.sat`.
@@ -37,18 +35,14 @@ pub fn parse(text: &str) -> Result<Cvt, ParseError> {
     let mut parts = text.split('.');
     let head = parts.next().unwrap_or("");
     if head != "cvt" {
-        return err(format!(
-            "`{shown}` is not a cvt instruction (expected it to start with `cvt.`)"
-        ));
+        return err(format!("`{shown}` is not a cvt instruction (expected it to start with `cvt.`)"));
     }
     let mut types = Vec::new();
     let mut c = Cvt::new(Type::U8, Type::U8);
     for tok in parts {
         let tok_shown = clip_to(tok, 40);
         if tok.is_empty() {
-            return err(format!(
-                "empty modifier (`..` or trailing `.`) in `{shown}`"
-            ));
+            return err(format!("empty modifier (`..` or trailing `.`) in `{shown}`"));
         }
         if let Some(t) = Type::from_name(tok) {
             types.push(t);
@@ -85,17 +79,8 @@ pub fn parse(text: &str) -> Result<Cvt, ParseError> {
             c.dtype = *d;
             c.atype = *a;
         }
-        [] | [_] => {
-            return err(format!(
-                "`{shown}` needs two types, destination then source (e.g. `cvt.rn.f16.f32`)"
-            ))
-        }
-        _ => {
-            return err(format!(
-                "`{shown}` has {} types; cvt takes exactly two (destination, source)",
-                types.len()
-            ))
-        }
+        [] | [_] => return err(format!("`{shown}` needs two types, destination then source (e.g. `cvt.rn.f16.f32`)")),
+        _ => return err(format!("`{shown}` has {} types; cvt takes exactly two (destination, source)", types.len())),
     }
     if c.sat && c.satfinite {
         return err("`.sat` and `.satfinite` cannot be combined (ptxas rejects it)");
@@ -112,14 +97,8 @@ mod tests {
         // SPEC §3: ptxas 13.5 accepts modifiers after the types.
         let c = parse("cvt.s8.f32.rni.ftz.sat").unwrap();
         assert_eq!(c.to_string(), "cvt.rni.ftz.sat.s8.f32");
-        assert_eq!(
-            parse("cvt.sat.sat.rni.s8.f32").unwrap().to_string(),
-            "cvt.rni.sat.s8.f32"
-        );
-        assert_eq!(
-            parse("cvt.f64.bf16.rp").unwrap().to_string(),
-            "cvt.rp.f64.bf16"
-        );
+        assert_eq!(parse("cvt.sat.sat.rni.s8.f32").unwrap().to_string(), "cvt.rni.sat.s8.f32");
+        assert_eq!(parse("cvt.f64.bf16.rp").unwrap().to_string(), "cvt.rp.f64.bf16");
     }
 
     #[test]

@@ -56,18 +56,12 @@ const KNOWN: [(u32, (u32, u32)); 19] = [
 
 impl Target {
     pub fn new(sm: u32) -> Target {
-        Target {
-            sm,
-            suffix: Suffix::None,
-        }
+        Target { sm, suffix: Suffix::None }
     }
     /// First PTX version that accepts this target, when known.
     pub fn min_version(&self) -> Option<PtxVersion> {
         let (_, (major, minor)) = KNOWN.iter().find(|(sm, _)| *sm == self.sm)?;
-        let base = PtxVersion {
-            major: *major,
-            minor: *minor,
-        };
+        let base = PtxVersion { major: *major, minor: *minor };
         Some(match self.suffix {
             // sm_90a came with PTX 8.0; family targets with PTX 8.8.
             Suffix::Arch if self.sm == 90 => PtxVersion { major: 8, minor: 0 },
@@ -84,9 +78,7 @@ impl Target {
 impl FromStr for Target {
     type Err = TargetError;
     fn from_str(s: &str) -> Result<Target, TargetError> {
-        let bad = || {
-            TargetError(format!("`{s}` is not a target: expected sm_NN with an optional `a` or `f` suffix (e.g. sm_90, sm_100a)"))
-        };
+        let bad = || TargetError(format!("`{s}` is not a target: expected sm_NN with an optional `a` or `f` suffix (e.g. sm_90, sm_100a)"));
         let rest = s.strip_prefix("sm_").ok_or_else(bad)?;
         let (digits, suffix) = match rest.as_bytes().last() {
             Some(b'a') => (&rest[..rest.len() - 1], Suffix::Arch),
@@ -102,14 +94,10 @@ impl FromStr for Target {
             return Err(TargetError(format!("unknown target `{s}` (known: sm_50 … sm_121, with `a` suffixes from sm_90 and `f` from sm_100)")));
         }
         if suffix == Suffix::Family && sm < 100 {
-            return Err(TargetError(format!(
-                "`{s}`: family (`f`) targets start at sm_100"
-            )));
+            return Err(TargetError(format!("`{s}`: family (`f`) targets start at sm_100")));
         }
         if suffix == Suffix::Arch && sm < 90 {
-            return Err(TargetError(format!(
-                "`{s}`: architecture-specific (`a`) targets start at sm_90"
-            )));
+            return Err(TargetError(format!("`{s}`: architecture-specific (`a`) targets start at sm_90")));
         }
         Ok(t)
     }
@@ -144,25 +132,15 @@ impl PtxVersion {
 impl FromStr for PtxVersion {
     type Err = TargetError;
     fn from_str(s: &str) -> Result<PtxVersion, TargetError> {
-        let bad = || {
-            TargetError(format!(
-                "`{s}` is not a PTX ISA version: expected MAJOR.MINOR such as 7.8 or 9.1"
-            ))
-        };
+        let bad = || TargetError(format!("`{s}` is not a PTX ISA version: expected MAJOR.MINOR such as 7.8 or 9.1"));
         let (a, b) = s.split_once('.').ok_or_else(bad)?;
         let ok = |x: &str| !x.is_empty() && x.len() <= 2 && x.bytes().all(|c| c.is_ascii_digit());
         if !ok(a) || !ok(b) {
             return Err(bad());
         }
-        let v = PtxVersion {
-            major: a.parse().map_err(|_| bad())?,
-            minor: b.parse().map_err(|_| bad())?,
-        };
+        let v = PtxVersion { major: a.parse().map_err(|_| bad())?, minor: b.parse().map_err(|_| bad())? };
         if v > PtxVersion::LATEST || v.major == 0 {
-            return Err(TargetError(format!(
-                "PTX ISA version {s} is unknown (this oracle knows 1.0 … {})",
-                PtxVersion::LATEST
-            )));
+            return Err(TargetError(format!("PTX ISA version {s} is unknown (this oracle knows 1.0 … {})", PtxVersion::LATEST)));
         }
         Ok(v)
     }
