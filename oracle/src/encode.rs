@@ -29,7 +29,13 @@ pub enum Fit {
 
 /// Decide how a rounded magnitude fits, per the overflow policy.
 pub fn fit(l: &FloatLayout, neg: bool, r: &Rounded, policy: Overflow) -> Fit {
-    if r.mag <= l.max_finite() {
+    // By the top bit first: only the top binade needs the exact comparison.
+    let fits = match r.mag.msb_exp() {
+        None => true,
+        Some(m) if m != l.emax() => m < l.emax(),
+        Some(_) => r.mag <= l.max_finite(),
+    };
+    if fits {
         return Fit::Finite;
     }
     let to_inf = match policy {
@@ -61,13 +67,25 @@ pub fn encode_finite(format: Format, neg: bool, mag: &Dyadic) -> u64 {
         return place(l, neg, 0);
     };
     let code = if l.subnormals && msb < l.emin() {
-        mag.scaled_to(l.qmin()).to_u64().expect("subnormal fits")
+        multiple_of(mag, l.qmin())
     } else {
         let e = (msb + l.bias as i64) as u64;
-        let frac = mag.scaled_to(msb - l.man_bits as i64).to_u64().expect("significand fits") & ((1u64 << l.man_bits) - 1);
+        let frac = multiple_of(mag, msb - l.man_bits as i64) & ((1u64 << l.man_bits) - 1);
         (e << l.man_bits) | frac
     };
     place(l, neg, code)
+}
+
+/// `mag / 2^q` for a magnitude on the grid of `2^q` that fits 64 bits
+/// (every code's significand does): shifted as a machine word when the
+/// significand is one, as a big integer otherwise.
+fn multiple_of(mag: &Dyadic, q: i64) -> u64 {
+    let d = mag.exp - q;
+    match mag.sig.to_u64() {
+        Some(s) if (0..64).contains(&d) && s.leading_zeros() as i64 >= d => s << d,
+        Some(s) if (-63..0).contains(&d) => s >> -d,
+        _ => mag.scaled_to(q).to_u64().expect("the code fits 64 bits"),
+    }
 }
 
 pub fn encode_inf(format: Format, neg: bool) -> u64 {

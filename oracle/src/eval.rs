@@ -91,7 +91,8 @@ impl fmt::Display for EvalError {
 
 impl std::error::Error for EvalError {}
 
-/// Evaluate `c` on its operands, writing a register of `dst_width` bits.
+/// Evaluate `c` on its operands, writing a register of `dst_width` bits,
+/// with the trace of every rule that fired.
 pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> Result<Outcome, EvalError> {
     evaluate_inner(c, srcs, dst_width, profile, None)
 }
@@ -103,14 +104,57 @@ fn evaluate_inner(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, m
     let src_width = srcs.first().map_or(c.atype.bits(), |o| o.width);
     instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
     check_packed_widths(c, srcs)?;
+    Ok(explore(c, srcs, dst_width, profile, mutant, true))
+}
+
+/// An instruction prepared for evaluation on many operands: legality is
+/// checked once, and evaluation records no trace (use [`evaluate`] for the
+/// explanation). Same results and errors as [`evaluate`].
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    c: Cvt,
+    src_width: u32,
+    dst_width: u32,
+    profile: Profile,
+    operands: usize,
+}
+
+impl Evaluator {
+    /// Prepare `c` for a `src_width`-bit source register (of the first
+    /// operand) and a `dst_width`-bit destination register.
+    pub fn new(c: &Cvt, src_width: u32, dst_width: u32, profile: Profile) -> Result<Evaluator, EvalError> {
+        instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
+        Ok(Evaluator { c: *c, src_width, dst_width, profile, operands: instr::shape(c).srcs.len() })
+    }
+
+    pub fn cvt(&self) -> &Cvt {
+        &self.c
+    }
+
+    /// What the destination register may hold for these operands.
+    pub fn accept(&self, srcs: &[Operand]) -> Result<AcceptSet, EvalError> {
+        if srcs.len() != self.operands {
+            return Err(operand_count_error(&self.c, srcs.len()));
+        }
+        if let Some(o) = srcs.first().filter(|o| o.width != self.src_width) {
+            return Err(EvalError::Operands(format!(
+                "{} was prepared for a {}-bit source register, got {} bits",
+                self.c, self.src_width, o.width
+            )));
+        }
+        check_packed_widths(&self.c, srcs)?;
+        Ok(explore(&self.c, srcs, self.dst_width, self.profile, None, false).accept)
+    }
+}
+
+/// Run the policy layer on checked operands; under a profile that accepts
+/// every answer to the open questions, explore each combination the input reached.
+fn explore(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, mutant: Option<Mutant>, tracing: bool) -> Outcome {
     let base = profile.answers();
-    let first = Ctx::run(c, srcs, dst_width, profile, base, mutant);
-    let mut accept = first.set.clone();
-    let mut trace = first.trace.clone();
+    let Run { set: mut accept, inputs, mut trace, consulted } = Ctx::run(c, srcs, dst_width, profile, base, mutant, tracing);
     if profile.accepts_all_answers() {
-        // Explore every combination of the open questions this input reached.
         let mut seen = vec![base];
-        let mut queue = vec![(base, first.consulted)];
+        let mut queue = vec![(base, consulted)];
         while let Some((a, consulted)) = queue.pop() {
             for q in Question::ALL.into_iter().filter(|q| consulted & (1 << *q as u8) != 0) {
                 let b = a.flipped(q);
@@ -118,21 +162,23 @@ fn evaluate_inner(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, m
                     continue;
                 }
                 seen.push(b);
-                let alt = Ctx::run(c, srcs, dst_width, profile, b, mutant);
+                let alt = Ctx::run(c, srcs, dst_width, profile, b, mutant, false);
                 if !alt.set.is_subset_of(&accept) {
-                    trace.push(Step {
-                        rule: q.rule(),
-                        detail: format!("the ISA profile also accepts {} (the other answer to this open question)", alt.set),
-                        rounding: None,
-                        lane: "",
-                    });
+                    if tracing {
+                        trace.push(Step {
+                            rule: q.rule(),
+                            detail: format!("the ISA profile also accepts {} (the other answer to this open question)", alt.set),
+                            rounding: None,
+                            lane: "",
+                        });
+                    }
                     accept.union(alt.set);
                 }
                 queue.push((b, alt.consulted));
             }
         }
     }
-    Ok(Outcome { accept, inputs: first.inputs, trace })
+    Outcome { accept, inputs, trace }
 }
 
 /// The error for a wrong number of source operands (shared with the fast engine).
@@ -212,6 +258,16 @@ mutants! {
     LanesSwapped "packed lanes swapped (a in the low half)";
 }
 
+/// Record a step of the trace; its text is built only when tracing.
+macro_rules! note {
+    ($cx:expr, $rule:expr, $detail:expr $(,)?) => {
+        if $cx.tracing {
+            let detail: String = ($detail).into();
+            $cx.push_step($rule, detail);
+        }
+    };
+}
+
 /// The result at the destination type's width, before register extension.
 enum TypeResult {
     Bits(u64),
@@ -230,6 +286,8 @@ struct Ctx<'a> {
     profile: Profile,
     answers: Answers,
     consulted: u8,
+    /// Whether to record the trace (explain, coverage) or only the result.
+    tracing: bool,
     trace: Vec<Step>,
     /// The lane being converted (empty for scalar forms), shown in the trace.
     lane: &'static str,
@@ -246,13 +304,14 @@ fn signed(neg: bool, mag: &Dyadic) -> String {
 }
 
 impl<'a> Ctx<'a> {
-    fn run(c: &'a Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, answers: Answers, mutant: Option<Mutant>) -> Run {
+    fn run(c: &'a Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, answers: Answers, mutant: Option<Mutant>, tracing: bool) -> Run {
         let mode = c.rounding.and_then(|r| r.mode()).unwrap_or(Mode::NearestEven);
         let mut cx = Ctx {
             c,
             profile,
             answers,
             consulted: 0,
+            tracing,
             trace: Vec::new(),
             lane: "",
             src: c.atype.format(),
@@ -267,7 +326,7 @@ impl<'a> Ctx<'a> {
         let abits = c.atype.bits();
         let bits = src.bits & width_mask(abits);
         if src.width > abits {
-            cx.note(
+            note!(cx, 
                 Rule::SourceChop,
                 format!("{}-bit register {}: low {abits} bits {}", src.width, fmt_hex(src.bits, src.width), fmt_hex(bits, abits)),
             );
@@ -280,7 +339,8 @@ impl<'a> Ctx<'a> {
         }
         let r = cx.convert(&input);
         let set = cx.extend(r, dst_width);
-        Run { set, inputs: vec![("a", input)], trace: cx.trace, consulted: cx.consulted }
+        let inputs = if cx.tracing { vec![("a", input)] } else { Vec::new() };
+        Run { set, inputs, trace: cx.trace, consulted: cx.consulted }
     }
 
     /// Packed forms: convert lane by lane, high lane first, then pack (SPEC §5.11).
@@ -305,11 +365,13 @@ impl<'a> Ctx<'a> {
                     value >>= 1;
                 }
                 self.mode = Mode::Stochastic { rbits: value, width };
-                self.note(Rule::RoundStochastic, format!("random bits {value:#x} ({width} bits) for this lane"));
+                note!(self, Rule::RoundStochastic, format!("random bits {value:#x} ({width} bits) for this lane"));
             }
             let v = self.decode(bits);
             outs.push(self.convert(&v));
-            inputs.push((self.lane, v));
+            if self.tracing {
+                inputs.push((self.lane, v));
+            }
         }
         self.lane = "";
         let lb = c.dtype.lane_bits();
@@ -321,14 +383,14 @@ impl<'a> Ctx<'a> {
             })
             .collect();
         let set = AcceptSet::from_lanes(dst_width, lb, lane_sets);
-        self.note(Rule::Pack, format!("lanes {} packed high to low: {set}", names[..lanes as usize].iter().rev().copied().collect::<Vec<_>>().join(", ")));
+        note!(self, Rule::Pack, format!("lanes {} packed high to low: {set}", names[..lanes as usize].iter().rev().copied().collect::<Vec<_>>().join(", ")));
         Run { set, inputs, trace: self.trace, consulted: self.consulted }
     }
 
     fn decode(&mut self, bits: u64) -> Value {
         let v = decode(self.src, bits);
         let w = if self.c.atype.is_packed() { self.c.atype.lane_bits() } else { self.src.container_bits() };
-        self.note(Rule::Decode, format!("{} {} = {v}", self.src.name(), fmt_hex(bits, w)));
+        note!(self, Rule::Decode, format!("{} {} = {v}", self.src.name(), fmt_hex(bits, w)));
         v
     }
 
@@ -342,8 +404,8 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn note(&mut self, rule: Rule, detail: impl Into<String>) {
-        let detail = if self.lane.is_empty() { detail.into() } else { format!("[{}] {}", self.lane, detail.into()) };
+    fn push_step(&mut self, rule: Rule, detail: String) {
+        let detail = if self.lane.is_empty() { detail } else { format!("[{}] {}", self.lane, detail) };
         self.trace.push(Step { rule, detail, rounding: None, lane: self.lane });
     }
 
@@ -369,10 +431,10 @@ impl<'a> Ctx<'a> {
         let i = v.as_integer().expect("integer source");
         let d = self.c.dtype;
         if self.c.sat && !self.is(Mutant::IntSatIgnored) {
-            let (lo, hi) = d.format().int_range().unwrap();
-            let clamped = i.clone().clamp(&lo, &hi);
+            let (lo, hi) = d.format().int_bounds().unwrap();
+            let clamped = i.clone().clamp(lo, hi);
             let what = if clamped == i { "in range, unchanged".to_string() } else { format!("clamped to {clamped}") };
-            self.note(Rule::IntSatClamp, format!("{i} → {} range: {what}", d.name()));
+            note!(self, Rule::IntSatClamp, format!("{i} → {} range: {what}", d.name()));
             return TypeResult::Bits(encode::encode_int(d.format(), &clamped));
         }
         let (ab, db) = (self.c.atype.bits(), d.bits());
@@ -384,7 +446,7 @@ impl<'a> Ctx<'a> {
         };
         let i = if self.is(Mutant::SextAsZext) && how == "sign-extend" { Integer::from(encode::wrap(&i, ab)) } else { i };
         let bits = encode::wrap(&i, db);
-        self.note(Rule::IntWrap, format!("{how}: {} {}", d.name(), fmt_hex(bits, db)));
+        note!(self, Rule::IntWrap, format!("{how}: {} {}", d.name(), fmt_hex(bits, db)));
         TypeResult::Bits(bits)
     }
 
@@ -400,12 +462,15 @@ impl<'a> Ctx<'a> {
     }
 
     fn note_rounding(&mut self, rule: Rule, neg: bool, exact: &Dyadic, r: &Rounded) {
+        if !self.tracing {
+            return;
+        }
         let detail = if r.inexact() {
             format!(
                 "{} lies between {} and {}, {}; {} → {}",
                 signed(neg, exact),
-                signed(neg, &r.lower),
-                signed(neg, &r.upper),
+                signed(neg, &r.lower()),
+                signed(neg, &r.upper()),
                 r.remainder,
                 r.mode.name(),
                 signed(neg, &r.mag)
@@ -413,7 +478,7 @@ impl<'a> Ctx<'a> {
         } else {
             format!("{} is representable: exact", signed(neg, exact))
         };
-        self.note(rule, detail);
+        note!(self, rule, detail);
         if let Some(s) = self.trace.last_mut() {
             s.rounding = Some(RoundEvent { remainder: r.remainder, away: r.away, mode: r.mode });
         }
@@ -435,36 +500,37 @@ impl<'a> Ctx<'a> {
                 return TypeResult::Bits(0);
             }
             if self.c.atype != Type::F64 && n != 64 && !self.is(Mutant::NanToIntAlwaysSignBit) {
-                self.note(Rule::NanToIntZero, format!("{} source, {n}-bit destination → 0", self.c.atype.name()));
+                note!(self, Rule::NanToIntZero, format!("{} source, {n}-bit destination → 0", self.c.atype.name()));
                 return TypeResult::Bits(0);
             }
             let rule = if n <= 16 { Rule::NanToIntNarrowFromF64 } else { Rule::NanToIntSignBit };
             let bits = 1u64 << (n - 1);
-            self.note(rule, format!("→ 1<<{} = {}", n - 1, fmt_hex(bits, n)));
+            note!(self, rule, format!("→ 1<<{} = {}", n - 1, fmt_hex(bits, n)));
             return TypeResult::Bits(bits);
         }
-        let v = self.ftz_input(v.clone());
-        let (lo, hi) = d.format().int_range().unwrap();
-        let i = match &v {
+        let flushed = self.ftz_input(v);
+        let v = flushed.as_ref().unwrap_or(v);
+        let (lo, hi) = d.format().int_bounds().unwrap();
+        let i = match v {
             Value::Inf { .. } if self.is(Mutant::InfToIntZero) => Integer::new(),
             Value::Inf { neg } => {
                 let i = if *neg { lo.clone() } else { hi.clone() };
-                self.note(Rule::IntClamp, format!("{} → {}", v, i));
+                note!(self, Rule::IntClamp, format!("{} → {}", v, i));
                 i
             }
             Value::Num { neg, mag } => {
                 let r = round(*neg, mag, Grid::integers(), self.mode());
                 self.note_rounding(Rule::RoundToInt, *neg, mag, &r);
                 let i = if *neg { -r.mag.floor_int() } else { r.mag.floor_int() };
-                let mut c = i.clone().clamp(&lo, &hi);
-                if self.is(Mutant::ClampOffByOne) && c == hi && c != i {
+                let mut c = i.clone().clamp(lo, hi);
+                if self.is(Mutant::ClampOffByOne) && c == *hi && c != i {
                     c -= 1u32;
                 }
                 if self.is(Mutant::UnsignedNegativeWraps) && i < 0 && !d.format().is_signed_int() {
                     c = i.clone().keep_bits(n);
                 }
                 if c != i {
-                    self.note(Rule::IntClamp, format!("{i} is outside {} [{lo}, {hi}] → {c}", d.name()));
+                    note!(self, Rule::IntClamp, format!("{i} is outside {} [{lo}, {hi}] → {c}", d.name()));
                 }
                 c
             }
@@ -474,17 +540,18 @@ impl<'a> Ctx<'a> {
     }
 
     /// .ftz on an f32 source (SPEC §5.6), with the f16.f32 erratum.
-    fn ftz_input(&mut self, v: Value) -> Value {
-        if !(self.c.ftz && self.src == Format::F32 && is_subnormal(Format::F32, &v)) || self.is(Mutant::NoFtz) {
-            return v;
+    /// The flushed value, if the source is flushed.
+    fn ftz_input(&mut self, v: &Value) -> Option<Value> {
+        if !(self.c.ftz && self.src == Format::F32 && is_subnormal(Format::F32, v)) || self.is(Mutant::NoFtz) {
+            return None;
         }
         if self.dst == Format::F16 && !self.ask(Question::FtzF16Input) {
-            self.note(Rule::FtzErratumF16, "the f32 subnormal source is kept");
-            return v;
+            note!(self, Rule::FtzErratumF16, "the f32 subnormal source is kept");
+            return None;
         }
         let neg = v.is_negative();
-        self.note(Rule::FtzInput, format!("f32 subnormal source {v} → {}0", if neg { "-" } else { "+" }));
-        Value::num(neg, Dyadic::zero())
+        note!(self, Rule::FtzInput, format!("f32 subnormal source {v} → {}0", if neg { "-" } else { "+" }));
+        Some(Value::num(neg, Dyadic::zero()))
     }
 
     fn nan(&mut self, out: NanOut, rule: Rule, n: &Nan) -> TypeResult {
@@ -506,7 +573,7 @@ impl<'a> Ctx<'a> {
             TypeResult::AnyNan => "any NaN".to_string(),
             TypeResult::Bits(b) => fmt_hex(*b, d.container_bits()),
         };
-        self.note(rule, format!("NaN source → {shown}"));
+        note!(self, rule, format!("NaN source → {shown}"));
         r
     }
 
@@ -515,12 +582,12 @@ impl<'a> Ctx<'a> {
         let d = self.dformat();
         if let Value::Nan(n) = v {
             if c.sat && !self.is(Mutant::SatNanPassesNan) {
-                self.note(Rule::SatNan, "NaN → +0");
+                note!(self, Rule::SatNan, "NaN → +0");
                 return TypeResult::Bits(encode::encode_finite(d, false, &Dyadic::zero()));
             }
             if !d.float_layout().unwrap().has_nan() || (c.satfinite && self.is(Mutant::SatfiniteNanToMax)) {
                 // e2m1/e2m3/e3m2 have no NaN: .satfinite gives +MAX_NORM (SPEC §5.8).
-                self.note(Rule::SatFiniteNanToMax, "NaN → +MAX_NORM");
+                note!(self, Rule::SatFiniteNanToMax, "NaN → +MAX_NORM");
                 return TypeResult::Bits(encode::encode_max(d, false));
             }
             let plain = c.rounding.is_none() && !c.ftz && !c.relu && !c.satfinite;
@@ -535,18 +602,16 @@ impl<'a> Ctx<'a> {
             };
             return self.nan(out, rule, n);
         }
-        let mut v = self.ftz_input(v.clone());
-        if !d.float_layout().unwrap().signed && v.is_negative() && !self.is(Mutant::Ue8m0UsesSign) {
-            self.note(Rule::Ue8m0Unsigned, "the sign is ignored: converting the magnitude");
-            v = match v {
-                Value::Num { mag, .. } => Value::Num { neg: false, mag },
-                Value::Inf { .. } => Value::Inf { neg: false },
-                nan => nan,
-            };
+        let flushed = self.ftz_input(v);
+        let v = flushed.as_ref().unwrap_or(v);
+        // ue8m0 has no sign: the magnitude is converted.
+        let drop_sign = !d.float_layout().unwrap().signed && v.is_negative() && !self.is(Mutant::Ue8m0UsesSign);
+        if drop_sign {
+            note!(self, Rule::Ue8m0Unsigned, "the sign is ignored: converting the magnitude");
         }
         let (neg, mag) = match v {
-            Value::Num { neg, mag } => (neg, mag),
-            Value::Inf { neg } => return self.inf(neg),
+            Value::Num { neg, mag } => (*neg && !drop_sign, mag),
+            Value::Inf { neg } => return self.inf(*neg && !drop_sign),
             Value::Nan(_) => unreachable!(),
         };
         let l = d.float_layout().unwrap();
@@ -556,7 +621,7 @@ impl<'a> Ctx<'a> {
             (Family::Widen, _) => (Grid::float(l), Rule::Exact),
             _ => {
                 if c.rounding.is_none() {
-                    self.note(Rule::DefaultRounding, "no rounding modifier: rounding to nearest even");
+                    note!(self, Rule::DefaultRounding, "no rounding modifier: rounding to nearest even");
                 }
                 let rule = if matches!(self.mode, Mode::Stochastic { .. }) { Rule::RoundStochastic } else { Rule::RoundToFloat };
                 (Grid::float(l), rule)
@@ -572,23 +637,23 @@ impl<'a> Ctx<'a> {
         if self.c.sat {
             let one = Dyadic::from_int(Integer::from(1));
             let m = if neg { Dyadic::zero() } else { one };
-            self.note(Rule::SatClamp, format!("{}inf → {}", if neg { "-" } else { "+" }, m));
+            note!(self, Rule::SatClamp, format!("{}inf → {}", if neg { "-" } else { "+" }, m));
             return TypeResult::Bits(encode::encode_finite(d, false, &m));
         }
         if self.c.relu && neg {
-            self.note(Rule::Relu, "-inf → +0");
+            note!(self, Rule::Relu, "-inf → +0");
             return TypeResult::Bits(encode::encode_finite(d, false, &Dyadic::zero()));
         }
         if self.c.satfinite && !(self.is(Mutant::SatfinitePassesInf) && d.float_layout().unwrap().has_inf()) {
-            self.note(Rule::SatFinite, "±inf → ±MAX_NORM");
+            note!(self, Rule::SatFinite, "±inf → ±MAX_NORM");
             return TypeResult::Bits(encode::encode_max(d, neg));
         }
         if !d.float_layout().unwrap().has_inf() {
             // Only ue8m0 gets here (the other Inf-less formats require .satfinite).
-            self.note(Rule::OverflowToNan, "+inf → NaN");
+            note!(self, Rule::OverflowToNan, "+inf → NaN");
             return TypeResult::Bits(encode::encode_nan(d, false, u64::MAX));
         }
-        self.note(Rule::InfToInf, "");
+        note!(self, Rule::InfToInf, "");
         TypeResult::Bits(encode::encode_inf(d, neg))
     }
 
@@ -597,47 +662,50 @@ impl<'a> Ctx<'a> {
         let c = *self.c;
         let d = self.dformat();
         let l = d.float_layout().unwrap();
-        let mut mag = r.mag.clone();
+        let Rounded { mag, remainder, away, mode } = r;
+        let mut mag = mag;
         if c.sat {
             let one = Dyadic::from_int(Integer::from(1));
             if neg && !(mag.is_zero() && self.is(Mutant::SatKeepsNegZero)) {
                 let rule = if mag.is_zero() { Rule::SatNegZero } else { Rule::SatClamp };
-                self.note(rule, format!("{} → +0", signed(true, &mag)));
+                note!(self, rule, format!("{} → +0", signed(true, &mag)));
                 (neg, mag) = (false, Dyadic::zero());
             } else if mag > one {
-                self.note(Rule::SatClamp, format!("{mag} → 1"));
+                note!(self, Rule::SatClamp, format!("{mag} → 1"));
                 mag = one;
             }
         } else {
             if c.relu && neg {
                 if !mag.is_zero() {
-                    self.note(Rule::Relu, format!("{} → +0", signed(true, &mag)));
+                    note!(self, Rule::Relu, format!("{} → +0", signed(true, &mag)));
                     (neg, mag) = (false, Dyadic::zero());
                 } else if self.ask(Question::ReluNegZeroToPositive) {
-                    self.note(Rule::ReluNegZero, "-0 → +0");
+                    note!(self, Rule::ReluNegZero, "-0 → +0");
                     neg = false;
                 } else {
-                    self.note(Rule::ReluNegZero, "-0 stays -0");
+                    note!(self, Rule::ReluNegZero, "-0 stays -0");
                 }
             }
             let policy = if c.satfinite && !self.is(Mutant::SatfinitePassesInf) { Overflow::SatFinite } else { Overflow::Ieee };
-            let rounded = Rounded { mag: mag.clone(), ..r };
-            match fit(l, neg, &rounded, policy) {
+            let rounded = Rounded { mag, remainder, away, mode };
+            let fits = fit(l, neg, &rounded, policy);
+            mag = rounded.mag;
+            match fits {
                 Fit::Finite => {}
                 Fit::OverflowToInf if self.is(Mutant::OverflowToMaxUnderRn) && matches!(self.mode, Mode::NearestEven) => {
                     return TypeResult::Bits(encode::encode_max(d, neg));
                 }
                 Fit::OverflowToInf => {
-                    self.note(Rule::OverflowToInf, format!("{} exceeds max finite {} → {}inf", mag, l.max_finite(), if neg { "-" } else { "+" }));
+                    note!(self, Rule::OverflowToInf, format!("{} exceeds max finite {} → {}inf", mag, l.max_finite(), if neg { "-" } else { "+" }));
                     return TypeResult::Bits(encode::encode_inf(d, neg));
                 }
                 Fit::OverflowToNan => {
-                    self.note(Rule::OverflowToNan, format!("{mag} exceeds max finite {} → NaN", l.max_finite()));
+                    note!(self, Rule::OverflowToNan, format!("{mag} exceeds max finite {} → NaN", l.max_finite()));
                     return TypeResult::Bits(encode::encode_nan(d, false, u64::MAX));
                 }
                 Fit::OverflowToMax => {
                     let rule = if c.satfinite { Rule::SatFinite } else { Rule::OverflowToMax };
-                    self.note(rule, format!("{} exceeds max finite → {}", mag, signed(neg, &l.max_finite())));
+                    note!(self, rule, format!("{} exceeds max finite → {}", mag, signed(neg, &l.max_finite())));
                     return TypeResult::Bits(encode::encode_max(d, neg));
                 }
             }
@@ -648,16 +716,17 @@ impl<'a> Ctx<'a> {
             if tiny_after != tiny_before {
                 let after = self.ask(Question::FtzAfterRounding);
                 let flush = if after { tiny_after } else { tiny_before };
-                self.note(
+                note!(
+                    self,
                     Rule::FtzTininess,
                     format!("judged {} rounding: {}", if after { "after" } else { "before" }, if flush { "subnormal" } else { "normal" }),
                 );
                 if flush {
-                    self.note(Rule::FtzOutput, format!("subnormal result → {}0", if neg { "-" } else { "+" }));
+                    note!(self, Rule::FtzOutput, format!("subnormal result → {}0", if neg { "-" } else { "+" }));
                     mag = Dyadic::zero();
                 }
             } else if tiny_after {
-                self.note(Rule::FtzOutput, format!("subnormal result {} → {}0", signed(neg, &mag), if neg { "-" } else { "+" }));
+                note!(self, Rule::FtzOutput, format!("subnormal result {} → {}0", signed(neg, &mag), if neg { "-" } else { "+" }));
                 mag = Dyadic::zero();
             }
         }
@@ -668,7 +737,7 @@ impl<'a> Ctx<'a> {
             neg = false;
         }
         if mag.is_zero() && d == Format::Ue8m0 {
-            self.note(Rule::Ue8m0NoZero, "below 2^-127 → 00 (2^-127)");
+            note!(self, Rule::Ue8m0NoZero, "below 2^-127 → 00 (2^-127)");
             return TypeResult::Bits(0);
         }
         TypeResult::Bits(encode::encode_finite(d, neg, &mag))
@@ -682,7 +751,7 @@ impl<'a> Ctx<'a> {
             TypeResult::AnyNan => AcceptSet { width, alts: vec![Alt::AnyNan(d.format())] },
             TypeResult::Bits(b) if d == Type::Tf32 => {
                 let mask = self.profile.tf32_low_bits_mask();
-                self.note(Rule::Tf32LowBits, format!("bits 12..0 {}", if mask == u32::MAX as u64 { "are zero" } else { "are left open" }));
+                note!(self, Rule::Tf32LowBits, format!("bits 12..0 {}", if mask == u32::MAX as u64 { "are zero" } else { "are left open" }));
                 AcceptSet { width, alts: vec![Alt::Bits { value: b & mask, mask }] }
             }
             TypeResult::Bits(b) => {
@@ -692,7 +761,8 @@ impl<'a> Ctx<'a> {
                     if sext {
                         bits |= width_mask(width) & !width_mask(n);
                     }
-                    self.note(
+                    note!(
+                        self,
                         Rule::DestExtend,
                         format!("{} into a {width}-bit register: {}", if sext { "sign-extend" } else { "zero-extend" }, fmt_hex(bits, width)),
                     );

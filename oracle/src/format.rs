@@ -180,6 +180,11 @@ impl Format {
             Kind::Int { .. } => None,
         }
     }
+    /// [`Format::int_range`], computed once per format.
+    pub fn int_bounds(self) -> Option<&'static (Integer, Integer)> {
+        static BOUNDS: std::sync::OnceLock<Vec<Option<(Integer, Integer)>>> = std::sync::OnceLock::new();
+        BOUNDS.get_or_init(|| Format::ALL.iter().map(|f| f.int_range()).collect())[self as usize].as_ref()
+    }
     /// Smallest and largest integer value (integer formats only).
     pub fn int_range(self) -> Option<(Integer, Integer)> {
         match self.info().kind {
@@ -226,6 +231,10 @@ impl FloatLayout {
         } else {
             -(self.bias as i64)
         }
+    }
+    /// Unbiased exponent of the largest finite value's top bit.
+    pub fn emax(&self) -> i64 {
+        (self.max_finite_code() >> self.man_bits) as i64 - self.bias as i64
     }
     /// Exponent of the least significant bit at the bottom of the range: the
     /// quantum of subnormals (or of the smallest normal binade).

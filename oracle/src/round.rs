@@ -77,31 +77,35 @@ pub enum Remainder {
     AboveHalf,
 }
 
-/// The bits cut off by rounding: `value / 2^bits` is the fraction of an ulp.
-#[derive(Clone, Debug)]
-pub struct Discarded {
-    pub value: Integer,
+/// The bits cut off by rounding: the low `bits` bits of `sig`, read in
+/// place; `value / 2^bits` is the fraction of an ulp.
+#[derive(Clone, Copy, Debug)]
+pub struct Discarded<'a> {
+    pub sig: &'a Integer,
     pub bits: u32,
 }
 
-impl Discarded {
+impl Discarded<'_> {
+    /// Where the cut bits sit against half an ulp, from the lowest set bit
+    /// and the top cut bit (no arithmetic on the value).
     pub fn remainder(&self) -> Remainder {
-        if self.value == 0 {
-            return Remainder::Exact;
-        }
-        let half = Integer::from(1) << (self.bits - 1);
-        match self.value.cmp(&half) {
-            std::cmp::Ordering::Less => Remainder::BelowHalf,
-            std::cmp::Ordering::Equal => Remainder::Half,
-            std::cmp::Ordering::Greater => Remainder::AboveHalf,
+        let b = self.bits;
+        match self.sig.find_one(0) {
+            Some(low) if b > 0 && low < b => match (self.sig.get_bit(b - 1), low == b - 1) {
+                (false, _) => Remainder::BelowHalf,
+                (true, true) => Remainder::Half,
+                (true, false) => Remainder::AboveHalf,
+            },
+            _ => Remainder::Exact,
         }
     }
     /// The top `width` bits of the fraction (zero-padded when fewer were cut).
     pub fn top_bits(&self, width: u32) -> Integer {
+        let value = self.sig.clone().keep_bits(self.bits);
         if self.bits >= width {
-            self.value.clone() >> (self.bits - width)
+            value >> (self.bits - width)
         } else {
-            self.value.clone() << (width - self.bits)
+            value << (width - self.bits)
         }
     }
 }
@@ -129,11 +133,9 @@ pub fn decide(mode: Mode, neg: bool, lower_is_odd: bool, cut: &Discarded) -> boo
 /// The outcome of rounding a magnitude, with what explain needs to show.
 #[derive(Clone, Debug)]
 pub struct Rounded {
-    /// The rounded magnitude.
+    /// The rounded magnitude; when inexact, a multiple of the grid's quantum
+    /// `2^mag.exp`.
     pub mag: Dyadic,
-    /// Grid neighbours of the exact value (equal when exact).
-    pub lower: Dyadic,
-    pub upper: Dyadic,
     pub remainder: Remainder,
     pub away: bool,
     pub mode: Mode,
@@ -143,41 +145,36 @@ impl Rounded {
     pub fn inexact(&self) -> bool {
         self.remainder != Remainder::Exact
     }
+    /// The grid neighbour toward zero of the exact value (itself when exact).
+    pub fn lower(&self) -> Dyadic {
+        Dyadic::new(self.mag.sig.clone() - u32::from(self.away), self.mag.exp)
+    }
+    /// The grid neighbour away from zero (itself when exact).
+    pub fn upper(&self) -> Dyadic {
+        Dyadic::new(self.mag.sig.clone() + u32::from(self.inexact() && !self.away), self.mag.exp)
+    }
 }
 
 /// Round the magnitude `x` of a value with sign `neg` onto `grid`.
 pub fn round(neg: bool, x: &Dyadic, grid: Grid, mode: Mode) -> Rounded {
+    let exact = |mag: Dyadic| Rounded { mag, remainder: Remainder::Exact, away: false, mode };
     let Some(msb) = x.msb_exp() else {
-        return Rounded {
-            mag: Dyadic::zero(),
-            lower: Dyadic::zero(),
-            upper: Dyadic::zero(),
-            remainder: Remainder::Exact,
-            away: false,
-            mode,
-        };
+        return exact(Dyadic::zero());
     };
     let q = grid.quantum(msb);
     let cut_bits = q - x.exp;
-    let (lower, cut) = if cut_bits <= 0 {
-        (x.scaled_to(q), Discarded { value: Integer::new(), bits: 1 })
-    } else {
-        let b = cut_bits as u32;
-        let kept = x.sig.clone() >> b;
-        let rest = x.sig.clone().keep_bits(b);
-        (kept, Discarded { value: rest, bits: b })
-    };
-    let away = decide(mode, neg, lower.is_odd(), &cut);
-    let upper = if cut.remainder() == Remainder::Exact { lower.clone() } else { lower.clone() + 1u32 };
-    let chosen = if away { upper.clone() } else { lower.clone() };
-    Rounded {
-        mag: Dyadic::new(chosen, q),
-        lower: Dyadic::new(lower, q),
-        upper: Dyadic::new(upper, q),
-        remainder: cut.remainder(),
-        away,
-        mode,
+    if cut_bits <= 0 {
+        // On the grid already.
+        return exact(x.clone());
     }
+    let cut = Discarded { sig: &x.sig, bits: cut_bits as u32 };
+    let remainder = cut.remainder();
+    let mut kept = Integer::from(&x.sig >> cut.bits);
+    let away = decide(mode, neg, kept.is_odd(), &cut);
+    if away {
+        kept += 1u32;
+    }
+    Rounded { mag: Dyadic::new(kept, q), remainder, away, mode }
 }
 
 impl fmt::Display for Remainder {
