@@ -34,7 +34,10 @@ use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use ptx_cvt::fast::{self, Plan};
 use ptx_cvt::instr::parse;
+use ptx_cvt::eval::Evaluator;
+use ptx_cvt::fast::Isa;
 use ptx_cvt::{evaluate, Cvt, Operand, Profile};
+use rug::{Assign, Integer};
 use softfloat_sys as sf;
 
 const N: usize = 4096;
@@ -119,6 +122,12 @@ fn engines(g: &mut BenchmarkGroup<WallTime>, spelling: &str, inputs: &[u64]) {
             black_box(&out);
         })
     });
+    g.bench_function("ptx-cvt fast/batch baseline", |b| {
+        b.iter(|| {
+            fast::evaluate_batch_on(&c, black_box(inputs), &mut out, Isa::Baseline).unwrap();
+            black_box(&out);
+        })
+    });
     g.bench_function("ptx-cvt exact", |b| {
         b.iter(|| {
             let mut acc = 0usize;
@@ -128,6 +137,52 @@ fn engines(g: &mut BenchmarkGroup<WallTime>, spelling: &str, inputs: &[u64]) {
             acc
         })
     });
+    let ev = Evaluator::new(&c, c.atype.bits(), w, Profile::Sm90).unwrap();
+    g.bench_function("ptx-cvt exact/prepared", |b| {
+        b.iter(|| {
+            let mut acc = 0usize;
+            for &x in inputs {
+                acc += ev.accept(&ops(&c, black_box(x))).unwrap().alts.len();
+            }
+            acc
+        })
+    });
+}
+
+/// Buffers of the naive big-integer conversion, reused across calls.
+#[derive(Default)]
+struct Naive {
+    sig: Integer,
+    rest: Integer,
+    half: Integer,
+}
+
+/// A naive f32 → f16 round-to-nearest-even on `rug` integers (the issue's
+/// yardstick for the exact engine): the significand as a big integer, cut,
+/// compared with half an ulp, encoded; no NaN inputs (the benchmark has none).
+fn naive_rug_f32_to_f16(x: u32, n: &mut Naive) -> u16 {
+    let sign = ((x >> 16) & 0x8000) as u16;
+    let (e, m) = ((x >> 23) & 0xff, x & 0x7f_ffff);
+    if e == 0xff {
+        return sign | 0x7c00;
+    }
+    n.sig.assign(if e == 0 { m } else { m | 0x80_0000 });
+    if n.sig == 0 {
+        return sign;
+    }
+    let exp = if e == 0 { -149 } else { e as i32 - 150 };
+    let msb = exp + n.sig.significant_bits() as i32 - 1;
+    let q = (msb - 10).max(-24);
+    let cut = (q - exp) as u32;
+    n.rest.assign(n.sig.keep_bits_ref(cut));
+    n.sig >>= cut;
+    n.half.assign(1);
+    n.half <<= cut - 1;
+    if n.rest > n.half || (n.rest == n.half && n.sig.is_odd()) {
+        n.sig += 1;
+    }
+    let code = (((q + 24) as u32) << 10) + n.sig.to_u32_wrapping();
+    sign | code.min(0x7c00) as u16
 }
 
 /// Report (stderr, before timing) on how many inputs a peer's bits differ
@@ -224,6 +279,11 @@ fn f32_to_f16_rn(cr: &mut Criterion) {
     let mut g = cr.benchmark_group("f32->f16 rn");
     g.throughput(Throughput::Elements(N as u64));
     engines(&mut g, "cvt.rn.f16.f32", &inputs);
+    let mut naive = Naive::default();
+    agreement(g0, i0, &inputs, "naive rug", |x| naive_rug_f32_to_f16(x as u32, &mut Naive::default()) as u64);
+    g.bench_function("naive rug", |b| {
+        b.iter(|| inputs.iter().fold(0u16, |a, &x| a ^ naive_rug_f32_to_f16(black_box(x) as u32, &mut naive)))
+    });
     g.bench_function("half from_f32", |b| b.iter(|| floats.iter().fold(0u16, |a, &x| a ^ half::f16::from_f32(black_box(x)).to_bits())));
     let mut out = vec![half::f16::ZERO; N];
     g.bench_function("half slice", |b| {
