@@ -29,7 +29,7 @@ for g in order + sorted(set(rows) - set(order)):
     print("|---|---:|")
     for name, v in sorted(r.items(), key=lambda kv: -kv[1]):
         print(f"| {name} | {v:,.1f} |")
-    fast, batch = r.get("ptx-cvt fast/call"), r.get("ptx-cvt fast/batch") or r.get("ptx-cvt fast/plan")
+    fast, batch, plan = r.get("ptx-cvt fast/call"), r.get("ptx-cvt fast/batch") or r.get("ptx-cvt fast/plan"), r.get("ptx-cvt fast/plan")
     base, exact, prepared = r.get("ptx-cvt fast/batch baseline"), r.get("ptx-cvt exact"), r.get("ptx-cvt exact/prepared")
     ratios = []
     for peer in ["native as/loop", "native as/scalar", "softfloat", "half from_f32", "half slice"]:
@@ -37,6 +37,7 @@ for g in order + sorted(set(rows) - set(order)):
             ratios.append(f"fast/batch ÷ {peer} = {batch / r[peer]:.3g}")
             if base:
                 ratios.append(f"fast/batch baseline ÷ {peer} = {base / r[peer]:.3g}")
+            ratios.append(f"fast/plan ÷ {peer} = {plan / r[peer]:.3g}")
             ratios.append(f"fast/call ÷ {peer} = {fast / r[peer]:.3g}")
     if "naive rug" in r:
         ratios.append(f"exact/prepared ÷ naive rug = {prepared / r['naive rug']:.3g}")

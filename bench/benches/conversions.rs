@@ -19,9 +19,16 @@
 //! Contenders:
 //! - `fast/call`: `ptx_cvt::fast::evaluate` once per input (the per-thread
 //!   plan cache makes repeated calls on one instruction skip legality);
+//! - `fast/plan`: `fast::Plan::eval` on a prepared plan, once per input;
 //! - `fast/batch`: `ptx_cvt::fast::evaluate_batch` on the 4096 inputs
-//!   (single-source forms; for e4m3x2, `fast::Plan::eval` on a prepared plan);
-//! - `exact`: `ptx_cvt::evaluate` (the `rug`-based reference, sm90 profile);
+//!   (single-source forms; kernels specialised per form on the CPU's widest
+//!   vector unit); `fast/batch baseline`: the same kernels built for the
+//!   x86-64 baseline (SSE2, what every other contender is compiled for);
+//! - `exact`: `ptx_cvt::evaluate` (the `rug`-based reference, sm90 profile,
+//!   with its explanation); `exact/prepared`: `eval::Evaluator::accept`
+//!   (legality checked once, no explanation);
+//! - `naive rug` (f32→f16 only): a straightforward conversion on `rug`
+//!   integers with reused buffers, the yardstick the issue gives;
 //! - `native/loop`: the `as` cast over the slice (the compiler vectorizes it);
 //! - `native/scalar`: the `as` cast with each input through `black_box` (no vectorization);
 //! - `half/...`, `softfloat`: per element.
@@ -115,6 +122,8 @@ fn engines(g: &mut BenchmarkGroup<WallTime>, spelling: &str, inputs: &[u64]) {
             acc
         })
     });
+    let plan = Plan::new(&c, c.atype.bits(), w).unwrap();
+    g.bench_function("ptx-cvt fast/plan", |b| b.iter(|| inputs.iter().fold(0u64, |a, &x| a ^ plan.eval1(black_box(x)).representative())));
     let mut out = vec![0u64; inputs.len()];
     g.bench_function("ptx-cvt fast/batch", |b| {
         b.iter(|| {
