@@ -27,6 +27,7 @@ use std::sync::Mutex;
 
 use ptx_cvt::accept::AcceptSet;
 use ptx_cvt::eval::Evaluator;
+use ptx_cvt::evaluate_accept;
 use ptx_cvt::fast::{self, FastEngine, FastResult};
 use ptx_cvt::gen::{self, natural_regs};
 use ptx_cvt::instr::{self, Regs, Rounding, REG_WIDTHS};
@@ -216,6 +217,13 @@ fn every_committed_compact_vector() {
             let want = case.result.as_ref().unwrap();
             if !(want.is_subset_of(&got) && got.is_subset_of(want)) {
                 f.add(format!("{line}  fast {got}"));
+            }
+            // The ISA profile explores the open questions: with and without the explanation alike.
+            let (c, ops) = (&case.instr, &case.operands);
+            let isa = evaluate_accept(c, ops, w, Profile::Isa).unwrap();
+            let traced = evaluate(c, ops, w, Profile::Isa).unwrap().accept;
+            if isa != traced {
+                f.add(format!("{line}  isa profile: evaluate_accept {isa}, evaluate {traced}"));
             }
         }
         chunk.len() as u64
@@ -499,6 +507,11 @@ fn legality_and_operand_errors_agree() {
             let e = evaluate(&c, &ops, w, Profile::Sm90);
             let f = fast::evaluate(&c, &ops, w);
             assert_eq!(e.as_ref().err(), f.as_ref().err(), "{c} {ops:?} -> {w}");
+            // The exact engine without its explanation: the same set and error, under both profiles.
+            for p in [Profile::Sm90, Profile::Isa] {
+                let full = if p == Profile::Sm90 { e.clone().map(|o| o.accept) } else { evaluate(&c, &ops, w, p).map(|o| o.accept) };
+                assert_eq!(evaluate_accept(&c, &ops, w, p), full, "{c} {ops:?} -> {w} ({p:?})");
+            }
             if let (Ok(e), Ok(f)) = (e, f) {
                 assert_eq!(f.to_accept(w), e.accept, "{c} {ops:?} -> {w}");
             }

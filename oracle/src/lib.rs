@@ -21,7 +21,7 @@ pub mod round;
 
 pub use accept::AcceptSet;
 pub use caseline::{format_case, parse_case, Case};
-pub use eval::{evaluate, EvalError, Operand, Outcome};
+pub use eval::{evaluate, evaluate_accept, EvalError, Operand, Outcome};
 pub use implementation::Implementation;
 pub use instr::{Cvt, PtxVersion, Regs, Rounding, Target, Type};
 pub use policy::{Profile, Rule};

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::gen::{self, GenCase, Level};
-use ptx_cvt::{evaluate, format_case, instr, AcceptSet, Case, Cvt, Implementation, Outcome, Profile, PtxVersion, Regs, Rule, Target};
+use ptx_cvt::{evaluate, evaluate_accept, format_case, instr, AcceptSet, Case, Cvt, Implementation, Outcome, Profile, PtxVersion, Regs, Rule, Target};
 
 use crate::common::{describe_bits, describe_set};
 use crate::process::ProcessImpl;
@@ -484,7 +484,7 @@ fn run_batch(r: &mut Run, imp: &mut Under, v: &mut Variant, batch: Vec<GenCase>)
     let mut asked = Vec::with_capacity(batch.len());
     let mut outcomes = Vec::with_capacity(batch.len());
     for g in batch {
-        match evaluate(&v.c, &g.operands, g.dst_width, r.a.profile) {
+        match evaluate_accept(&v.c, &g.operands, g.dst_width, r.a.profile) {
             Ok(o) => {
                 asked.push((g.operands, g.dst_width));
                 outcomes.push(o);
@@ -506,9 +506,11 @@ fn run_batch(r: &mut Run, imp: &mut Under, v: &mut Variant, batch: Vec<GenCase>)
                 r.record_error = Some(e.to_string());
             }
         }
-        if !o.accept.contains(*bits) {
+        if !o.contains(*bits) {
             let case = Case { instr: v.c, operands: ops.clone(), result: Some(AcceptSet::exact(*w, *bits)), comment: None };
-            mismatch(r, v, &case, o);
+            // Evaluated again with the explanation, which the report shows.
+            let o = evaluate(&v.c, ops, *w, r.a.profile).expect("evaluated once already");
+            mismatch(r, v, &case, &o);
             if let Some(stop) = failure_limit(r) {
                 // The rest of the batch stays unchecked (and unrecorded).
                 if let Some(e) = failure {
