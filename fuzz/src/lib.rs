@@ -13,6 +13,10 @@ use ptx_cvt::instr::{self, REG_WIDTHS};
 use ptx_cvt::{evaluate, evaluate_accept, format_case, AcceptSet, Cvt, Implementation, Operand, Profile, PtxVersion, Regs, Target};
 
 pub mod parse;
+/// The loader of `ptx-cvt fuzz --target-lib`, compiled here from the command
+/// line's source (the fuzz crate cannot depend on a binary crate): one loader,
+/// one contract (`capi/include/ptx_cvt_impl.h`).
+#[path = "../../tools/src/shared_lib.rs"]
 pub mod shared_lib;
 
 /// The raw fuzzer input of the `cvt` target; [`Raw::decode`] makes it a case.
