@@ -203,19 +203,7 @@ def single(ptxas, target, version, item):
 
 
 def assemble_groups(ptxas, groups, jobs, stats, reverse=False):
-    tasks = []
-    for (t, v), items in sorted(groups.items()):
-        items = sorted(set(items), reverse=reverse)
-        for k in range(0, len(items), CHUNK):
-            tasks.append((t, v, items[k:k + CHUNK]))
-    out = {}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-        futs = {ex.submit(assemble_exact, ptxas, t, v, c, stats): (t, v) for t, v, c in tasks}
-        for f in concurrent.futures.as_completed(futs):
-            t, v = futs[f]
-            for it, verdict in f.result().items():
-                out[(t, v, it)] = verdict
-    return out
+    return S.assemble_groups(ptxas, groups, jobs, stats, render=batch_text, reverse=reverse)
 
 
 # ---------------------------------------------------------------------------

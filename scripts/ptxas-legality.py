@@ -250,16 +250,18 @@ def single(ptxas, target, version, item, render=None):
                                          else "ptxas exit status %d" % rc))
 
 
-def assemble_groups(ptxas, groups, jobs, stats):
-    """groups: {(target, version): [items]} -> {(target, version, item): verdict}."""
+def assemble_groups(ptxas, groups, jobs, stats, render=None, reverse=False):
+    """groups: {(target, version): [items]} -> {(target, version, item): verdict}.
+
+    `render` as for assemble_exact; `reverse` batches the items in reverse order."""
     tasks = []
     for (t, v), items in sorted(groups.items()):
-        items = sorted(set(items))
+        items = sorted(set(items), reverse=reverse)
         for k in range(0, len(items), CHUNK):
             tasks.append((t, v, items[k:k + CHUNK]))
     out = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-        futs = {ex.submit(assemble_exact, ptxas, t, v, chunk, stats): (t, v) for t, v, chunk in tasks}
+        futs = {ex.submit(assemble_exact, ptxas, t, v, chunk, stats, render): (t, v) for t, v, chunk in tasks}
         for f in concurrent.futures.as_completed(futs):
             t, v = futs[f]
             for it, verdict in f.result().items():

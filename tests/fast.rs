@@ -20,8 +20,6 @@
 //! - the batch kernels against the lane path on every vector unit the CPU has.
 //! The whole file takes about two minutes wall on 2 cores.
 
-use rand_chacha::rand_core::{RngCore, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -29,7 +27,7 @@ use ptx_cvt::accept::AcceptSet;
 use ptx_cvt::eval::Evaluator;
 use ptx_cvt::evaluate_accept;
 use ptx_cvt::fast::{self, FastEngine, FastResult};
-use ptx_cvt::gen::{self, natural_regs};
+use ptx_cvt::gen::{self, natural_regs, SeededRng as Rng};
 use ptx_cvt::instr::{self, Regs, Rounding, REG_WIDTHS};
 use ptx_cvt::{
     evaluate, format_case, parse_case, Cvt, Implementation, Operand, Profile, PtxVersion, Target,
@@ -230,21 +228,6 @@ fn every_committed_compact_vector() {
     });
     eprintln!("compact vectors: {n} cases, {:.1?}", t.elapsed());
     fails.assert_none("compact vectors", n);
-}
-
-/// Seeded random numbers (ChaCha8: the same stream on every platform).
-struct Rng(ChaCha8Rng);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(ChaCha8Rng::seed_from_u64(seed))
-    }
-    fn next(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// A structured random value of `t` (a scalar or f32/f16x2/bf16x2 source):

@@ -277,65 +277,78 @@ fn f64_to_f32_rn(cr: &mut Criterion) {
     g.finish();
 }
 
-fn f32_to_f16_rn(cr: &mut Criterion) {
-    use half::slice::HalfFloatSliceExt;
-    let inputs = inputs_f32(3);
+/// An f32 → 16-bit float group: the ptx-cvt engines, half's scalar and slice
+/// conversions and SoftFloat (round to nearest even), plus `extra` contenders.
+/// Generic over the conversions (closures), so each is inlined as before.
+fn f32_to_16bit(
+    cr: &mut Criterion,
+    seed: u64,
+    group: &str,
+    spelling: &str,
+    half_scalar: impl Fn(f32) -> u16,
+    mut half_slice: impl FnMut(&[f32]),
+    softfloat: impl Fn(u32) -> u16,
+    extra: impl FnOnce(&mut BenchmarkGroup<WallTime>, &[u64]),
+) {
+    let inputs = inputs_f32(seed);
     let floats: Vec<f32> = inputs.iter().map(|&x| f32::from_bits(x as u32)).collect();
-    let (g0, i0) = ("f32->f16 rn", "cvt.rn.f16.f32");
     set_rounding(sf::softfloat_round_near_even);
-    agreement(g0, i0, &inputs, "half", |x| half::f16::from_f32(f32::from_bits(x as u32)).to_bits() as u64);
-    agreement(g0, i0, &inputs, "softfloat", |x| unsafe { sf::f32_to_f16(sf::float32_t { v: x as u32 }) }.v as u64);
-    let mut g = cr.benchmark_group("f32->f16 rn");
+    agreement(group, spelling, &inputs, "half", |x| half_scalar(f32::from_bits(x as u32)) as u64);
+    agreement(group, spelling, &inputs, "softfloat", |x| softfloat(x as u32) as u64);
+    let mut g = cr.benchmark_group(group);
     g.throughput(Throughput::Elements(N as u64));
-    engines(&mut g, "cvt.rn.f16.f32", &inputs);
-    let mut naive = Naive::default();
-    agreement(g0, i0, &inputs, "naive rug", |x| naive_rug_f32_to_f16(x as u32, &mut Naive::default()) as u64);
-    g.bench_function("naive rug", |b| {
-        b.iter(|| inputs.iter().fold(0u16, |a, &x| a ^ naive_rug_f32_to_f16(black_box(x) as u32, &mut naive)))
-    });
-    g.bench_function("half from_f32", |b| b.iter(|| floats.iter().fold(0u16, |a, &x| a ^ half::f16::from_f32(black_box(x)).to_bits())));
-    let mut out = vec![half::f16::ZERO; N];
-    g.bench_function("half slice", |b| {
-        b.iter(|| {
-            out.convert_from_f32_slice(black_box(&floats));
-            black_box(&out);
-        })
-    });
+    engines(&mut g, spelling, &inputs);
+    extra(&mut g, &inputs);
+    g.bench_function("half from_f32", |b| b.iter(|| floats.iter().fold(0u16, |a, &x| a ^ half_scalar(black_box(x)))));
+    g.bench_function("half slice", |b| b.iter(|| half_slice(black_box(&floats))));
     g.bench_function("softfloat", |b| {
         b.iter(|| {
             set_rounding(sf::softfloat_round_near_even);
-            floats.iter().fold(0u16, |a, &x| a ^ unsafe { sf::f32_to_f16(sf::float32_t { v: black_box(x).to_bits() }) }.v)
+            floats.iter().fold(0u16, |a, &x| a ^ softfloat(black_box(x).to_bits()))
         })
     });
     g.finish();
 }
 
+fn f32_to_f16_rn(cr: &mut Criterion) {
+    use half::slice::HalfFloatSliceExt;
+    let mut out = vec![half::f16::ZERO; N];
+    let naive = |g: &mut BenchmarkGroup<WallTime>, inputs: &[u64]| {
+        agreement("f32->f16 rn", "cvt.rn.f16.f32", inputs, "naive rug", |x| naive_rug_f32_to_f16(x as u32, &mut Naive::default()) as u64);
+        let mut n = Naive::default();
+        g.bench_function("naive rug", |b| b.iter(|| inputs.iter().fold(0u16, |a, &x| a ^ naive_rug_f32_to_f16(black_box(x) as u32, &mut n))));
+    };
+    f32_to_16bit(
+        cr,
+        3,
+        "f32->f16 rn",
+        "cvt.rn.f16.f32",
+        |x| half::f16::from_f32(x).to_bits(),
+        |f| {
+            out.convert_from_f32_slice(f);
+            black_box(&out);
+        },
+        |x| unsafe { sf::f32_to_f16(sf::float32_t { v: x }) }.v,
+        naive,
+    );
+}
+
 fn f32_to_bf16_rn(cr: &mut Criterion) {
     use half::slice::HalfFloatSliceExt;
-    let inputs = inputs_f32(4);
-    let floats: Vec<f32> = inputs.iter().map(|&x| f32::from_bits(x as u32)).collect();
-    let (g0, i0) = ("f32->bf16 rn", "cvt.rn.bf16.f32");
-    set_rounding(sf::softfloat_round_near_even);
-    agreement(g0, i0, &inputs, "half", |x| half::bf16::from_f32(f32::from_bits(x as u32)).to_bits() as u64);
-    agreement(g0, i0, &inputs, "softfloat", |x| unsafe { sf::f32_to_bf16(sf::float32_t { v: x as u32 }) }.v as u64);
-    let mut g = cr.benchmark_group("f32->bf16 rn");
-    g.throughput(Throughput::Elements(N as u64));
-    engines(&mut g, "cvt.rn.bf16.f32", &inputs);
-    g.bench_function("half from_f32", |b| b.iter(|| floats.iter().fold(0u16, |a, &x| a ^ half::bf16::from_f32(black_box(x)).to_bits())));
     let mut out = vec![half::bf16::ZERO; N];
-    g.bench_function("half slice", |b| {
-        b.iter(|| {
-            out.convert_from_f32_slice(black_box(&floats));
+    f32_to_16bit(
+        cr,
+        4,
+        "f32->bf16 rn",
+        "cvt.rn.bf16.f32",
+        |x| half::bf16::from_f32(x).to_bits(),
+        |f| {
+            out.convert_from_f32_slice(f);
             black_box(&out);
-        })
-    });
-    g.bench_function("softfloat", |b| {
-        b.iter(|| {
-            set_rounding(sf::softfloat_round_near_even);
-            floats.iter().fold(0u16, |a, &x| a ^ unsafe { sf::f32_to_bf16(sf::float32_t { v: black_box(x).to_bits() }) }.v)
-        })
-    });
-    g.finish();
+        },
+        |x| unsafe { sf::f32_to_bf16(sf::float32_t { v: x }) }.v,
+        |_, _| {},
+    );
 }
 
 fn u64_to_f32_rn(cr: &mut Criterion) {

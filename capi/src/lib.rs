@@ -18,7 +18,7 @@ use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ptx_cvt::accept::{width_mask, Alt};
-use ptx_cvt::{evaluate, AcceptSet, Cvt, Operand, Profile};
+use ptx_cvt::{evaluate_accept, AcceptSet, Cvt, Operand, Profile};
 
 pub const PTX_CVT_OK: c_int = 0;
 pub const PTX_CVT_NOT_BITS: c_int = 1;
@@ -167,8 +167,7 @@ unsafe fn request(
 }
 
 fn eval_request(r: &Request) -> Result<AcceptSet, Error> {
-    evaluate(&r.cvt, &r.operands, r.dst_width, r.profile)
-        .map(|o| o.accept)
+    evaluate_accept(&r.cvt, &r.operands, r.dst_width, r.profile)
         .map_err(|e| Error { code: PTX_CVT_EILLEGAL, message: e.to_string() })
 }
 

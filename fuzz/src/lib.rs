@@ -10,7 +10,7 @@ use ptx_cvt::eval::fmt_hex;
 use ptx_cvt::fast::{self, FastEngine};
 use ptx_cvt::gen::{all_spellings, natural_regs};
 use ptx_cvt::instr::{self, REG_WIDTHS};
-use ptx_cvt::{evaluate, evaluate_accept, format_case, AcceptSet, Cvt, Implementation, Operand, Profile, PtxVersion, Regs, Target};
+use ptx_cvt::{evaluate_accept, format_case, AcceptSet, Cvt, Implementation, Operand, Profile, PtxVersion, Regs, Target};
 
 pub mod parse;
 /// The loader of `ptx-cvt fuzz --target-lib`, compiled here from the command
@@ -57,7 +57,7 @@ impl std::fmt::Debug for Raw {
             .field("operands", &format_args!("[{}]", ops.join(", ")))
             .field("target", &self.target)
             .finish()?;
-        let expected = evaluate(&case.c, &case.operands, case.dst_width, Profile::Sm90).ok().map(|o| o.accept);
+        let expected = evaluate_accept(&case.c, &case.operands, case.dst_width, Profile::Sm90).ok();
         write!(f, "\ndecodes to: {}", case.line(expected.as_ref()))?;
         if expected.is_none() {
             f.write_str("  (rejected by the exact engine)")?;
@@ -347,7 +347,7 @@ fn check_legality(case: &FuzzCase) -> Result<(), String> {
 
 /// Panic with a report (the case line first) when `check` found a mismatch.
 pub fn report(case: &FuzzCase, msg: &str) -> ! {
-    let expected = evaluate(&case.c, &case.operands, case.dst_width, Profile::Sm90).ok().map(|o| o.accept);
+    let expected = evaluate_accept(&case.c, &case.operands, case.dst_width, Profile::Sm90).ok();
     let target = case.target.map_or(String::new(), |(t, v)| format!("\n  target: {t}, PTX ISA {v}"));
     let answer = if expected.is_some() { "the exact engine's answer (sm90)" } else { "the exact engine rejects it" };
     panic!("ptx-cvt fuzz mismatch: {msg}{target}\n{}   # {answer}", case.line(expected.as_ref()))

@@ -7,8 +7,6 @@
 //! generator's seed-dependent cases under fresh seeds, structured cases with
 //! a few bits flipped, and uniformly random operands in the same registers.
 
-use rand_chacha::rand_core::{RngCore, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -17,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use ptx_cvt::accept::width_mask;
-use ptx_cvt::gen::{self, GenCase, Level};
+use ptx_cvt::gen::{self, GenCase, Level, SeededRng as Rng};
 use ptx_cvt::{evaluate, evaluate_accept, format_case, instr, AcceptSet, Case, Cvt, Implementation, Outcome, Profile, PtxVersion, Regs, Rule, Target};
 
 use crate::common::{describe_bits, describe_set};
@@ -159,21 +157,6 @@ pub fn expand_braces(p: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
-/// Seeded random numbers (ChaCha8: the same stream on every platform).
-struct Rng(ChaCha8Rng);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(ChaCha8Rng::seed_from_u64(seed))
-    }
-    fn next(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// Where the inputs of one variant come from, and what it has seen.
 struct Variant {
     c: Cvt,
@@ -224,18 +207,18 @@ impl Variant {
                 1 => {
                     // A structured case with one to three bits flipped in one operand.
                     let s = self.structured.as_ref().expect("made above");
-                    let mut g = s[rng.below(s.len())].clone();
-                    let k = rng.below(g.operands.len());
+                    let mut g = s[rng.below(s.len() as u64) as usize].clone();
+                    let k = rng.below(g.operands.len() as u64) as usize;
                     let w = g.operands[k].width;
                     for _ in 0..=rng.below(3) {
-                        g.operands[k].bits ^= 1u64 << rng.below(w as usize);
+                        g.operands[k].bits ^= 1u64 << rng.below(w as u64);
                     }
                     out.push(g);
                 }
                 _ => {
                     // Uniformly random bits in the registers of a structured case.
                     let s = self.structured.as_ref().expect("made above");
-                    let mut g = s[rng.below(s.len())].clone();
+                    let mut g = s[rng.below(s.len() as u64) as usize].clone();
                     for o in &mut g.operands {
                         o.bits = rng.next() & width_mask(o.width);
                     }

@@ -3,7 +3,7 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -11,6 +11,8 @@ use ptx_cvt::gen::{self, Level};
 use ptx_cvt::{Cvt, Profile, PtxVersion, Target};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
+
+use crate::common::{legal_variants_matching, write_atomic};
 
 #[derive(Args)]
 pub struct GenArgs {
@@ -48,34 +50,15 @@ struct Output {
     text: String,
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp~");
-    let mut f = fs::File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    fs::rename(&tmp, path)
-}
-
 pub fn run(a: GenArgs) -> u8 {
     let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
-    for t in &a.targets {
-        if let Some(min) = t.min_version().filter(|m| version < *m) {
-            eprintln!("error: target {t} needs PTX ISA {min} or later, not {version}");
-            return 2;
-        }
-    }
-    let pattern = match a.filter.as_deref().map(glob::Pattern::new).transpose() {
-        Ok(p) => p,
+    let variants = match legal_variants_matching(&a.targets, version, a.filter.as_deref()) {
+        Ok(v) => v,
         Err(e) => {
-            eprintln!("error: --filter: {e}");
+            eprintln!("error: {e}");
             return 2;
         }
     };
-    let pairs: Vec<(Target, PtxVersion)> = a.targets.iter().map(|t| (*t, version)).collect();
-    let variants: Vec<(Cvt, Vec<Target>)> = gen::legal_variants(&pairs)
-        .into_iter()
-        .filter(|(c, _)| pattern.as_ref().is_none_or(|p| p.matches(&c.to_string())))
-        .collect();
     if variants.is_empty() {
         eprintln!("error: no legal variant matches");
         return 2;

@@ -84,6 +84,7 @@ use clap::{Args, ValueEnum};
 use ptx_cvt::instr::{self, REG_WIDTHS};
 use ptx_cvt::{Cvt, PtxVersion, Target};
 
+use crate::common::{legal_variants_matching, write_atomic};
 use crate::reproducer;
 
 #[derive(Args)]
@@ -261,42 +262,16 @@ fn kernel_text(s: &mut String, k: &Kernel) {
     s.push_str("$L_done:\n\tret;\n}\n");
 }
 
-/// Write `bytes` to `path` through a temporary file in the same folder and a rename.
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?;
-    let tmp = dir.join(format!(".{}.{}.tmp~", name.to_string_lossy(), std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 pub fn run(a: PtxArgs) -> u8 {
     let Registers::Natural = a.registers;
     let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
-    if let Some(min) = a.target.min_version().filter(|m| version < *m) {
-        eprintln!("error: target {} needs PTX ISA {min} or later, not {version}", a.target);
-        return 2;
-    }
-    let pattern = match a.filter.as_deref().map(glob::Pattern::new).transpose() {
-        Ok(p) => p,
+    let variants: Vec<Cvt> = match legal_variants_matching(&[a.target], version, a.filter.as_deref()) {
+        Ok(v) => v.into_iter().map(|(c, _)| c).collect(),
         Err(e) => {
-            eprintln!("error: --filter: {e}");
+            eprintln!("error: {e}");
             return 2;
         }
     };
-    let variants: Vec<Cvt> = ptx_cvt::gen::legal_variants(&[(a.target, version)])
-        .into_iter()
-        .map(|(c, _)| c)
-        .filter(|c| pattern.as_ref().is_none_or(|p| p.matches(&c.to_string())))
-        .collect();
     if variants.is_empty() {
         eprintln!("error: no variant legal on {} at PTX ISA {version} matches", a.target);
         return 2;

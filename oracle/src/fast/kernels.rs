@@ -298,24 +298,26 @@ impl Isa {
         matches!(self, Isa::Best | Isa::Baseline)
     }
 
+    /// The unit the kernels run on: the best this CPU has for `Best`, `self`
+    /// if the CPU has it, the baseline otherwise.
     fn resolve(self) -> Isa {
         match self {
             Isa::Best if Isa::Avx512.available() => Isa::Avx512,
             Isa::Best if Isa::Avx2.available() => Isa::Avx2,
-            Isa::Best => Isa::Baseline,
-            isa => isa,
+            Isa::Avx512 | Isa::Avx2 if self.available() => self,
+            _ => Isa::Baseline,
         }
     }
 }
 
 fn run<K: Lane>(k: K, isa: Isa, inputs: &[u64], out: &mut [u64]) {
     match isa.resolve() {
-        // SAFETY: `available` checked that the CPU has every feature these
-        // functions are compiled for.
+        // SAFETY: `resolve` gives these units only when the CPU has every
+        // feature the functions are compiled for.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 if Isa::Avx512.available() => unsafe { drive_avx512(k, inputs, out) },
+        Isa::Avx512 => unsafe { drive_avx512(k, inputs, out) },
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 if Isa::Avx2.available() => unsafe { drive_avx2(k, inputs, out) },
+        Isa::Avx2 => unsafe { drive_avx2(k, inputs, out) },
         _ => drive(k, inputs, out),
     }
 }

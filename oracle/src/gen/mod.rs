@@ -338,6 +338,23 @@ pub fn header(
     )
 }
 
+/// Seeded random numbers for tests and fuzzing drivers (ChaCha8: the same
+/// stream on every platform).
+pub struct SeededRng(ChaCha8Rng);
+
+impl SeededRng {
+    pub fn new(seed: u64) -> SeededRng {
+        SeededRng(ChaCha8Rng::seed_from_u64(seed))
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
 /// The structured source values of a scalar form (specials and the source
 /// codes next to every boundary of the destination; no random values), for
 /// tests of other engines.
