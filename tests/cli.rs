@@ -943,7 +943,9 @@ fn hostile_arguments_eval_and_explain() {
         }
     }
     // Extra and missing operands.
-    run(&["eval", "cvt.rn.f16.f32", "3f800000", "3f800000"]).expect_code(2).err_has("takes 1 source operand (a:32), got 2");
+    run(&["eval", "cvt.rn.f16.f32", "3f800000", "3f800000"])
+        .expect_code(2)
+        .err_has("takes 1 source operand (a:32), got 2");
     run(&["explain", "cvt.rn.f16.f32", "3f800000", "3f800000"])
         .expect_code(2)
         .err_has("takes 1 source operand (a:32), got 2");
@@ -1390,11 +1392,11 @@ const MIXED: &str = concat!(
     "cvt.rn.f16.f32 3f800000 => 3c00                 # normal/normal/exact\n", // 1 pass
     "cvt.rn.f16.f32 3f801000 => 3c01                 # normal/normal/tie-even seed=7\n", // 2 fail: 3c00
     "cvt.rn.f16.f32 3f803000 => 3c00                 # normal/normal/round-up\n", // 3 fail: 3c02
-    "cvt.s16.s8 c2 => 00c2                           # SPEC §4\n", // 4 fail: ffc2, no class
+    "cvt.s16.s8 c2 => 00c2                           # SPEC §4\n",             // 4 fail: ffc2, no class
     "cvt.rn.f16.f32 3f805000 => 3c03                 # gen normal/normal/tie-even\n", // 5 fail: 3c02
-    "cvt.rzi.s32.f64 7ff8000000000000 => 80000000    # nan/int/nan\n", // 6 pass
+    "cvt.rzi.s32.f64 7ff8000000000000 => 80000000    # nan/int/nan\n",         // 6 pass
     "cvt.rn.f16x2.f32 3f800000 40000000 => 40003c00  # normal/normal/exact\n", // 7 fail: 3c004000
-    "cvt.rzi.s64.f64 c3e0000000000001 => 8000000000000001\n", // 8 fail: clamps to 8000000000000000
+    "cvt.rzi.s64.f64 c3e0000000000001 => 8000000000000001\n",                  // 8 fail: clamps to 8000000000000000
 );
 
 fn mismatch_lines(r: &Run) -> Vec<usize> {
@@ -1429,7 +1431,9 @@ fn check_max_failures_stops_early() {
         assert!(!all.out.contains("stopped early") && !all.err.contains("stopped early"), "{}", all.out);
     }
     // ... but a file after it is left unread, and that is stopping early.
-    run(&["check", "--max-failures", "6", f.path(), g.path()]).expect_code(1).out_has(&format!("stopped early at {}:8", f.path()));
+    run(&["check", "--max-failures", "6", f.path(), g.path()])
+        .expect_code(1)
+        .out_has(&format!("stopped early at {}:8", f.path()));
     run(&["check", "--max-failures", "0", f.path()]).expect_code(2);
     // Streams: stops on a long stdin without reading it all.
     let mut big = String::new();
@@ -1564,7 +1568,12 @@ fn check_json_summary() {
     let rows: Vec<(&str, f64)> = by_class.iter().map(|g| (g.get("key").str(), g.get("count").num())).collect();
     assert_eq!(
         rows,
-        [("normal/normal/tie-even", 2.0), ("(no class)", 2.0), ("normal/normal/round-up", 1.0), ("normal/normal/exact", 1.0)]
+        [
+            ("normal/normal/tie-even", 2.0),
+            ("(no class)", 2.0),
+            ("normal/normal/round-up", 1.0),
+            ("normal/normal/exact", 1.0)
+        ]
     );
     let tie = &by_class[0].get("first");
     assert_eq!((tie.get("file").str(), tie.get("line").num()), (f.path(), 2.0));
@@ -1624,7 +1633,13 @@ fn check_reproducers_assemble_with_ptxas() {
         let src = dir.join(format!("ptx-cvt-cli-{}-repro-{n}.ptx", std::process::id()));
         let obj = src.with_extension("cubin");
         std::fs::write(&src, ptx).unwrap();
-        let out = Command::new(&ptxas).arg(format!("-arch={target}")).arg(&src).arg("-o").arg(&obj).output().expect("run ptxas");
+        let out = Command::new(&ptxas)
+            .arg(format!("-arch={target}"))
+            .arg(&src)
+            .arg("-o")
+            .arg(&obj)
+            .output()
+            .expect("run ptxas");
         let _ = std::fs::remove_file(&src);
         let _ = std::fs::remove_file(&obj);
         assert!(

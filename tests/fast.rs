@@ -29,10 +29,7 @@ use ptx_cvt::evaluate_accept;
 use ptx_cvt::fast::{self, FastEngine, FastResult};
 use ptx_cvt::gen::{self, natural_regs, SeededRng as Rng};
 use ptx_cvt::instr::{self, Regs, Rounding, REG_WIDTHS};
-use ptx_cvt::{
-    evaluate, format_case, parse_case, Cvt, Implementation, Operand, Profile, PtxVersion, Target,
-    Type,
-};
+use ptx_cvt::{evaluate, format_case, parse_case, Cvt, Implementation, Operand, Profile, PtxVersion, Target, Type};
 use ptx_cvt_tests::compact_vectors;
 
 /// Seeded random inputs per variant whose sources total more than 16 bits.
@@ -44,15 +41,9 @@ const MILLION: usize = 1 << 20;
 const SHOW: usize = 20;
 
 fn variants() -> Vec<Cvt> {
-    let targets = [
-        ("sm_90", PtxVersion::LATEST),
-        ("sm_100a", PtxVersion::LATEST),
-    ]
-    .map(|(t, v)| (t.parse::<Target>().unwrap(), v));
-    gen::legal_variants(&targets)
-        .into_iter()
-        .map(|(c, _)| c)
-        .collect()
+    let targets = [("sm_90", PtxVersion::LATEST), ("sm_100a", PtxVersion::LATEST)]
+        .map(|(t, v)| (t.parse::<Target>().unwrap(), v));
+    gen::legal_variants(&targets).into_iter().map(|(c, _)| c).collect()
 }
 
 fn source_bits(c: &Cvt) -> u32 {
@@ -109,10 +100,7 @@ fn compare(c: &Cvt, ops: &[Operand], w: u32) -> Option<String> {
         (Err(_), Err(_)) => None,
         _ => Some(format!(
             "{}  exact {}  fast {}",
-            format_case(c, ops, &AcceptSet::exact(w, 0))
-                .split(" => ")
-                .next()
-                .unwrap(),
+            format_case(c, ops, &AcceptSet::exact(w, 0)).split(" => ").next().unwrap(),
             exact.map_or_else(|e| format!("error: {e}"), |o| o.accept.to_string()),
             fast.map_or_else(|e| format!("error: {e}"), |r| r.to_accept(w).to_string()),
         )),
@@ -149,10 +137,7 @@ fn parallel(n: usize, work: impl Fn(usize, &mut Failures) -> u64 + Sync) -> (Fai
 
 #[test]
 fn exhaustive_for_sources_up_to_16_bits() {
-    let small: Vec<Cvt> = variants()
-        .into_iter()
-        .filter(|c| source_bits(c) <= 16)
-        .collect();
+    let small: Vec<Cvt> = variants().into_iter().filter(|c| source_bits(c) <= 16).collect();
     assert_eq!(small.len(), 362, "variants with sources of 16 bits or less");
     let t = std::time::Instant::now();
     let (fails, cases) = parallel(small.len(), |i, f| {
@@ -169,10 +154,7 @@ fn exhaustive_for_sources_up_to_16_bits() {
                 .iter()
                 .map(|&sw| {
                     rest -= sw;
-                    Operand {
-                        bits: (x >> rest) & ((1u64 << sw) - 1),
-                        width: sw,
-                    }
+                    Operand { bits: (x >> rest) & ((1u64 << sw) - 1), width: sw }
                 })
                 .collect();
             if let Some(m) = compare_quiet(&ev, &ops, w) {
@@ -181,11 +163,7 @@ fn exhaustive_for_sources_up_to_16_bits() {
         }
         1 << total
     });
-    eprintln!(
-        "exhaustive: {} variants, {cases} cases, {:.1?}",
-        small.len(),
-        t.elapsed()
-    );
+    eprintln!("exhaustive: {} variants, {cases} cases, {:.1?}", small.len(), t.elapsed());
     assert_eq!(cases, 17_261_312);
     fails.assert_none("exhaustive", cases);
 }
@@ -209,9 +187,7 @@ fn every_committed_compact_vector() {
                 continue;
             }
             // The committed result itself: the same members.
-            let got = fast::evaluate(&case.instr, &case.operands, w)
-                .unwrap()
-                .to_accept(w);
+            let got = fast::evaluate(&case.instr, &case.operands, w).unwrap().to_accept(w);
             let want = case.result.as_ref().unwrap();
             if !(want.is_subset_of(&got) && got.is_subset_of(want)) {
                 f.add(format!("{line}  fast {got}"));
@@ -235,20 +211,12 @@ fn every_committed_compact_vector() {
 /// that puts it on, just below or just above a rounding boundary.
 fn structured(t: Type, rng: &mut Rng) -> u64 {
     let bits = t.bits();
-    let mask = if bits == 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
+    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
     let pattern = |rng: &mut Rng, len: u32| -> u64 {
         // Top bits random, then at bit k: 1 followed by zeros/ones/random, or zeros.
         let k = rng.below(len as u64 + 1) as u32;
         let top = if k >= 64 { 0 } else { rng.next() << k };
-        let low = if k == 0 {
-            0
-        } else {
-            (1u64 << (k - 1)).wrapping_sub(1)
-        };
+        let low = if k == 0 { 0 } else { (1u64 << (k - 1)).wrapping_sub(1) };
         let below = match rng.below(5) {
             0 => 0,
             1 => low,
@@ -269,17 +237,9 @@ fn structured(t: Type, rng: &mut Rng) -> u64 {
         _ if t.is_int() => {
             // A random bit length, sign and low-bit pattern.
             let len = rng.below(bits as u64) as u32 + 1;
-            let m = if len == 64 {
-                u64::MAX
-            } else {
-                (1u64 << len) - 1
-            };
+            let m = if len == 64 { u64::MAX } else { (1u64 << len) - 1 };
             let v = (pattern(rng, len) & m) | (1u64 << (len - 1));
-            let v = if rng.below(2) == 0 {
-                v.wrapping_neg()
-            } else {
-                v
-            };
+            let v = if rng.below(2) == 0 { v.wrapping_neg() } else { v };
             v & mask
         }
         _ => {
@@ -293,15 +253,8 @@ fn structured(t: Type, rng: &mut Rng) -> u64 {
 
 #[test]
 fn seeded_random_inputs_for_wider_sources() {
-    let wide: Vec<Cvt> = variants()
-        .into_iter()
-        .filter(|c| source_bits(c) > 16)
-        .collect();
-    assert_eq!(
-        wide.len(),
-        573,
-        "variants with sources of more than 16 bits"
-    );
+    let wide: Vec<Cvt> = variants().into_iter().filter(|c| source_bits(c) > 16).collect();
+    assert_eq!(wide.len(), 573, "variants with sources of more than 16 bits");
     let t = std::time::Instant::now();
     let (fails, n) = parallel(wide.len(), |i, f| {
         let c = &wide[i];
@@ -332,10 +285,7 @@ fn seeded_random_inputs_for_wider_sources() {
                 .zip(&shape.names)
                 .map(|(&sw, name)| {
                     if *name == "rbits" {
-                        return Operand {
-                            bits: rng.next() & 0xffff_ffff,
-                            width: 32,
-                        };
+                        return Operand { bits: rng.next() & 0xffff_ffff, width: 32 };
                     }
                     let mut bits = structured(c.atype, &mut rng);
                     let width = if c.is_scalar() { r.src } else { sw };
@@ -343,11 +293,7 @@ fn seeded_random_inputs_for_wider_sources() {
                         // Stray upper bits in a wider source register.
                         bits |= rng.next()
                             & !((1u64 << c.atype.bits()) - 1)
-                            & if width == 64 {
-                                u64::MAX
-                            } else {
-                                (1u64 << width) - 1
-                            };
+                            & if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
                     }
                     Operand { bits, width }
                 })
@@ -366,11 +312,7 @@ fn seeded_random_inputs_for_wider_sources() {
         }
         MILLION as u64
     });
-    eprintln!(
-        "random: {} variants, {n} cases, {:.1?}",
-        wide.len(),
-        t.elapsed()
-    );
+    eprintln!("random: {} variants, {n} cases, {:.1?}", wide.len(), t.elapsed());
     fails.assert_none("random", n);
 }
 
@@ -379,10 +321,7 @@ fn seeded_random_inputs_for_wider_sources() {
 /// stray upper source bits.
 #[test]
 fn register_widths_of_small_sources() {
-    let small: Vec<Cvt> = variants()
-        .into_iter()
-        .filter(|c| c.is_scalar() && source_bits(c) <= 16)
-        .collect();
+    let small: Vec<Cvt> = variants().into_iter().filter(|c| c.is_scalar() && source_bits(c) <= 16).collect();
     let (fails, n) = parallel(small.len(), |i, f| {
         let c = &small[i];
         let mut rng = Rng::new(0x7e57 ^ i as u64);
@@ -394,12 +333,7 @@ fn register_widths_of_small_sources() {
                     continue;
                 }
                 for _ in 0..256 {
-                    let bits = rng.next()
-                        & if src == 64 {
-                            u64::MAX
-                        } else {
-                            (1u64 << src) - 1
-                        };
+                    let bits = rng.next() & if src == 64 { u64::MAX } else { (1u64 << src) - 1 };
                     if let Some(m) = compare(c, &[Operand { bits, width: src }], dst) {
                         f.add(m);
                     }
@@ -430,11 +364,7 @@ fn forms_of_other_targets() {
         let shape = instr::shape(c);
         let total = source_bits(c);
         let mut rng = Rng::new(0xf0f0 ^ i as u64);
-        let count = if total <= 16 {
-            1u64 << total
-        } else {
-            RANDOM_PER_VARIANT as u64
-        };
+        let count = if total <= 16 { 1u64 << total } else { RANDOM_PER_VARIANT as u64 };
         for x in 0..count {
             let mut rest = total;
             let ops: Vec<Operand> = shape
@@ -467,21 +397,11 @@ fn legality_and_operand_errors_agree() {
     let mut checked = 0;
     for c in gen::all_spellings() {
         let shape = instr::shape(&c);
-        let ops: Vec<Operand> = shape
-            .srcs
-            .iter()
-            .map(|&w| Operand {
-                bits: 0x3c,
-                width: w,
-            })
-            .collect();
+        let ops: Vec<Operand> = shape.srcs.iter().map(|&w| Operand { bits: 0x3c, width: w }).collect();
         let mut widths = vec![(ops.clone(), c.dtype.bits())];
         if c.is_scalar() || c.dtype == Type::F16x2 {
             for w in REG_WIDTHS {
-                widths.push((
-                    ops.iter().map(|o| Operand { width: w, ..*o }).collect(),
-                    c.dtype.bits(),
-                ));
+                widths.push((ops.iter().map(|o| Operand { width: w, ..*o }).collect(), c.dtype.bits()));
                 widths.push((ops.clone(), w));
             }
         }
@@ -492,7 +412,11 @@ fn legality_and_operand_errors_agree() {
             assert_eq!(e.as_ref().err(), f.as_ref().err(), "{c} {ops:?} -> {w}");
             // The exact engine without its explanation: the same set and error, under both profiles.
             for p in [Profile::Sm90, Profile::Isa] {
-                let full = if p == Profile::Sm90 { e.clone().map(|o| o.accept) } else { evaluate(&c, &ops, w, p).map(|o| o.accept) };
+                let full = if p == Profile::Sm90 {
+                    e.clone().map(|o| o.accept)
+                } else {
+                    evaluate(&c, &ops, w, p).map(|o| o.accept)
+                };
                 assert_eq!(evaluate_accept(&c, &ops, w, p), full, "{c} {ops:?} -> {w} ({p:?})");
             }
             if let (Ok(e), Ok(f)) = (e, f) {
@@ -507,20 +431,10 @@ fn legality_and_operand_errors_agree() {
 #[test]
 fn isa_profile_is_refused() {
     let c = instr::parse("cvt.rn.f16.f32").unwrap();
-    let ops = [Operand {
-        bits: 0x3f80_0000,
-        width: 32,
-    }];
+    let ops = [Operand { bits: 0x3f80_0000, width: 32 }];
     let e = fast::evaluate_profile(&c, &ops, 16, Profile::Isa).unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("fast engine implements the sm90 profile"),
-        "{e}"
-    );
-    assert_eq!(
-        fast::evaluate_profile(&c, &ops, 16, Profile::Sm90).unwrap(),
-        FastResult::Bits(0x3c00)
-    );
+    assert!(e.to_string().contains("fast engine implements the sm90 profile"), "{e}");
+    assert_eq!(fast::evaluate_profile(&c, &ops, 16, Profile::Sm90).unwrap(), FastResult::Bits(0x3c00));
 }
 
 /// The batch kernels (forms specialised at compile time, vectorised) give
@@ -538,21 +452,12 @@ fn batch_kernels_equal_the_lane_path() {
         "cvt.rmi.u8.f64",
         "cvt.rp.f16.s16",
     ] {
-        assert!(
-            fast::has_kernel(&instr::parse(text).unwrap()),
-            "{text} has no batch kernel"
-        );
+        assert!(fast::has_kernel(&instr::parse(text).unwrap()), "{text} has no batch kernel");
     }
-    let isas: Vec<fast::Isa> = [fast::Isa::Baseline, fast::Isa::Avx2, fast::Isa::Avx512]
-        .into_iter()
-        .filter(|i| i.available())
-        .collect();
+    let isas: Vec<fast::Isa> =
+        [fast::Isa::Baseline, fast::Isa::Avx2, fast::Isa::Avx512].into_iter().filter(|i| i.available()).collect();
     let kernel: Vec<Cvt> = variants().into_iter().filter(fast::has_kernel).collect();
-    assert!(
-        kernel.len() >= 100,
-        "{} variants have kernels",
-        kernel.len()
-    );
+    assert!(kernel.len() >= 100, "{} variants have kernels", kernel.len());
     let (fails, n) = parallel(kernel.len(), |i, f| {
         let c = &kernel[i];
         let (aw, dw) = (c.atype.bits(), c.dtype.bits());
@@ -565,11 +470,7 @@ fn batch_kernels_equal_the_lane_path() {
         inputs.extend(gen::boundary_values(c));
         let want: Vec<u64> = inputs
             .iter()
-            .map(|&a| {
-                fast::evaluate(c, &[Operand { bits: a, width: aw }], dw)
-                    .unwrap()
-                    .representative()
-            })
+            .map(|&a| fast::evaluate(c, &[Operand { bits: a, width: aw }], dw).unwrap().representative())
             .collect();
         for &isa in &isas {
             let mut out = vec![0u64; inputs.len()];
@@ -582,10 +483,7 @@ fn batch_kernels_equal_the_lane_path() {
         }
         (inputs.len() * isas.len()) as u64
     });
-    eprintln!(
-        "batch kernels: {} variants, {n} cases on {isas:?}",
-        kernel.len()
-    );
+    eprintln!("batch kernels: {} variants, {n} cases on {isas:?}", kernel.len());
     fails.assert_none("batch kernels", n);
 }
 
@@ -609,16 +507,10 @@ fn batch_and_implementation_agree_with_evaluate() {
         fast::evaluate_batch(&c, &inputs, &mut out).unwrap();
         fast::evaluate_batch_results(&c, &inputs, &mut full).unwrap();
         for ((a, o), r) in inputs.iter().zip(&out).zip(&full) {
-            let ops = [Operand {
-                bits: *a,
-                width: aw,
-            }];
+            let ops = [Operand { bits: *a, width: aw }];
             let one = fast::evaluate(&c, &ops, dw).unwrap();
             assert_eq!(*r, one, "{c} {a:x}");
-            assert!(
-                one.to_accept(dw).contains(*o),
-                "{c} {a:x}: batch gave {o:x}, not in {one}"
-            );
+            assert!(one.to_accept(dw).contains(*o), "{c} {a:x}: batch gave {o:x}, not in {one}");
             match engine.eval(&c, &ops, dw) {
                 Ok(v) => assert_eq!(Some(v), one.single(dw)),
                 Err(e) => assert!(one.single(dw).is_none(), "{c} {a:x}: {e}"),
@@ -628,34 +520,14 @@ fn batch_and_implementation_agree_with_evaluate() {
     // A NaN into f32 from bf16 is any NaN: a set, so the Implementation refuses one value.
     let c = instr::parse("cvt.f32.bf16").unwrap();
     assert_eq!(
-        fast::evaluate(
-            &c,
-            &[Operand {
-                bits: 0x7fc1,
-                width: 16
-            }],
-            32
-        )
-        .unwrap(),
+        fast::evaluate(&c, &[Operand { bits: 0x7fc1, width: 16 }], 32).unwrap(),
         FastResult::AnyNan(ptx_cvt::format::Format::F32)
     );
-    assert!(engine
-        .eval(
-            &c,
-            &[Operand {
-                bits: 0x7fc1,
-                width: 16
-            }],
-            32
-        )
-        .is_err());
+    assert!(engine.eval(&c, &[Operand { bits: 0x7fc1, width: 16 }], 32).is_err());
     // Multi-operand forms are not for the batch API.
     let pair = instr::parse("cvt.rn.f16x2.f32").unwrap();
     assert!(fast::evaluate_batch(&pair, &[0], &mut [0]).is_err());
-    let rs = Cvt {
-        rounding: Some(Rounding::Rs),
-        ..instr::parse("cvt.rn.f16x2.f32").unwrap()
-    };
+    let rs = Cvt { rounding: Some(Rounding::Rs), ..instr::parse("cvt.rn.f16x2.f32").unwrap() };
     assert!(fast::evaluate_batch(&rs, &[0], &mut [0]).is_err());
 }
 
@@ -681,56 +553,24 @@ fn spec_known_answers() {
         // SPEC §5.1 [HW]: cvt.sat.u32.s32 of -1.
         ("cvt.sat.u32.s32", &[(0xffff_ffff, 32)], 32, 0),
         // SPEC §5.3 [HW]/[PTX]: NaN rules.
-        (
-            "cvt.rni.s32.f64",
-            &[(0x7ff8_0000_0000_0000, 64)],
-            32,
-            0x8000_0000,
-        ),
-        (
-            "cvt.rni.s64.f32",
-            &[(0x7fc0_0000, 32)],
-            64,
-            0x8000_0000_0000_0000,
-        ),
+        ("cvt.rni.s32.f64", &[(0x7ff8_0000_0000_0000, 64)], 32, 0x8000_0000),
+        ("cvt.rni.s64.f32", &[(0x7fc0_0000, 32)], 64, 0x8000_0000_0000_0000),
         ("cvt.rni.s32.f32", &[(0x7fc0_0000, 32)], 32, 0),
         // SPEC §5.7 [HW]: .sat maps NaN and -0 to +0.
         ("cvt.sat.f32.f32", &[(0x7fc0_0000, 32)], 32, 0),
         ("cvt.sat.f32.f32", &[(0x8000_0000, 32)], 32, 0),
         // SPEC §5.8 [HW]: e4m3 448 and the tie 464 give 7e; e5m2 -Inf gives fb.
-        (
-            "cvt.rn.satfinite.e4m3x2.f32",
-            &[(0x43e0_0000, 32), (0x43e8_0000, 32)],
-            16,
-            0x7e7e,
-        ),
-        (
-            "cvt.rn.satfinite.e5m2x2.f32",
-            &[(0xff80_0000, 32), (0x7f80_0000, 32)],
-            16,
-            0xfb7b,
-        ),
+        ("cvt.rn.satfinite.e4m3x2.f32", &[(0x43e0_0000, 32), (0x43e8_0000, 32)], 16, 0x7e7e),
+        ("cvt.rn.satfinite.e5m2x2.f32", &[(0xff80_0000, 32), (0x7f80_0000, 32)], 16, 0xfb7b),
         // SPEC §5.12: ue8m0 -> bf16: ff -> 7fff, 00 -> 0040.
         ("cvt.rn.bf16x2.ue8m0x2", &[(0xff00, 16)], 32, 0x7fff_0040),
         // SPEC §5.6 [HW]: the f16.f32 erratum keeps the subnormal source (rp: smallest f16 subnormal).
         ("cvt.rp.ftz.f16.f32", &[(0x0000_0001, 32)], 16, 0x0001),
-        (
-            "cvt.ftz.f64.f32",
-            &[(0x8000_0001, 32)],
-            64,
-            0x8000_0000_0000_0000,
-        ),
+        ("cvt.ftz.f64.f32", &[(0x8000_0001, 32)], 64, 0x8000_0000_0000_0000),
     ];
     for (text, ops, w, want) in cases {
         let c = instr::parse(text).unwrap();
-        let ops: Vec<Operand> = ops
-            .iter()
-            .map(|&(bits, width)| Operand { bits, width })
-            .collect();
-        assert_eq!(
-            fast::evaluate(&c, &ops, w).unwrap(),
-            FastResult::Bits(want),
-            "{text} {ops:x?}"
-        );
+        let ops: Vec<Operand> = ops.iter().map(|&(bits, width)| Operand { bits, width }).collect();
+        assert_eq!(fast::evaluate(&c, &ops, w).unwrap(), FastResult::Bits(want), "{text} {ops:x?}");
     }
 }

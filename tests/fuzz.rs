@@ -67,12 +67,25 @@ struct Run {
 
 impl Run {
     fn expect_code(&self, code: i32) -> &Self {
-        assert_eq!(self.code, Some(code), "{}: exit status\n--- stdout\n{}\n--- stderr\n{}", self.what, clip(&self.out), clip(&self.err));
+        assert_eq!(
+            self.code,
+            Some(code),
+            "{}: exit status\n--- stdout\n{}\n--- stderr\n{}",
+            self.what,
+            clip(&self.out),
+            clip(&self.err)
+        );
         assert!(!self.err.contains("panicked"), "{}: panic\n{}", self.what, self.err);
         self
     }
     fn out_has(&self, needle: &str) -> &Self {
-        assert!(self.out.contains(needle), "{}: stdout lacks {needle:?}\n--- stdout\n{}\n--- stderr\n{}", self.what, clip(&self.out), clip(&self.err));
+        assert!(
+            self.out.contains(needle),
+            "{}: stdout lacks {needle:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.what,
+            clip(&self.out),
+            clip(&self.err)
+        );
         self
     }
     fn err_has(&self, needle: &str) -> &Self {
@@ -139,7 +152,8 @@ fn fuzz(args: &[&str]) -> Run {
 /// The text of the mismatch block for `instr` (from its `MISMATCH` line to the next blank line).
 fn block<'a>(r: &'a Run, instr: &str) -> &'a str {
     let head = format!("MISMATCH {instr} ");
-    let at = r.out.find(&head).unwrap_or_else(|| panic!("{}: no mismatch reported for {instr}\n{}", r.what, clip(&r.out)));
+    let at =
+        r.out.find(&head).unwrap_or_else(|| panic!("{}: no mismatch reported for {instr}\n{}", r.what, clip(&r.out)));
     let rest = &r.out[at..];
     &rest[..rest.find("\n\n").unwrap_or(rest.len())]
 }
@@ -147,10 +161,17 @@ fn block<'a>(r: &'a Run, instr: &str) -> &'a str {
 /// The `case` line of a mismatch block, checked against the oracle.
 fn reproducer(r: &Run, instr: &str) -> String {
     let b = block(r, instr);
-    let line = b.lines().find_map(|l| l.trim_start().strip_prefix("case     ")).unwrap_or_else(|| panic!("no case line in\n{b}"));
+    let line = b
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("case     "))
+        .unwrap_or_else(|| panic!("no case line in\n{b}"));
     let case = parse_case(line).unwrap().unwrap();
     let o = evaluate(&case.instr, &case.operands, case.dst_width(), Profile::Sm90).unwrap();
-    assert_eq!(case.result.as_ref().unwrap(), &o.accept, "{instr}: the reproducer's result is not the oracle's: {line}");
+    assert_eq!(
+        case.result.as_ref().unwrap(),
+        &o.accept,
+        "{instr}: the reproducer's result is not the oracle's: {line}"
+    );
     assert!(b.contains(&format!("\t{instr} %d, %a;")), "{instr}: no PTX reproducer in\n{b}");
     assert!(b.contains("  got      "), "{b}");
     line.to_string()
@@ -230,7 +251,20 @@ for line in sys.stdin:
     print("%s %s => %0*x" % (instr, op, w, v & ((1 << 4 * w) - 1)), flush=True)
 "#,
     );
-    let r = fuzz(&["--target-cmd", &cmd, "--filter", "cvt.u32.u16", "--filter", "cvt.s32.s8", "--cases", "5000", "--seconds", "0", "--seed", "3"]);
+    let r = fuzz(&[
+        "--target-cmd",
+        &cmd,
+        "--filter",
+        "cvt.u32.u16",
+        "--filter",
+        "cvt.s32.s8",
+        "--cases",
+        "5000",
+        "--seconds",
+        "0",
+        "--seed",
+        "3",
+    ]);
     r.expect_code(0).out_has("5000 passed, 0 failed").out_has("stopped after 5000 cases (--cases)");
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -261,8 +295,23 @@ for n, line in enumerate(sys.stdin):
     r.out_has("MISMATCH cvt.u16.u8 ");
 
     // With --restart it goes on, reporting every crash.
-    let r = fuzz(&["--target-cmd", &cmd, "--filter", "cvt.u16.u8", "--seconds", "5", "--seed", "4", "--restart", "--max-failures", "3"]);
-    r.expect_code(2).within(5.0).out_has("stopped after 3 adapter errors (--max-failures)").out_has("3 adapter error(s)");
+    let r = fuzz(&[
+        "--target-cmd",
+        &cmd,
+        "--filter",
+        "cvt.u16.u8",
+        "--seconds",
+        "5",
+        "--seed",
+        "4",
+        "--restart",
+        "--max-failures",
+        "3",
+    ]);
+    r.expect_code(2)
+        .within(5.0)
+        .out_has("stopped after 3 adapter errors (--max-failures)")
+        .out_has("3 adapter error(s)");
     assert_eq!(r.err.matches("exited (exit status 3)").count(), 3, "{}", r.err);
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -327,7 +376,8 @@ fn hung_program_hits_the_timeout_and_is_killed() {
     }
 
     // A program that never flushes looks the same, and the message says why.
-    let (dir2, cmd) = script("noflush", "import sys\nfor line in sys.stdin:\n    print(line.split('=>')[0] + '=> 00000000')\n");
+    let (dir2, cmd) =
+        script("noflush", "import sys\nfor line in sys.stdin:\n    print(line.split('=>')[0] + '=> 00000000')\n");
     let r = fuzz(&["--target-cmd", &cmd, "--filter", "cvt.u32.u16", "--timeout", "1", "--seconds", "10"]);
     r.expect_code(2).within(6.0).err_has("does it not flush stdout after each answer?");
     let _ = std::fs::remove_dir_all(dir);
@@ -370,7 +420,18 @@ fn shared_library_target() {
     let filter = "cvt.{s16.s8,u32.u16,rn.f16.f32}";
     let r = fuzz(&["--target-lib", so_s, "--filter", filter, "--seconds", "1", "--seed", "6"]);
     r.expect_code(0).out_has(" 0 failed").out_has("shared library");
-    let r = fuzz(&["--target-lib", so_s, "--symbol", "cvt_impl_truncating", "--filter", "cvt.rn.f16.f32", "--seconds", "1", "--seed", "6"]);
+    let r = fuzz(&[
+        "--target-lib",
+        so_s,
+        "--symbol",
+        "cvt_impl_truncating",
+        "--filter",
+        "cvt.rn.f16.f32",
+        "--seconds",
+        "1",
+        "--seed",
+        "6",
+    ]);
     r.expect_code(1).out_has("MISMATCH cvt.rn.f16.f32 ");
     reproducer(&r, "cvt.rn.f16.f32");
     // A form the library declines is an adapter error.

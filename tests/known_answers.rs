@@ -23,7 +23,9 @@ fn check(file: &str, text: &str, profile: Profile, exact: bool) -> usize {
         let want = case.result.clone().expect("known answer has a result");
         match evaluate(&case.instr, &case.operands, case.dst_width(), profile) {
             Ok(o) if (exact && o.accept == want) || (!exact && want.is_subset_of(&o.accept)) => {}
-            Ok(o) => failures.push(format!("{file}:{} [{section}] {line}\n    oracle ({profile}) gives {}", n + 1, o.accept)),
+            Ok(o) => {
+                failures.push(format!("{file}:{} [{section}] {line}\n    oracle ({profile}) gives {}", n + 1, o.accept))
+            }
             Err(e) => failures.push(format!("{file}:{} [{section}] {line}\n    error: {e}", n + 1)),
         }
     }

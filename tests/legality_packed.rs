@@ -15,7 +15,8 @@ fn operands(col: &str) -> Vec<(String, String)> {
     col.split(' ')
         .flat_map(|o| {
             let (names, reg) = o.split_once(':').expect("name:reg");
-            let names: Vec<String> = names.trim_matches(|c| c == '{' || c == '}').split(',').map(String::from).collect();
+            let names: Vec<String> =
+                names.trim_matches(|c| c == '{' || c == '}').split(',').map(String::from).collect();
             let vector = names.len() > 1 || o.starts_with('{');
             names.into_iter().map(move |n| (if vector { format!("{{{n}}}") } else { n }, reg.to_string()))
         })

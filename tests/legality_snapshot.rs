@@ -67,7 +67,12 @@ fn oracle_matches_ptxas_on_every_snapshot_row() {
     eprintln!("compared {rows} rows; deliberate differences: {skipped:?}");
     assert!(rows > 70_000, "snapshot too small: {rows} rows");
     let shown: Vec<_> = mismatches.iter().take(40).collect();
-    assert!(mismatches.is_empty(), "{} rows differ from ptxas:\n{}", mismatches.len(), shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "{} rows differ from ptxas:\n{}",
+        mismatches.len(),
+        shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+    );
 }
 
 #[test]

@@ -28,7 +28,10 @@ fn compact_vectors_kill_every_mutant() {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let chunks: Vec<&[Mutant]> = Mutant::ALL.chunks(Mutant::ALL.len().div_ceil(threads)).collect();
     let results: Vec<(Mutant, Option<String>)> = std::thread::scope(|s| {
-        let hs: Vec<_> = chunks.into_iter().map(|ms| s.spawn(|| ms.iter().map(|m| (*m, killer(*m, &cases))).collect::<Vec<_>>())).collect();
+        let hs: Vec<_> = chunks
+            .into_iter()
+            .map(|ms| s.spawn(|| ms.iter().map(|m| (*m, killer(*m, &cases))).collect::<Vec<_>>()))
+            .collect();
         hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
     });
     let mut survivors = Vec::new();

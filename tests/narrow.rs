@@ -38,7 +38,8 @@ fn cvt(s: &str) -> Cvt {
 fn accept(c: &Cvt, ops: &[u64], profile: Profile) -> AcceptSet {
     let sh = shape(c);
     assert_eq!(ops.len(), sh.srcs.len(), "{c} takes {}", sh.describe());
-    let srcs: Vec<Operand> = ops.iter().zip(&sh.srcs).map(|(&bits, &width)| Operand { bits: bits & low_mask(width), width }).collect();
+    let srcs: Vec<Operand> =
+        ops.iter().zip(&sh.srcs).map(|(&bits, &width)| Operand { bits: bits & low_mask(width), width }).collect();
     evaluate(c, &srcs, c.dtype.bits(), profile).unwrap_or_else(|e| panic!("{c} {}: {e}", hex_ops(ops))).accept
 }
 
@@ -94,8 +95,13 @@ fn mag(v: &Value) -> Option<&Dyadic> {
 }
 
 /// The five signed narrow formats, as lanes of their x2 types.
-const NARROW_X2: [(Type, Format); 5] =
-    [(Type::E4m3x2, Format::E4m3), (Type::E5m2x2, Format::E5m2), (Type::E2m3x2, Format::E2m3), (Type::E3m2x2, Format::E3m2), (Type::E2m1x2, Format::E2m1)];
+const NARROW_X2: [(Type, Format); 5] = [
+    (Type::E4m3x2, Format::E4m3),
+    (Type::E5m2x2, Format::E5m2),
+    (Type::E2m3x2, Format::E2m3),
+    (Type::E3m2x2, Format::E3m2),
+    (Type::E2m1x2, Format::E2m1),
+];
 
 // ---------------------------------------------------------------------------
 // 1. Exhaustive round trips
@@ -114,7 +120,9 @@ fn satfinite_image(f: Format, code: u64) -> Option<u64> {
 fn check_lane_back(c: &Cvt, f: Format, code: u64, got: u64, via: &str) {
     match satfinite_image(f, code) {
         Some(want) => assert_eq!(got, want, "{c}: {} code {code:02x} via {via} came back as {got:02x}", f.name()),
-        None => assert!(layout(f).is_nan_code(got), "{c}: NaN code {code:02x} via {via} came back as {got:02x}, not a NaN"),
+        None => {
+            assert!(layout(f).is_nan_code(got), "{c}: NaN code {code:02x} via {via} came back as {got:02x}, not a NaN")
+        }
     }
 }
 
@@ -182,18 +190,28 @@ fn every_narrow_code_round_trips_through_f16_f32_bf16() {
 #[test]
 fn every_ue8m0_code_round_trips_through_bf16_and_f32() {
     let widen_c = cvt("cvt.rn.bf16x2.ue8m0x2");
-    let backs: Vec<Cvt> =
-        ["cvt.rz.ue8m0x2.bf16x2", "cvt.rp.ue8m0x2.bf16x2", "cvt.rz.satfinite.ue8m0x2.bf16x2", "cvt.rp.satfinite.ue8m0x2.bf16x2"]
+    let backs: Vec<Cvt> = [
+        "cvt.rz.ue8m0x2.bf16x2",
+        "cvt.rp.ue8m0x2.bf16x2",
+        "cvt.rz.satfinite.ue8m0x2.bf16x2",
+        "cvt.rp.satfinite.ue8m0x2.bf16x2",
+    ]
+    .map(cvt)
+    .to_vec();
+    let backs_f32: Vec<Cvt> =
+        ["cvt.rz.ue8m0x2.f32", "cvt.rp.ue8m0x2.f32", "cvt.rz.satfinite.ue8m0x2.f32", "cvt.rp.satfinite.ue8m0x2.f32"]
             .map(cvt)
             .to_vec();
-    let backs_f32: Vec<Cvt> =
-        ["cvt.rz.ue8m0x2.f32", "cvt.rp.ue8m0x2.f32", "cvt.rz.satfinite.ue8m0x2.f32", "cvt.rp.satfinite.ue8m0x2.f32"].map(cvt).to_vec();
     for x in 0..=0xfeu64 {
         let y = 0xfe - x;
         let src = (x << 8) | y;
         let b = run(&widen_c, &[src]);
         for (code, half) in [(x, b >> 16), (y, b & 0xffff)] {
-            assert_eq!(decode(Format::Bf16, half), decode(Format::Ue8m0, code), "{widen_c} {src:04x}: code {code:02x} → bf16 {half:04x}");
+            assert_eq!(
+                decode(Format::Bf16, half),
+                decode(Format::Ue8m0, code),
+                "{widen_c} {src:04x}: code {code:02x} → bf16 {half:04x}"
+            );
         }
         for c in &backs {
             assert_eq!(run(c, &[b]), src, "{c} {b:08x}: expected the codes {src:04x} back");
@@ -218,23 +236,65 @@ fn every_ue8m0_code_round_trips_through_bf16_and_f32() {
 /// Interesting f32 values: ±0, ±Inf, NaNs, and the edges of f16, bf16 and the
 /// narrow formats (max, the tie above max, the smallest subnormal and half of it).
 const F32_SPECIALS: &[u64] = &[
-    0x0000_0000, 0x7f80_0000, 0x7fc0_0000, 0x7f80_0001, 0x7fff_ffff, 0x7f7f_ffff, 0x0000_0001, 0x007f_ffff, 0x0080_0000,
+    0x0000_0000,
+    0x7f80_0000,
+    0x7fc0_0000,
+    0x7f80_0001,
+    0x7fff_ffff,
+    0x7f7f_ffff,
+    0x0000_0001,
+    0x007f_ffff,
+    0x0080_0000,
     0x0040_0000, // 2^-127
     // f16: 65504, just below the tie, the tie 65520, above it; 2^-24, 2^-25 (tie), 2^-14.
-    0x477f_e000, 0x477f_efff, 0x477f_f000, 0x477f_f001, 0x3380_0000, 0x3300_0000, 0x3300_0001, 0x3880_0000, 0x387f_ffff,
+    0x477f_e000,
+    0x477f_efff,
+    0x477f_f000,
+    0x477f_f001,
+    0x3380_0000,
+    0x3300_0000,
+    0x3300_0001,
+    0x3880_0000,
+    0x387f_ffff,
     // bf16 max and its tie.
-    0x7f7f_0000, 0x7f7f_7fff, 0x7f7f_8000, 0x7f7f_8001,
+    0x7f7f_0000,
+    0x7f7f_7fff,
+    0x7f7f_8000,
+    0x7f7f_8001,
     // e4m3 448, 464 (tie), 480; 2^-9, 2^-10.
-    0x43e0_0000, 0x43e7_ffff, 0x43e8_0000, 0x43f0_0000, 0x3b00_0000, 0x3a80_0000, 0x3a80_0001,
+    0x43e0_0000,
+    0x43e7_ffff,
+    0x43e8_0000,
+    0x43f0_0000,
+    0x3b00_0000,
+    0x3a80_0000,
+    0x3a80_0001,
     // e5m2 57344, 61440 (tie), 2^-16, 2^-17.
-    0x4760_0000, 0x476f_ffff, 0x4770_0000, 0x3780_0000, 0x3700_0000,
+    0x4760_0000,
+    0x476f_ffff,
+    0x4770_0000,
+    0x3780_0000,
+    0x3700_0000,
     // e2m3 7.5, 7.75; 1/8, 1/16.   e3m2 28, 30; 2^-4, 2^-5.
-    0x40f0_0000, 0x40f8_0000, 0x3e00_0000, 0x3d80_0000, 0x41e0_0000, 0x41f0_0000, 0x3d00_0000,
+    0x40f0_0000,
+    0x40f8_0000,
+    0x3e00_0000,
+    0x3d80_0000,
+    0x41e0_0000,
+    0x41f0_0000,
+    0x3d00_0000,
     // e2m1 6, 5 (tie), 7 (tie past max), 0.5, 0.25.
-    0x40c0_0000, 0x40a0_0000, 0x40e0_0000, 0x3f00_0000, 0x3e80_0000,
+    0x40c0_0000,
+    0x40a0_0000,
+    0x40e0_0000,
+    0x3f00_0000,
+    0x3e80_0000,
 ];
 
-const F16_SPECIALS: &[u64] = &[0x0000, 0x7c00, 0x7e00, 0x7c01, 0x7bff, 0x0001, 0x03ff, 0x0400, 0x5f00, 0x5f40, 0x7b00, 0x7b80, 0x4780, 0x4f00, 0x4600, 0x4700];
+const F16_SPECIALS: &[u64] = &[
+    0x0000, 0x7c00, 0x7e00, 0x7c01, 0x7bff, 0x0001, 0x03ff, 0x0400, 0x5f00, 0x5f40, 0x7b00, 0x7b80, 0x4780, 0x4f00,
+    0x4600, 0x4700,
+];
 
 /// Bits of a binary float with `exp_bits`/`man_bits`: mostly values whose low
 /// `cut` mantissa bits sit at or next to zero, a tie, or all ones (the edges
@@ -278,7 +338,12 @@ fn f16_in() -> BoxedStrategy<u64> {
 /// bf16 inputs: the top halves of interesting f32 values, with their own ties.
 fn bf16_in() -> BoxedStrategy<u64> {
     let exps = prop_oneof![0u64..=4, 100u64..=145, 250u64..=255, 0u64..=255].boxed();
-    structured(8, 7, exps, &[0x0000, 0x7f80, 0x7fc0, 0x7f7f, 0x0001, 0x0040, 0x0041, 0x007f, 0x0080, 0x3fc0, 0x7f00, 0x7f40])
+    structured(
+        8,
+        7,
+        exps,
+        &[0x0000, 0x7f80, 0x7fc0, 0x7f7f, 0x0001, 0x0040, 0x0041, 0x007f, 0x0080, 0x3fc0, 0x7f00, 0x7f40],
+    )
 }
 
 fn rbits_in() -> BoxedStrategy<u64> {
@@ -475,7 +540,9 @@ fn check_x4_lane(c: &Cvt, table: &[(Dyadic, u64)], x: u64, got: u64) -> Result<(
     match &xv {
         Value::Nan(_) if l.has_nan() => prop_assert!(l.is_nan_code(got), "{} (NaN → NaN)", ctx),
         Value::Nan(_) => prop_assert_eq!(got, max, "{} (no NaN in the format: +MAX_NORM)", ctx),
-        Value::Inf { neg } => prop_assert_eq!(got, max | if *neg { l.sign_bit() } else { 0 }, "{} (±Inf → ±MAX_NORM)", ctx),
+        Value::Inf { neg } => {
+            prop_assert_eq!(got, max | if *neg { l.sign_bit() } else { 0 }, "{} (±Inf → ±MAX_NORM)", ctx)
+        }
         Value::Num { neg, mag: m } => {
             prop_assert_eq!(got & l.sign_bit() != 0, *neg, "{} (sign)", ctx);
             let code = got & !l.sign_bit();

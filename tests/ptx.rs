@@ -32,7 +32,12 @@ fn ptxas() -> Option<&'static Path> {
         .get_or_init(|| {
             let cache = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()).map(PathBuf::from);
             let home = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache"));
-            if let Some(p) = cache.into_iter().chain(home).map(|c| c.join("ptx-cvt/nvcc/nvidia/cu13/bin/ptxas")).find(|p| p.is_file()) {
+            if let Some(p) = cache
+                .into_iter()
+                .chain(home)
+                .map(|c| c.join("ptx-cvt/nvcc/nvidia/cu13/bin/ptxas"))
+                .find(|p| p.is_file())
+            {
                 return Some(p);
             }
             let out = Command::new("bash").arg(workspace().join("scripts/get-ptxas.sh")).output().ok()?;
@@ -89,18 +94,25 @@ fn table(module: &str) -> Vec<Row> {
             Row { name, instruction, srcs, dst: dst.parse().unwrap_or_else(|_| panic!("bad width in {l:?}")) }
         })
         .collect();
-    let count: usize = module.lines().find_map(|l| l.strip_prefix("// kernels ")).expect("`// kernels N` line").parse().unwrap();
+    let count: usize =
+        module.lines().find_map(|l| l.strip_prefix("// kernels ")).expect("`// kernels N` line").parse().unwrap();
     assert_eq!(rows.len(), count, "`// kernels` disagrees with the table");
     let names: HashSet<&str> = rows.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names.len(), rows.len(), "kernel names are not unique");
-    let entries: Vec<&str> =
-        module.lines().filter_map(|l| l.strip_prefix(".visible .entry ")).map(|l| l.strip_suffix('(').expect("`(` ends the entry line")).collect();
+    let entries: Vec<&str> = module
+        .lines()
+        .filter_map(|l| l.strip_prefix(".visible .entry "))
+        .map(|l| l.strip_suffix('(').expect("`(` ends the entry line"))
+        .collect();
     let listed: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(entries, listed, "the table does not list the kernels in order");
     // Each kernel: name from the spelling, one in_ parameter per source, registers of the listed widths.
     for (row, body) in rows.iter().zip(module.split(".visible .entry ").skip(1)) {
         assert_eq!(row.name, row.instruction.replace('.', "_"), "{row:?}");
-        assert!(!row.srcs.is_empty() && row.srcs.iter().chain([&row.dst]).all(|w| [8, 16, 32, 64].contains(w)), "{row:?}");
+        assert!(
+            !row.srcs.is_empty() && row.srcs.iter().chain([&row.dst]).all(|w| [8, 16, 32, 64].contains(w)),
+            "{row:?}"
+        );
         let params = body.lines().filter(|l| l.trim_start().starts_with(".param .u64 in_")).count();
         assert_eq!(params, row.srcs.len(), "{row:?}\n{body}");
         assert!(body.contains("\t.param .u64 out,\n\t.param .u32 n\n)"), "{body}");
@@ -122,13 +134,23 @@ fn assemble(ptxas: &Path, module: &str, target: &str) {
     let obj = dir.0.join(format!("{target}.cubin"));
     std::fs::write(&src, module).unwrap();
     let start = std::time::Instant::now();
-    let out = Command::new(ptxas).arg(format!("-arch={target}")).arg(&src).arg("-o").arg(&obj).output().expect("run ptxas");
+    let out =
+        Command::new(ptxas).arg(format!("-arch={target}")).arg(&src).arg("-o").arg(&obj).output().expect("run ptxas");
     let stderr = String::from_utf8_lossy(&out.stderr);
     let first: Vec<&str> = stderr.lines().take(20).collect();
-    assert!(out.status.success(), "ptxas -arch={target} rejected the module ({}); first messages:\n{}", out.status, first.join("\n"));
+    assert!(
+        out.status.success(),
+        "ptxas -arch={target} rejected the module ({}); first messages:\n{}",
+        out.status,
+        first.join("\n")
+    );
     assert!(stderr.trim().is_empty(), "ptxas -arch={target} warned:\n{}", first.join("\n"));
     assert!(obj.metadata().map(|m| m.len() > 0).unwrap_or(false), "ptxas wrote no {}", obj.display());
-    eprintln!("ptxas -arch={target}: {} kernels in {:.2} s", module.matches(".visible .entry ").count(), start.elapsed().as_secs_f64());
+    eprintln!(
+        "ptxas -arch={target}: {} kernels in {:.2} s",
+        module.matches(".visible .entry ").count(),
+        start.elapsed().as_secs_f64()
+    );
 }
 
 /// Emit the whole module for `target`; check it lists exactly `ptx-cvt list`'s spellings.
@@ -147,7 +169,9 @@ fn check_target(target: &str) {
     let module = whole_module(target);
     match ptxas() {
         Some(p) => assemble(p, &module, target),
-        None => eprintln!("SKIPPED: ptxas not available (scripts/get-ptxas.sh failed); the {target} module was not assembled"),
+        None => eprintln!(
+            "SKIPPED: ptxas not available (scripts/get-ptxas.sh failed); the {target} module was not assembled"
+        ),
     }
 }
 
@@ -194,10 +218,21 @@ fn filter_out_and_errors() {
     // --out FILE writes the same bytes as stdout, and only the file.
     let dir = TempDir::new("out");
     let file = dir.0.join("m.ptx");
-    let o = ptx_cvt(&["ptx", "--target", "sm_90", "--filter", "cvt.*.f16.f32", "--out", file.to_str().unwrap(), "--registers", "natural"]);
+    let o = ptx_cvt(&[
+        "ptx",
+        "--target",
+        "sm_90",
+        "--filter",
+        "cvt.*.f16.f32",
+        "--out",
+        file.to_str().unwrap(),
+        "--registers",
+        "natural",
+    ]);
     assert!(o.status.success() && o.stdout.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), module);
-    let names: Vec<String> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> =
+        std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(names, ["m.ptx"], "a temporary file was left behind");
     if let Some(p) = ptxas() {
         assemble(p, &module, "sm_90");
@@ -205,7 +240,11 @@ fn filter_out_and_errors() {
     // An older version drops the variants it lacks: no satfinite before PTX 8.1.
     let old = stdout_of(&["ptx", "--target", "sm_90", "--ptx-version", "7.8", "--filter", "cvt.*.f16.f32"]);
     let old_rows = table(&old);
-    assert!(old.contains("\n.version 7.8\n") && old_rows.len() < rows.len() && old_rows.iter().all(|r| !r.instruction.contains("satfinite")));
+    assert!(
+        old.contains("\n.version 7.8\n")
+            && old_rows.len() < rows.len()
+            && old_rows.iter().all(|r| !r.instruction.contains("satfinite"))
+    );
     // Errors: no match, a bad glob, an unknown register mode, a version too old for the target.
     for args in [
         &["ptx", "--target", "sm_90", "--filter", "cvt.nothing"][..],
@@ -228,13 +267,17 @@ fn gpu_without_a_driver_fails_cleanly() {
         eprintln!("SKIPPED: this machine has an NVIDIA device");
         return;
     }
-    let out = std::process::Command::new(ptx_cvt_tests::bin()).args(["gpu", "--exhaustive", "--filter", "cvt.f32.f16"]).output().unwrap();
+    let out = std::process::Command::new(ptx_cvt_tests::bin())
+        .args(["gpu", "--exhaustive", "--filter", "cvt.f32.f16"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("no CUDA driver") && !err.contains("panicked"), "{err}");
     let dir = std::env::temp_dir().join(format!("ptx-cvt-gpu-check-{}", std::process::id()));
     let script = ptx_cvt_tests::workspace().join("scripts/gpu-check.sh");
-    let out = std::process::Command::new("bash").arg(script).arg(&dir).env("PTX_CVT", ptx_cvt_tests::bin()).output().unwrap();
+    let out =
+        std::process::Command::new("bash").arg(script).arg(&dir).env("PTX_CVT", ptx_cvt_tests::bin()).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(out.status.code(), Some(2), "{text}");

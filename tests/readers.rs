@@ -87,7 +87,8 @@ impl Drop for Scratch {
 fn compile_c(source: &Path, exe: &Path, defines: &[&str]) -> Option<()> {
     let mut candidates: Vec<String> = std::env::var("CC").ok().into_iter().collect();
     candidates.extend(["cc", "gcc", "clang"].map(String::from));
-    let Some(cc) = candidates.into_iter().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
+    let Some(cc) =
+        candidates.into_iter().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
     else {
         println!("SKIPPED: no C compiler found ($CC, cc, gcc, clang); the C reader is not tested");
         return None;
@@ -267,9 +268,30 @@ const EXTRA: [&str; 20] = [
 
 /// NaN and near-NaN codes of every format, as register or lane bits.
 const SPECIALS: [u64; 24] = [
-    0x7e00, 0xfc01, 0x7c00, 0x7fc0, 0xff81, 0x7f80, 0x7fc0_0000, 0xff80_0001, 0x7f80_0000, 0x7f80_2000, 0x7f80_1fff,
-    0x7ff8_0000_0000_0000, 0xfff0_0000_0000_0001, 0x7ff0_0000_0000_0000, 0x7f, 0xff, 0x7e, 0x7d, 0x7c, 0xfe, 0xf, 0x7,
-    0x3f, 0x8,
+    0x7e00,
+    0xfc01,
+    0x7c00,
+    0x7fc0,
+    0xff81,
+    0x7f80,
+    0x7fc0_0000,
+    0xff80_0001,
+    0x7f80_0000,
+    0x7f80_2000,
+    0x7f80_1fff,
+    0x7ff8_0000_0000_0000,
+    0xfff0_0000_0000_0001,
+    0x7ff0_0000_0000_0000,
+    0x7f,
+    0xff,
+    0x7e,
+    0x7d,
+    0x7c,
+    0xfe,
+    0xf,
+    0x7,
+    0x3f,
+    0x8,
 ];
 
 /// Register values to try against an acceptance set: members, near misses, NaNs.
@@ -279,7 +301,9 @@ fn probes(width: u32, alts: &[Alt]) -> Vec<u64> {
     v.extend([0, w, w >> 1]);
     for a in alts {
         match a {
-            Alt::Bits { value, mask } => v.extend([*value, *value | (w & !mask), *value ^ 1, *value ^ (1 << (width - 1))]),
+            Alt::Bits { value, mask } => {
+                v.extend([*value, *value | (w & !mask), *value ^ 1, *value ^ (1 << (width - 1))])
+            }
             Alt::AnyNan(_) => {}
             Alt::Lanes { bits, lanes } => {
                 // Each NaN lane takes each special code; exact lanes their value.

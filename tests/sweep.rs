@@ -39,7 +39,11 @@ impl Run {
         self
     }
     fn digest(&self) -> u64 {
-        let line = self.out.lines().find_map(|l| l.strip_prefix("digest ")).unwrap_or_else(|| panic!("no digest line in\n{}", self.out));
+        let line = self
+            .out
+            .lines()
+            .find_map(|l| l.strip_prefix("digest "))
+            .unwrap_or_else(|| panic!("no digest line in\n{}", self.out));
         u64::from_str_radix(line.trim(), 16).unwrap_or_else(|_| panic!("digest line `{line}`"))
     }
 }
@@ -115,7 +119,8 @@ fn ranges_of_wide_sources_match_the_exact_engine() {
 fn shard_digests_add_up() {
     let full = sweep(&["cvt.rn.f16.bf16"]);
     full.expect(0);
-    let halves: Vec<u64> = ["0/2", "1/2"].iter().map(|s| sweep(&["cvt.rn.f16.bf16", "--shard", s]).expect(0).digest()).collect();
+    let halves: Vec<u64> =
+        ["0/2", "1/2"].iter().map(|s| sweep(&["cvt.rn.f16.bf16", "--shard", s]).expect(0).digest()).collect();
     assert_eq!(halves[0].wrapping_add(halves[1]), full.digest());
     assert_ne!(halves[0], full.digest());
     // Uneven splits, of a range too.
@@ -160,7 +165,15 @@ fn against_reports_a_planted_wrong_line() {
     assert!(r.out.contains(", 1 mismatches"), "{}", r.out);
 
     // Outside the shard: skipped, not checked.
-    let r = sweep(&["cvt.rn.f16.f32", "--range", "0x3f7ff000..0x3f801000", "--shard", "0/2", "--against", bad.to_str().unwrap()]);
+    let r = sweep(&[
+        "cvt.rn.f16.f32",
+        "--range",
+        "0x3f7ff000..0x3f801000",
+        "--shard",
+        "0/2",
+        "--against",
+        bad.to_str().unwrap(),
+    ]);
     r.expect(0);
     assert!(r.out.contains("4096 case(s) checked, 0 mismatch(es), 4096 outside"), "{}", r.out);
 

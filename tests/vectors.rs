@@ -10,7 +10,8 @@ use sha2::{Digest, Sha256};
 
 /// What `ptx-cvt gen --target sm_90 --target sm_100a` (compact, seed 1, sm90) writes.
 fn regenerate() -> BTreeMap<String, String> {
-    let targets = [("sm_90", PtxVersion::LATEST), ("sm_100a", PtxVersion::LATEST)].map(|(t, v)| (t.parse::<Target>().unwrap(), v));
+    let targets = [("sm_90", PtxVersion::LATEST), ("sm_100a", PtxVersion::LATEST)]
+        .map(|(t, v)| (t.parse::<Target>().unwrap(), v));
     let variants = gen::legal_variants(&targets);
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let chunks: Vec<_> = variants.chunks(variants.len().div_ceil(threads)).collect();
@@ -46,10 +47,16 @@ fn committed_vectors_regenerate_byte_identically_and_match_the_manifest() {
     let extra: Vec<&String> = committed.keys().filter(|k| !fresh.contains_key(*k)).collect();
     assert!(missing.is_empty() && extra.is_empty(), "not committed: {missing:?}; stale: {extra:?}");
     let differ: Vec<&String> = fresh.iter().filter(|(k, v)| committed[*k] != **v).map(|(k, _)| k).collect();
-    assert!(differ.is_empty(), "{} files differ from a fresh `ptx-cvt gen`, e.g. {:?}", differ.len(), &differ[..differ.len().min(5)]);
+    assert!(
+        differ.is_empty(),
+        "{} files differ from a fresh `ptx-cvt gen`, e.g. {:?}",
+        differ.len(),
+        &differ[..differ.len().min(5)]
+    );
 
     let manifest = std::fs::read_to_string(workspace().join("vectors/compact/MANIFEST")).unwrap();
-    let rows: Vec<Vec<&str>> = manifest.lines().filter(|l| !l.starts_with('#')).map(|l| l.split('\t').collect()).collect();
+    let rows: Vec<Vec<&str>> =
+        manifest.lines().filter(|l| !l.starts_with('#')).map(|l| l.split('\t').collect()).collect();
     assert_eq!(rows.len(), committed.len(), "MANIFEST rows");
     for r in rows {
         let [file, variant, count, sha] = r[..] else { panic!("bad MANIFEST row {r:?}") };
@@ -66,7 +73,8 @@ fn committed_vectors_regenerate_byte_identically_and_match_the_manifest() {
 #[test]
 fn committed_vectors_pass_check() {
     let dir = workspace().join("vectors/compact");
-    let mut files: Vec<String> = compact_vectors().into_iter().map(|(f, _)| dir.join(f).to_string_lossy().into_owned()).collect();
+    let mut files: Vec<String> =
+        compact_vectors().into_iter().map(|(f, _)| dir.join(f).to_string_lossy().into_owned()).collect();
     files.insert(0, "-q".into());
     files.insert(0, "check".into());
     let out = std::process::Command::new(bin()).args(&files).output().unwrap();
@@ -78,7 +86,8 @@ fn committed_vectors_pass_check() {
 #[test]
 fn coverage_reports_every_reachable_class_hit_and_names_missing_ones() {
     let dir = workspace().join("vectors/compact");
-    let sample = ["cvt.rn.f16.f32.cases", "cvt.rni.s32.f64.cases", "cvt.rs.satfinite.e2m1x4.f32.cases", "cvt.s16.s8.cases"];
+    let sample =
+        ["cvt.rn.f16.f32.cases", "cvt.rni.s32.f64.cases", "cvt.rs.satfinite.e2m1x4.f32.cases", "cvt.s16.s8.cases"];
     let files: Vec<String> = sample.iter().map(|f| dir.join(f).to_string_lossy().into_owned()).collect();
     let out = std::process::Command::new(bin()).arg("coverage").arg("--fail-on-missing").args(&files).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);

@@ -39,10 +39,10 @@ use std::hint::black_box;
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
-use ptx_cvt::fast::{self, Plan};
-use ptx_cvt::instr::parse;
 use ptx_cvt::eval::Evaluator;
 use ptx_cvt::fast::Isa;
+use ptx_cvt::fast::{self, Plan};
+use ptx_cvt::instr::parse;
 use ptx_cvt::{evaluate, Cvt, Operand, Profile};
 use rug::{Assign, Integer};
 use softfloat_sys as sf;
@@ -123,7 +123,9 @@ fn engines(g: &mut BenchmarkGroup<WallTime>, spelling: &str, inputs: &[u64]) {
         })
     });
     let plan = Plan::new(&c, c.atype.bits(), w).unwrap();
-    g.bench_function("ptx-cvt fast/plan", |b| b.iter(|| inputs.iter().fold(0u64, |a, &x| a ^ plan.eval1(black_box(x)).representative())));
+    g.bench_function("ptx-cvt fast/plan", |b| {
+        b.iter(|| inputs.iter().fold(0u64, |a, &x| a ^ plan.eval1(black_box(x)).representative()))
+    });
     let mut out = vec![0u64; inputs.len()];
     g.bench_function("ptx-cvt fast/batch", |b| {
         b.iter(|| {
@@ -224,7 +226,13 @@ fn f32_to_s32_rzi(cr: &mut Criterion) {
     let floats: Vec<f32> = inputs.iter().map(|&x| f32::from_bits(x as u32)).collect();
     let (g0, i0) = ("f32->s32 rzi", "cvt.rzi.s32.f32");
     agreement(g0, i0, &inputs, "as i32", |x| (f32::from_bits(x as u32) as i32) as u32 as u64);
-    agreement(g0, i0, &inputs, "softfloat", |x| unsafe { sf::f32_to_i32_r_minMag(sf::float32_t { v: x as u32 }, false) } as u32 as u64);
+    agreement(
+        g0,
+        i0,
+        &inputs,
+        "softfloat",
+        |x| unsafe { sf::f32_to_i32_r_minMag(sf::float32_t { v: x as u32 }, false) } as u32 as u64,
+    );
     let mut g = cr.benchmark_group("f32->s32 rzi");
     g.throughput(Throughput::Elements(N as u64));
     engines(&mut g, "cvt.rzi.s32.f32", &inputs);
@@ -240,9 +248,9 @@ fn f32_to_s32_rzi(cr: &mut Criterion) {
     g.bench_function("native as/scalar", |b| b.iter(|| floats.iter().fold(0i32, |a, &x| a ^ (black_box(x) as i32))));
     g.bench_function("softfloat", |b| {
         b.iter(|| {
-            floats
-                .iter()
-                .fold(0i32, |a, &x| a ^ unsafe { sf::f32_to_i32_r_minMag(sf::float32_t { v: black_box(x).to_bits() }, false) } as i32)
+            floats.iter().fold(0i32, |a, &x| {
+                a ^ unsafe { sf::f32_to_i32_r_minMag(sf::float32_t { v: black_box(x).to_bits() }, false) } as i32
+            })
         })
     });
     g.finish();
@@ -267,11 +275,15 @@ fn f64_to_f32_rn(cr: &mut Criterion) {
             black_box(&out);
         })
     });
-    g.bench_function("native as/scalar", |b| b.iter(|| floats.iter().fold(0u32, |a, &x| a ^ (black_box(x) as f32).to_bits())));
+    g.bench_function("native as/scalar", |b| {
+        b.iter(|| floats.iter().fold(0u32, |a, &x| a ^ (black_box(x) as f32).to_bits()))
+    });
     g.bench_function("softfloat", |b| {
         b.iter(|| {
             set_rounding(sf::softfloat_round_near_even);
-            floats.iter().fold(0u32, |a, &x| a ^ unsafe { sf::f64_to_f32(sf::float64_t { v: black_box(x).to_bits() }) }.v)
+            floats
+                .iter()
+                .fold(0u32, |a, &x| a ^ unsafe { sf::f64_to_f32(sf::float64_t { v: black_box(x).to_bits() }) }.v)
         })
     });
     g.finish();
@@ -314,9 +326,13 @@ fn f32_to_f16_rn(cr: &mut Criterion) {
     use half::slice::HalfFloatSliceExt;
     let mut out = vec![half::f16::ZERO; N];
     let naive = |g: &mut BenchmarkGroup<WallTime>, inputs: &[u64]| {
-        agreement("f32->f16 rn", "cvt.rn.f16.f32", inputs, "naive rug", |x| naive_rug_f32_to_f16(x as u32, &mut Naive::default()) as u64);
+        agreement("f32->f16 rn", "cvt.rn.f16.f32", inputs, "naive rug", |x| {
+            naive_rug_f32_to_f16(x as u32, &mut Naive::default()) as u64
+        });
         let mut n = Naive::default();
-        g.bench_function("naive rug", |b| b.iter(|| inputs.iter().fold(0u16, |a, &x| a ^ naive_rug_f32_to_f16(black_box(x) as u32, &mut n))));
+        g.bench_function("naive rug", |b| {
+            b.iter(|| inputs.iter().fold(0u16, |a, &x| a ^ naive_rug_f32_to_f16(black_box(x) as u32, &mut n)))
+        });
     };
     f32_to_16bit(
         cr,
@@ -369,7 +385,9 @@ fn u64_to_f32_rn(cr: &mut Criterion) {
             black_box(&out);
         })
     });
-    g.bench_function("native as/scalar", |b| b.iter(|| inputs.iter().fold(0u32, |a, &x| a ^ (black_box(x) as f32).to_bits())));
+    g.bench_function("native as/scalar", |b| {
+        b.iter(|| inputs.iter().fold(0u32, |a, &x| a ^ (black_box(x) as f32).to_bits()))
+    });
     g.bench_function("softfloat", |b| {
         b.iter(|| {
             set_rounding(sf::softfloat_round_near_even);
@@ -391,9 +409,15 @@ fn f32_to_e4m3x2(cr: &mut Criterion) {
         b.iter(|| pairs.iter().fold(0u64, |a, p| a ^ fast::evaluate(&c, black_box(p), 16).unwrap().representative()))
     });
     let plan = Plan::new(&c, 32, 16).unwrap();
-    g.bench_function("ptx-cvt fast/plan", |b| b.iter(|| pairs.iter().fold(0u64, |a, p| a ^ plan.eval(black_box(p)).representative())));
+    g.bench_function("ptx-cvt fast/plan", |b| {
+        b.iter(|| pairs.iter().fold(0u64, |a, p| a ^ plan.eval(black_box(p)).representative()))
+    });
     g.bench_function("ptx-cvt exact", |b| {
-        b.iter(|| pairs.iter().fold(0usize, |a, p| a + evaluate(&c, black_box(p), 16, Profile::Sm90).unwrap().accept.alts.len()))
+        b.iter(|| {
+            pairs
+                .iter()
+                .fold(0usize, |a, p| a + evaluate(&c, black_box(p), 16, Profile::Sm90).unwrap().accept.alts.len())
+        })
     });
     g.finish();
 }

@@ -86,7 +86,10 @@ unsafe fn guarded(err: *mut c_char, err_len: usize, f: impl FnOnce() -> Result<c
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_string());
-            Err(Error { code: PTX_CVT_EINTERNAL, message: format!("internal error in the ptx-cvt oracle (please report): {what}") })
+            Err(Error {
+                code: PTX_CVT_EINTERNAL,
+                message: format!("internal error in the ptx-cvt oracle (please report): {what}"),
+            })
         }
     };
     match r {
@@ -137,7 +140,9 @@ unsafe fn request(
     let profile = if profile.is_null() {
         Profile::default()
     } else {
-        let text = CStr::from_ptr(profile).to_str().map_err(|_| Error { code: PTX_CVT_EARG, message: "profile is not valid UTF-8".into() })?;
+        let text = CStr::from_ptr(profile)
+            .to_str()
+            .map_err(|_| Error { code: PTX_CVT_EARG, message: "profile is not valid UTF-8".into() })?;
         text.parse::<Profile>().map_err(|e| Error { code: PTX_CVT_EARG, message: e })?
     };
     let text = CStr::from_ptr(instruction)
@@ -145,10 +150,16 @@ unsafe fn request(
         .map_err(|_| Error { code: PTX_CVT_EPARSE, message: "instruction is not valid UTF-8".into() })?;
     let cvt = ptx_cvt::instr::parse(text).map_err(|e| Error { code: PTX_CVT_EPARSE, message: e.message })?;
     if n_operands > MAX_OPERANDS {
-        return fail(PTX_CVT_EILLEGAL, format!("{n_operands} operands: {cvt} takes {}", ptx_cvt::instr::shape(&cvt).describe()));
+        return fail(
+            PTX_CVT_EILLEGAL,
+            format!("{n_operands} operands: {cvt} takes {}", ptx_cvt::instr::shape(&cvt).describe()),
+        );
     }
     if !REG_WIDTHS.contains(&dst_width) {
-        return fail(PTX_CVT_EILLEGAL, format!("destination register of {dst_width} bits: PTX registers have 8, 16, 32 or 64 bits"));
+        return fail(
+            PTX_CVT_EILLEGAL,
+            format!("destination register of {dst_width} bits: PTX registers have 8, 16, 32 or 64 bits"),
+        );
     }
     let mut ops = Vec::with_capacity(n_operands);
     for i in 0..n_operands {
@@ -156,7 +167,10 @@ unsafe fn request(
         let bits = operands.add(i).read_unaligned();
         let width = operand_widths.add(i).read_unaligned();
         if !REG_WIDTHS.contains(&width) {
-            return fail(PTX_CVT_EILLEGAL, format!("operand {}: register of {width} bits: PTX registers have 8, 16, 32 or 64 bits", i + 1));
+            return fail(
+                PTX_CVT_EILLEGAL,
+                format!("operand {}: register of {width} bits: PTX registers have 8, 16, 32 or 64 bits", i + 1),
+            );
         }
         if bits & !width_mask(width) != 0 {
             return fail(PTX_CVT_EILLEGAL, format!("operand {}: {bits:#x} does not fit a {width}-bit register", i + 1));

@@ -30,7 +30,14 @@ fn c_text(b: &[c_char]) -> String {
     String::from_utf8(b[..end].iter().map(|c| *c as u8).collect()).expect("buffer holds UTF-8")
 }
 
-fn eval_with(instr: &str, ops: &[(u64, u32)], dst: u32, profile: Option<&str>, text_len: usize, err_len: usize) -> Eval {
+fn eval_with(
+    instr: &str,
+    ops: &[(u64, u32)],
+    dst: u32,
+    profile: Option<&str>,
+    text_len: usize,
+    err_len: usize,
+) -> Eval {
     let instr = CString::new(instr).unwrap();
     let profile = profile.map(|p| CString::new(p).unwrap());
     let bits: Vec<u64> = ops.iter().map(|o| o.0).collect();
@@ -182,7 +189,20 @@ fn errors_have_codes_and_messages() {
     let mut text = [0 as c_char; 64];
     let mut err = [0 as c_char; 128];
     let rc = unsafe {
-        ptx_cvt_eval(bad.as_ptr(), [0u64].as_ptr(), [32u32].as_ptr(), 1, 16, null(), &mut b, &mut m, text.as_mut_ptr(), 64, err.as_mut_ptr(), 128)
+        ptx_cvt_eval(
+            bad.as_ptr(),
+            [0u64].as_ptr(),
+            [32u32].as_ptr(),
+            1,
+            16,
+            null(),
+            &mut b,
+            &mut m,
+            text.as_mut_ptr(),
+            64,
+            err.as_mut_ptr(),
+            128,
+        )
     };
     assert_eq!(rc, PTX_CVT_EPARSE);
     assert!(c_text(&err).contains("UTF-8"));
@@ -198,7 +218,8 @@ fn null_pointers_and_zero_lengths() {
     let mut err = [1 as c_char; 128];
     let ip = instr.as_ptr();
     let (op, wp) = (ops.as_ptr(), widths.as_ptr());
-    let (bp, mp, tp, ep): (*mut u64, *mut u64, *mut c_char, *mut c_char) = (&mut b, &mut m, text.as_mut_ptr(), err.as_mut_ptr());
+    let (bp, mp, tp, ep): (*mut u64, *mut u64, *mut c_char, *mut c_char) =
+        (&mut b, &mut m, text.as_mut_ptr(), err.as_mut_ptr());
     // (instruction, operands, widths, n, bits, mask, text, text_len, what the message names)
     type Args = (*const c_char, *const u64, *const u32, usize, *mut u64, *mut u64, *mut c_char, usize, &'static str);
     let cases: [Args; 8] = [
@@ -222,10 +243,13 @@ fn null_pointers_and_zero_lengths() {
     let rc = unsafe { ptx_cvt_eval(ip, op, wp, 1, 16, null(), &mut b, &mut m, text.as_mut_ptr(), 64, null_mut(), 128) };
     assert_eq!((rc, b, m, text[0]), (PTX_CVT_EARG, 0, 0, 0));
     let mut err = [1 as c_char; 8];
-    let rc = unsafe { ptx_cvt_eval(ip, op, wp, 1, 16, null(), &mut b, &mut m, text.as_mut_ptr(), 64, err.as_mut_ptr(), 0) };
+    let rc =
+        unsafe { ptx_cvt_eval(ip, op, wp, 1, 16, null(), &mut b, &mut m, text.as_mut_ptr(), 64, err.as_mut_ptr(), 0) };
     assert_eq!((rc, err[0]), (PTX_CVT_EARG, 1), "err_len 0: nothing written");
     // Everything NULL at once.
-    let rc = unsafe { ptx_cvt_eval(null(), null(), null(), 0, 0, null(), null_mut(), null_mut(), null_mut(), 0, null_mut(), 0) };
+    let rc = unsafe {
+        ptx_cvt_eval(null(), null(), null(), 0, 0, null(), null_mut(), null_mut(), null_mut(), 0, null_mut(), 0)
+    };
     assert_eq!(rc, PTX_CVT_EARG);
     let rc = unsafe { ptx_cvt_accepts(null(), null(), null(), 0, 0, null(), 0, null_mut(), 0) };
     assert_eq!(rc, PTX_CVT_EARG);
@@ -284,7 +308,11 @@ fn accepts_decides_membership() {
     assert_eq!(accepts("cvt.f32.bf16", &[(0x7fc1, 16)], 32, None, 0x3f80_0000).0, PTX_CVT_REJECT);
     assert_eq!(accepts("cvt.rn.f16.f32", &[(0x3f80_0000, 32)], 16, None, 0x3c00).0, PTX_CVT_ACCEPT);
     assert_eq!(accepts("cvt.rn.f16.f32", &[(0x3f80_0000, 32)], 16, None, 0x3c01).0, PTX_CVT_REJECT);
-    assert_eq!(accepts("cvt.rn.f16.f32", &[(0x3f80_0000, 32)], 16, None, 0x1_3c00).0, PTX_CVT_REJECT, "bits above dst_width");
+    assert_eq!(
+        accepts("cvt.rn.f16.f32", &[(0x3f80_0000, 32)], 16, None, 0x1_3c00).0,
+        PTX_CVT_REJECT,
+        "bits above dst_width"
+    );
     assert_eq!(accepts("cvt.rn.relu.f16.f32", &[(0x8000_0000, 32)], 16, Some("isa"), 0x8000).0, PTX_CVT_ACCEPT);
     assert_eq!(accepts("cvt.rn.relu.f16.f32", &[(0x8000_0000, 32)], 16, Some("sm90"), 0x8000).0, PTX_CVT_REJECT);
     let (rc, msg) = accepts("cvt.rni.f16.f32", &[(0x3f80_0000, 32)], 16, None, 0);
@@ -374,7 +402,9 @@ fn scratch_dir(tag: &str) -> PathBuf {
 #[test]
 fn eval_demo_c_program() {
     let Some(cc) = c_compiler("CC", "cc") else {
-        eprintln!("SKIPPED eval_demo_c_program: no C compiler (set CC or install cc) to build capi/examples/eval_demo.c");
+        eprintln!(
+            "SKIPPED eval_demo_c_program: no C compiler (set CC or install cc) to build capi/examples/eval_demo.c"
+        );
         return;
     };
     let lib_dir = cdylib_dir();
@@ -396,7 +426,12 @@ fn eval_demo_c_program() {
     let run = Command::new(&exe).output().expect("run eval_demo");
     let stdout = String::from_utf8_lossy(&run.stdout);
     let _ = std::fs::remove_dir_all(&tmp);
-    assert!(run.status.success(), "eval_demo failed ({}):\n{stdout}{}", run.status, String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "eval_demo failed ({}):\n{stdout}{}",
+        run.status,
+        String::from_utf8_lossy(&run.stderr)
+    );
     println!("{stdout}");
     assert!(stdout.contains("all checks passed"), "{stdout}");
     assert!(!stdout.contains("FAIL"), "{stdout}");

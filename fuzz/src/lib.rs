@@ -10,7 +10,9 @@ use ptx_cvt::eval::fmt_hex;
 use ptx_cvt::fast::{self, FastEngine};
 use ptx_cvt::gen::{all_spellings, natural_regs};
 use ptx_cvt::instr::{self, REG_WIDTHS};
-use ptx_cvt::{evaluate_accept, format_case, AcceptSet, Cvt, Implementation, Operand, Profile, PtxVersion, Regs, Target};
+use ptx_cvt::{
+    evaluate_accept, format_case, AcceptSet, Cvt, Implementation, Operand, Profile, PtxVersion, Regs, Target,
+};
 
 pub mod parse;
 /// The loader of `ptx-cvt fuzz --target-lib`, compiled here from the command
@@ -109,8 +111,30 @@ pub fn targets() -> &'static [Target] {
 /// PTX ISA versions the legality rules distinguish (and a few around them).
 pub fn versions() -> &'static [PtxVersion] {
     const V: [(u32, u32); 24] = [
-        (4, 0), (6, 0), (6, 3), (7, 0), (7, 1), (7, 4), (7, 7), (7, 8), (8, 0), (8, 1), (8, 3), (8, 5),
-        (8, 6), (8, 7), (8, 8), (9, 0), (9, 1), (9, 2), (9, 3), (9, 4), (9, 5), (9, 5), (9, 5), (9, 5),
+        (4, 0),
+        (6, 0),
+        (6, 3),
+        (7, 0),
+        (7, 1),
+        (7, 4),
+        (7, 7),
+        (7, 8),
+        (8, 0),
+        (8, 1),
+        (8, 3),
+        (8, 5),
+        (8, 6),
+        (8, 7),
+        (8, 8),
+        (9, 0),
+        (9, 1),
+        (9, 2),
+        (9, 3),
+        (9, 4),
+        (9, 5),
+        (9, 5),
+        (9, 5),
+        (9, 5),
     ];
     static P: OnceLock<Vec<PtxVersion>> = OnceLock::new();
     P.get_or_init(|| V.iter().map(|&(a, b)| PtxVersion::new(a, b)).collect())
@@ -189,7 +213,9 @@ impl Raw {
         let idx = |w: u32| REG_WIDTHS.iter().position(|&r| r == w).map(|i| i as u8);
         let target = match target {
             None => None,
-            Some((t, v)) => Some((targets().iter().position(|&x| x == t)? as u8, versions().iter().position(|&x| x == v)? as u8)),
+            Some((t, v)) => {
+                Some((targets().iter().position(|&x| x == t)? as u8, versions().iter().position(|&x| x == v)? as u8))
+            }
         };
         let mut ops = [0u64; 6];
         for (o, x) in ops.iter_mut().zip(operands) {
@@ -287,9 +313,15 @@ impl Subject {
                         }
                     }
                     (Err(a), Err(b)) if a == b => {}
-                    (Err(a), Err(b)) => return fail(format!("the engines reject differently:\n  exact: {a}\n  fast:  {b}")),
-                    (Ok(e), Err(b)) => return fail(format!("fast::evaluate rejects a case the exact engine answers {}: {b}", e)),
-                    (Err(a), Ok(f)) => return fail(format!("fast::evaluate answers {f} where the exact engine rejects: {a}")),
+                    (Err(a), Err(b)) => {
+                        return fail(format!("the engines reject differently:\n  exact: {a}\n  fast:  {b}"))
+                    }
+                    (Ok(e), Err(b)) => {
+                        return fail(format!("fast::evaluate rejects a case the exact engine answers {}: {b}", e))
+                    }
+                    (Err(a), Ok(f)) => {
+                        return fail(format!("fast::evaluate answers {f} where the exact engine rejects: {a}"))
+                    }
                 }
                 // The batch path (a specialised kernel for the common forms) at natural widths.
                 if let (Ok(e), [op]) = (&exact, ops.as_slice()) {
@@ -305,9 +337,16 @@ impl Subject {
                     (Ok(e), Ok(v)) if e.contains(v) && e.single().is_none_or(|s| s == v) => {}
                     (Ok(e), Ok(v)) => return fail(format!("FastEngine::eval gives {}, not {}", fmt_hex(v, *w), e)),
                     (Ok(e), Err(_)) if e.single().is_none() => {}
-                    (Ok(e), Err(m)) => return fail(format!("FastEngine::eval declines the single-valued result {}: {m}", e)),
+                    (Ok(e), Err(m)) => {
+                        return fail(format!("FastEngine::eval declines the single-valued result {}: {m}", e))
+                    }
                     (Err(_), Err(_)) => {}
-                    (Err(a), Ok(v)) => return fail(format!("FastEngine::eval answers {} where the exact engine rejects: {a}", fmt_hex(v, *w))),
+                    (Err(a), Ok(v)) => {
+                        return fail(format!(
+                            "FastEngine::eval answers {} where the exact engine rejects: {a}",
+                            fmt_hex(v, *w)
+                        ))
+                    }
                 }
                 Ok(())
             }

@@ -55,7 +55,9 @@ pub fn check_text(text: &str) {
             let printed = set.to_string();
             match AcceptSet::parse(&printed, f) {
                 Ok(s2) if s2 == set => {}
-                other => panic!("AcceptSet::parse({text:?}, {f:?}) = {set:?}\n  printed `{printed}`\n  re-parsed {other:?}"),
+                other => {
+                    panic!("AcceptSet::parse({text:?}, {f:?}) = {set:?}\n  printed `{printed}`\n  re-parsed {other:?}")
+                }
             }
         }
     }

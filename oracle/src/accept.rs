@@ -58,7 +58,10 @@ impl Alt {
             Alt::Lanes { bits: lb, lanes } => {
                 let n = lanes.len() as u32;
                 bits & !width_mask(lb * n) == 0
-                    && lanes.iter().enumerate().all(|(i, l)| l.contains((bits >> (lb * (n - 1 - i as u32))) & width_mask(*lb)))
+                    && lanes
+                        .iter()
+                        .enumerate()
+                        .all(|(i, l)| l.contains((bits >> (lb * (n - 1 - i as u32))) & width_mask(*lb)))
             }
         }
     }
@@ -152,7 +155,11 @@ impl AcceptSet {
 /// At most `n` characters of user text for an error message, with control
 /// characters escaped so that they stay visible.
 pub(crate) fn clip_to(s: &str, n: usize) -> String {
-    let mut out: String = s.chars().take(n).map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect();
+    let mut out: String = s
+        .chars()
+        .take(n)
+        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+        .collect();
     if s.chars().nth(n).is_some() {
         out.push('…');
     }
@@ -182,8 +189,9 @@ pub fn parse_hex(s: &str) -> Result<(u64, u32), String> {
     if s.starts_with("=>") {
         return Err(format!("`{}`: put a space after `=>`", clip(s)));
     }
-    let w = width_of_digits(s.len())
-        .ok_or_else(|| format!("`{}` has {} hex digits; registers take 2, 4, 8 or 16 (zero-padded, no 0x)", clip(s), s.chars().count()))?;
+    let w = width_of_digits(s.len()).ok_or_else(|| {
+        format!("`{}` has {} hex digits; registers take 2, 4, 8 or 16 (zero-padded, no 0x)", clip(s), s.chars().count())
+    })?;
     if let Some(c) = s.chars().find(|c| !c.is_ascii_hexdigit()) {
         return Err(format!("`{}` is not hex: unexpected `{}`", clip(s), c.escape_default()));
     }
@@ -232,7 +240,10 @@ fn parse_nibbles(digits: &str, whole: &str) -> Result<(u64, u64), String> {
         value <<= 4;
         mask <<= 4;
         if c != '?' {
-            value |= c.to_digit(16).ok_or_else(|| format!("`{}` is not hex: unexpected `{}`", clip(whole), c.escape_default()))? as u64;
+            value |= c
+                .to_digit(16)
+                .ok_or_else(|| format!("`{}` is not hex: unexpected `{}`", clip(whole), c.escape_default()))?
+                as u64;
             mask |= 0xf;
         }
     }
@@ -260,7 +271,9 @@ fn parse_lanes(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String
     let mut lanes = Vec::new();
     for p in &parts {
         if *p == "nan" {
-            lanes.push(LaneSet::AnyNan(f.ok_or_else(|| format!("`{}`: `nan` needs a floating-point destination", clip(s)))?));
+            lanes.push(LaneSet::AnyNan(
+                f.ok_or_else(|| format!("`{}`: `nan` needs a floating-point destination", clip(s)))?,
+            ));
             continue;
         }
         if 4 * p.len() as u32 != lane_bits || p.is_empty() {

@@ -82,7 +82,6 @@ pub fn parse_case(line: &str) -> Result<Option<Case>, CaseError> {
     Ok(Some(Case { instr, operands, result, comment }))
 }
 
-
 /// Print a case line with a result.
 pub fn format_case(instr: &Cvt, operands: &[Operand], result: &AcceptSet) -> String {
     let mut s = instr.to_string();
@@ -110,7 +109,13 @@ mod tests {
         let p = parse_case("cvt.s16.s8 c2 => ????????").unwrap().unwrap();
         assert!(p.result_is_placeholder());
         // "cvt.f16.f32 =>": found by the `parse` fuzz target (fuzz/regressions.md #1).
-        for bad in ["cvt.rn.f16.f32", "cvt.rn.f16.f32 3f80000", "cvt.rn.f16.f32 3f80000g", "cvt.rn.f16.f32 3f800000 => 3c00 x", "cvt.f16.f32 =>"] {
+        for bad in [
+            "cvt.rn.f16.f32",
+            "cvt.rn.f16.f32 3f80000",
+            "cvt.rn.f16.f32 3f80000g",
+            "cvt.rn.f16.f32 3f800000 => 3c00 x",
+            "cvt.f16.f32 =>",
+        ] {
             assert!(parse_case(bad).is_err(), "{bad}");
         }
     }

@@ -104,7 +104,13 @@ pub fn evaluate_accept(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profi
     Ok(explore(c, srcs, dst_width, profile, None, false).accept)
 }
 
-fn evaluate_inner(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, mutant: Option<Mutant>) -> Result<Outcome, EvalError> {
+fn evaluate_inner(
+    c: &Cvt,
+    srcs: &[Operand],
+    dst_width: u32,
+    profile: Profile,
+    mutant: Option<Mutant>,
+) -> Result<Outcome, EvalError> {
     check_case(c, srcs, dst_width)?;
     Ok(explore(c, srcs, dst_width, profile, mutant, true))
 }
@@ -161,9 +167,17 @@ impl Evaluator {
 
 /// Run the policy layer on checked operands; under a profile that accepts
 /// every answer to the open questions, explore each combination the input reached.
-fn explore(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, mutant: Option<Mutant>, tracing: bool) -> Outcome {
+fn explore(
+    c: &Cvt,
+    srcs: &[Operand],
+    dst_width: u32,
+    profile: Profile,
+    mutant: Option<Mutant>,
+    tracing: bool,
+) -> Outcome {
     let base = profile.answers();
-    let Run { set: mut accept, inputs, mut trace, consulted } = Ctx::run(c, srcs, dst_width, profile, base, mutant, tracing);
+    let Run { set: mut accept, inputs, mut trace, consulted } =
+        Ctx::run(c, srcs, dst_width, profile, base, mutant, tracing);
     if profile.accepts_all_answers() {
         let mut seen = vec![base];
         let mut queue = vec![(base, consulted)];
@@ -179,7 +193,10 @@ fn explore(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, mutant: 
                     if tracing {
                         trace.push(Step {
                             rule: q.rule(),
-                            detail: format!("the ISA profile also accepts {} (the other answer to this open question)", alt.set),
+                            detail: format!(
+                                "the ISA profile also accepts {} (the other answer to this open question)",
+                                alt.set
+                            ),
                             rounding: None,
                             lane: "",
                         });
@@ -197,7 +214,11 @@ fn explore(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, mutant: 
 pub(crate) fn operand_count_error(c: &Cvt, got: usize) -> EvalError {
     let shape = instr::shape(c);
     let n = shape.srcs.len();
-    EvalError::Operands(format!("{c} takes {n} source operand{} ({}), got {got}", if n == 1 { "" } else { "s" }, shape.describe()))
+    EvalError::Operands(format!(
+        "{c} takes {n} source operand{} ({}), got {got}",
+        if n == 1 { "" } else { "s" },
+        shape.describe()
+    ))
 }
 
 /// Packed forms take registers of exactly their operands' widths (shared with the fast engine).
@@ -220,7 +241,13 @@ pub(crate) fn check_packed_widths(c: &Cvt, srcs: &[Operand]) -> Result<(), EvalE
 
 /// Evaluate with one deliberate bug, for mutation testing of vector sets.
 #[doc(hidden)]
-pub fn evaluate_mutant(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, m: Mutant) -> Result<Outcome, EvalError> {
+pub fn evaluate_mutant(
+    c: &Cvt,
+    srcs: &[Operand],
+    dst_width: u32,
+    profile: Profile,
+    m: Mutant,
+) -> Result<Outcome, EvalError> {
     evaluate_inner(c, srcs, dst_width, profile, Some(m))
 }
 
@@ -316,7 +343,15 @@ fn signed(neg: bool, mag: &Dyadic) -> String {
 }
 
 impl<'a> Ctx<'a> {
-    fn run(c: &'a Cvt, srcs: &[Operand], dst_width: u32, profile: Profile, answers: Answers, mutant: Option<Mutant>, tracing: bool) -> Run {
+    fn run(
+        c: &'a Cvt,
+        srcs: &[Operand],
+        dst_width: u32,
+        profile: Profile,
+        answers: Answers,
+        mutant: Option<Mutant>,
+        tracing: bool,
+    ) -> Run {
         let mode = c.rounding.and_then(|r| r.mode()).unwrap_or(Mode::NearestEven);
         let mut cx = Ctx {
             c,
@@ -338,9 +373,15 @@ impl<'a> Ctx<'a> {
         let abits = c.atype.bits();
         let bits = src.bits & width_mask(abits);
         if src.width > abits {
-            note!(cx, 
+            note!(
+                cx,
                 Rule::SourceChop,
-                format!("{}-bit register {}: low {abits} bits {}", src.width, fmt_hex(src.bits, src.width), fmt_hex(bits, abits)),
+                format!(
+                    "{}-bit register {}: low {abits} bits {}",
+                    src.width,
+                    fmt_hex(src.bits, src.width),
+                    fmt_hex(bits, abits)
+                ),
             );
         }
         let mut input = cx.decode(bits);
@@ -395,7 +436,14 @@ impl<'a> Ctx<'a> {
             })
             .collect();
         let set = AcceptSet::from_lanes(dst_width, lb, lane_sets);
-        note!(self, Rule::Pack, format!("lanes {} packed high to low: {set}", names[..lanes as usize].iter().rev().copied().collect::<Vec<_>>().join(", ")));
+        note!(
+            self,
+            Rule::Pack,
+            format!(
+                "lanes {} packed high to low: {set}",
+                names[..lanes as usize].iter().rev().copied().collect::<Vec<_>>().join(", ")
+            )
+        );
         Run { set, inputs, trace: self.trace, consulted: self.consulted }
     }
 
@@ -456,7 +504,8 @@ impl<'a> Ctx<'a> {
             std::cmp::Ordering::Less => "zero-extend",
             std::cmp::Ordering::Equal => "reinterpret the bits",
         };
-        let i = if self.is(Mutant::SextAsZext) && how == "sign-extend" { Integer::from(encode::wrap(&i, ab)) } else { i };
+        let i =
+            if self.is(Mutant::SextAsZext) && how == "sign-extend" { Integer::from(encode::wrap(&i, ab)) } else { i };
         let bits = encode::wrap(&i, db);
         note!(self, Rule::IntWrap, format!("{how}: {} {}", d.name(), fmt_hex(bits, db)));
         TypeResult::Bits(bits)
@@ -571,13 +620,23 @@ impl<'a> Ctx<'a> {
         let l = d.float_layout().unwrap();
         let r = match out {
             NanOut::Any(_) => TypeResult::AnyNan,
-            NanOut::Canonical => TypeResult::Bits(encode::encode_nan(d, n.neg && self.is(Mutant::NanSignKept), u64::MAX)),
-            NanOut::Payload if self.is(Mutant::NanPayloadDropped) => TypeResult::Bits(encode::encode_nan(d, false, u64::MAX)),
-            NanOut::Copy => TypeResult::Bits(encode::encode_nan(d, n.neg, n.payload) & !(l.quiet_bit() * (!n.quiet) as u64)),
+            NanOut::Canonical => {
+                TypeResult::Bits(encode::encode_nan(d, n.neg && self.is(Mutant::NanSignKept), u64::MAX))
+            }
+            NanOut::Payload if self.is(Mutant::NanPayloadDropped) => {
+                TypeResult::Bits(encode::encode_nan(d, false, u64::MAX))
+            }
+            NanOut::Copy => {
+                TypeResult::Bits(encode::encode_nan(d, n.neg, n.payload) & !(l.quiet_bit() * (!n.quiet) as u64))
+            }
             NanOut::Payload => {
                 // Align the payload's top bits under the quiet bit.
                 let pb = l.man_bits - 1;
-                let p = if n.payload_bits >= pb { n.payload >> (n.payload_bits - pb) } else { n.payload << (pb - n.payload_bits) };
+                let p = if n.payload_bits >= pb {
+                    n.payload >> (n.payload_bits - pb)
+                } else {
+                    n.payload << (pb - n.payload_bits)
+                };
                 TypeResult::Bits(encode::encode_nan(d, n.neg, p))
             }
         };
@@ -635,7 +694,11 @@ impl<'a> Ctx<'a> {
                 if c.rounding.is_none() {
                     note!(self, Rule::DefaultRounding, "no rounding modifier: rounding to nearest even");
                 }
-                let rule = if matches!(self.mode, Mode::Stochastic { .. }) { Rule::RoundStochastic } else { Rule::RoundToFloat };
+                let rule = if matches!(self.mode, Mode::Stochastic { .. }) {
+                    Rule::RoundStochastic
+                } else {
+                    Rule::RoundToFloat
+                };
                 (Grid::float(l), rule)
             }
         };
@@ -698,17 +761,24 @@ impl<'a> Ctx<'a> {
                     note!(self, Rule::ReluNegZero, "-0 stays -0");
                 }
             }
-            let policy = if c.satfinite && !self.is(Mutant::SatfinitePassesInf) { Overflow::SatFinite } else { Overflow::Ieee };
+            let policy =
+                if c.satfinite && !self.is(Mutant::SatfinitePassesInf) { Overflow::SatFinite } else { Overflow::Ieee };
             let rounded = Rounded { mag, remainder, away, mode };
             let fits = fit(l, neg, &rounded, policy);
             mag = rounded.mag;
             match fits {
                 Fit::Finite => {}
-                Fit::OverflowToInf if self.is(Mutant::OverflowToMaxUnderRn) && matches!(self.mode, Mode::NearestEven) => {
+                Fit::OverflowToInf
+                    if self.is(Mutant::OverflowToMaxUnderRn) && matches!(self.mode, Mode::NearestEven) =>
+                {
                     return TypeResult::Bits(encode::encode_max(d, neg));
                 }
                 Fit::OverflowToInf => {
-                    note!(self, Rule::OverflowToInf, format!("{} exceeds max finite {} → {}inf", mag, l.max_finite(), if neg { "-" } else { "+" }));
+                    note!(
+                        self,
+                        Rule::OverflowToInf,
+                        format!("{} exceeds max finite {} → {}inf", mag, l.max_finite(), if neg { "-" } else { "+" })
+                    );
                     return TypeResult::Bits(encode::encode_inf(d, neg));
                 }
                 Fit::OverflowToNan => {
@@ -731,14 +801,22 @@ impl<'a> Ctx<'a> {
                 note!(
                     self,
                     Rule::FtzTininess,
-                    format!("judged {} rounding: {}", if after { "after" } else { "before" }, if flush { "subnormal" } else { "normal" }),
+                    format!(
+                        "judged {} rounding: {}",
+                        if after { "after" } else { "before" },
+                        if flush { "subnormal" } else { "normal" }
+                    ),
                 );
                 if flush {
                     note!(self, Rule::FtzOutput, format!("subnormal result → {}0", if neg { "-" } else { "+" }));
                     mag = Dyadic::zero();
                 }
             } else if tiny_after {
-                note!(self, Rule::FtzOutput, format!("subnormal result {} → {}0", signed(neg, &mag), if neg { "-" } else { "+" }));
+                note!(
+                    self,
+                    Rule::FtzOutput,
+                    format!("subnormal result {} → {}0", signed(neg, &mag), if neg { "-" } else { "+" })
+                );
                 mag = Dyadic::zero();
             }
         }
@@ -763,20 +841,29 @@ impl<'a> Ctx<'a> {
             TypeResult::AnyNan => AcceptSet { width, alts: vec![Alt::AnyNan(d.format())] },
             TypeResult::Bits(b) if d == Type::Tf32 => {
                 let mask = self.profile.tf32_low_bits_mask();
-                note!(self, Rule::Tf32LowBits, format!("bits 12..0 {}", if mask == u32::MAX as u64 { "are zero" } else { "are left open" }));
+                note!(
+                    self,
+                    Rule::Tf32LowBits,
+                    format!("bits 12..0 {}", if mask == u32::MAX as u64 { "are zero" } else { "are left open" })
+                );
                 AcceptSet { width, alts: vec![Alt::Bits { value: b & mask, mask }] }
             }
             TypeResult::Bits(b) => {
                 let mut bits = b & width_mask(n);
                 if width > n {
-                    let sext = d.format().is_signed_int() && (bits >> (n - 1)) & 1 == 1 && !self.is(Mutant::DestExtendZero);
+                    let sext =
+                        d.format().is_signed_int() && (bits >> (n - 1)) & 1 == 1 && !self.is(Mutant::DestExtendZero);
                     if sext {
                         bits |= width_mask(width) & !width_mask(n);
                     }
                     note!(
                         self,
                         Rule::DestExtend,
-                        format!("{} into a {width}-bit register: {}", if sext { "sign-extend" } else { "zero-extend" }, fmt_hex(bits, width)),
+                        format!(
+                            "{} into a {width}-bit register: {}",
+                            if sext { "sign-extend" } else { "zero-extend" },
+                            fmt_hex(bits, width)
+                        ),
                     );
                 }
                 AcceptSet::exact(width, bits)

@@ -80,8 +80,13 @@ pub struct Nan {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
     /// A finite number (zero included, with its sign).
-    Num { neg: bool, mag: Dyadic },
-    Inf { neg: bool },
+    Num {
+        neg: bool,
+        mag: Dyadic,
+    },
+    Inf {
+        neg: bool,
+    },
     Nan(Nan),
 }
 
@@ -134,7 +139,12 @@ pub fn decode(format: Format, bits: u64) -> Value {
             let m = code & ((1u64 << l.man_bits) - 1);
             if l.is_nan_code(code) {
                 let pb = l.man_bits.saturating_sub(1);
-                return Value::Nan(Nan { neg, quiet: m & l.quiet_bit() != 0, payload: m & ((1u64 << pb) - 1), payload_bits: pb });
+                return Value::Nan(Nan {
+                    neg,
+                    quiet: m & l.quiet_bit() != 0,
+                    payload: m & ((1u64 << pb) - 1),
+                    payload_bits: pb,
+                });
             }
             if l.has_inf() && e == l.exp_field_max() {
                 return Value::Inf { neg };

@@ -76,12 +76,7 @@ pub struct FormatInfo {
 }
 
 const fn int(format: Format, name: &'static str, bits: u32, signed: bool) -> FormatInfo {
-    FormatInfo {
-        format,
-        name,
-        container_bits: bits,
-        kind: Kind::Int { signed },
-    }
+    FormatInfo { format, name, container_bits: bits, kind: Kind::Int { signed } }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -101,15 +96,7 @@ const fn float(
         format,
         name,
         container_bits,
-        kind: Kind::Float(FloatLayout {
-            exp_bits,
-            man_bits,
-            bias,
-            signed,
-            specials,
-            subnormals,
-            shift,
-        }),
+        kind: Kind::Float(FloatLayout { exp_bits, man_bits, bias, signed, specials, subnormals, shift }),
     }
 }
 
@@ -144,10 +131,8 @@ const ROWS: [FormatInfo; 19] = [
 ];
 
 impl Format {
-    pub const ALL: [Format; 19] = [
-        U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, Tf32, F32, F64, E4m3, E5m2, E2m3, E3m2,
-        E2m1, Ue8m0,
-    ];
+    pub const ALL: [Format; 19] =
+        [U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, Tf32, F32, F64, E4m3, E5m2, E2m3, E3m2, E2m1, Ue8m0];
 
     /// The float layout, at compile time (panics for an integer format).
     pub const fn float_layout_const(self) -> FloatLayout {
@@ -190,15 +175,9 @@ impl Format {
         match self.info().kind {
             Kind::Int { signed: true } => {
                 let n = self.container_bits();
-                Some((
-                    -(Integer::from(1) << (n - 1)),
-                    (Integer::from(1) << (n - 1)) - 1u32,
-                ))
+                Some((-(Integer::from(1) << (n - 1)), (Integer::from(1) << (n - 1)) - 1u32))
             }
-            Kind::Int { signed: false } => Some((
-                Integer::new(),
-                (Integer::from(1) << self.container_bits()) - 1u32,
-            )),
+            Kind::Int { signed: false } => Some((Integer::new(), (Integer::from(1) << self.container_bits()) - 1u32)),
             Kind::Float(_) => None,
         }
     }
@@ -256,10 +235,7 @@ impl FloatLayout {
         let code = self.max_finite_code();
         let e = (code >> self.man_bits) as i64;
         let m = code & ((1u64 << self.man_bits) - 1);
-        Dyadic::new(
-            Integer::from(m | (1u64 << self.man_bits)),
-            e - self.bias as i64 - self.man_bits as i64,
-        )
+        Dyadic::new(Integer::from(m | (1u64 << self.man_bits)), e - self.bias as i64 - self.man_bits as i64)
     }
     pub fn has_inf(&self) -> bool {
         self.specials == Specials::Ieee
@@ -284,8 +260,7 @@ impl FloatLayout {
     }
     /// Positive infinity code (IEEE formats only).
     pub fn inf_code(&self) -> Option<u64> {
-        self.has_inf()
-            .then(|| self.exp_field_max() << self.man_bits)
+        self.has_inf().then(|| self.exp_field_max() << self.man_bits)
     }
     /// Whether a code (without container shift) is a NaN.
     pub fn is_nan_code(&self, code: u64) -> bool {
@@ -321,12 +296,7 @@ mod tests {
             (Ue8m0, 0xfe),
         ];
         for (f, code) in want {
-            assert_eq!(
-                f.float_layout().unwrap().max_finite_code(),
-                code,
-                "{}",
-                f.name()
-            );
+            assert_eq!(f.float_layout().unwrap().max_finite_code(), code, "{}", f.name());
         }
     }
 
@@ -341,21 +311,10 @@ mod tests {
     #[test]
     fn max_finite_values() {
         // SPEC §1: e4m3 448, e5m2 57344, e2m3 7.5, e3m2 28, e2m1 6, f16 65504.
-        let cases: [(Format, i64, i64); 6] = [
-            (E4m3, 448, 0),
-            (E5m2, 57344, 0),
-            (E2m3, 15, -1),
-            (E3m2, 28, 0),
-            (E2m1, 6, 0),
-            (F16, 65504, 0),
-        ];
+        let cases: [(Format, i64, i64); 6] =
+            [(E4m3, 448, 0), (E5m2, 57344, 0), (E2m3, 15, -1), (E3m2, 28, 0), (E2m1, 6, 0), (F16, 65504, 0)];
         for (f, sig, exp) in cases {
-            assert_eq!(
-                f.float_layout().unwrap().max_finite(),
-                Dyadic::new(Integer::from(sig), exp),
-                "{}",
-                f.name()
-            );
+            assert_eq!(f.float_layout().unwrap().max_finite(), Dyadic::new(Integer::from(sig), exp), "{}", f.name());
         }
     }
 }

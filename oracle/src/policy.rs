@@ -289,11 +289,19 @@ pub fn rbits_for_lane(dtype: Type, lane: u32, value: u64) -> u32 {
             let field = if lane % 2 == 1 { (v as u16).reverse_bits() as u32 } else { v & 0xffff };
             let high_pair = lane >= 2;
             if dtype.lane_bits() == 8 {
-                if high_pair { field << 16 } else { field }
+                if high_pair {
+                    field << 16
+                } else {
+                    field
+                }
             } else {
                 // e2m1x4: the field's high byte sits in byte 3 (or 2), its low byte in byte 1 (or 0).
                 let (hb, lb) = (field >> 8, field & 0xff);
-                if high_pair { (hb << 24) | (lb << 8) } else { (hb << 16) | lb }
+                if high_pair {
+                    (hb << 24) | (lb << 8)
+                } else {
+                    (hb << 16) | lb
+                }
             }
         }
     }

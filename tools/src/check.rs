@@ -75,7 +75,10 @@ pub fn lines(r: impl BufRead) -> impl Iterator<Item = Result<String, String>> {
         }
         if total > LINE_CAP {
             let len = total - newline as usize;
-            return Some(Err(format!("line is {len} bytes long; case lines are at most {}", ptx_cvt::caseline::MAX_LINE)));
+            return Some(Err(format!(
+                "line is {len} bytes long; case lines are at most {}",
+                ptx_cvt::caseline::MAX_LINE
+            )));
         }
         if buf.last() == Some(&b'\n') {
             buf.pop();
@@ -252,7 +255,10 @@ pub fn run(a: CheckArgs) -> u8 {
 }
 
 fn stop_text(s: &Stop) -> String {
-    format!("stopped early at {}:{} after {} mismatch(es) (--max-failures); the rest was not checked", s.file, s.line, s.max)
+    format!(
+        "stopped early at {}:{} after {} mismatch(es) (--max-failures); the rest was not checked",
+        s.file, s.line, s.max
+    )
 }
 
 fn print_summary(t: &Tally, a: &CheckArgs) {

@@ -6,7 +6,9 @@ use ptx_cvt::exact::decode;
 use std::io::Write as _;
 use std::path::Path;
 
-use ptx_cvt::{evaluate, evaluate_accept, gen, instr, AcceptSet, Case, Cvt, Operand, Outcome, PtxVersion, Regs, Target};
+use ptx_cvt::{
+    evaluate, evaluate_accept, gen, instr, AcceptSet, Case, Cvt, Operand, Outcome, PtxVersion, Regs, Target,
+};
 
 use crate::EvalOpts;
 
@@ -28,26 +30,35 @@ fn check_target(case: &Case, opts: &EvalOpts) -> Result<(), String> {
     let dst = case.dst_width();
     let src = case.operands.first().map_or(case.instr.atype.bits(), |o| o.width);
     let v = opts.ptx_version.unwrap_or(PtxVersion::LATEST);
-    instr::check(&case.instr, Regs { dst, src }, Some(t), Some(v)).map_err(|e| format!("illegal on {t} with PTX ISA {v}: {e}"))
+    instr::check(&case.instr, Regs { dst, src }, Some(t), Some(v))
+        .map_err(|e| format!("illegal on {t} with PTX ISA {v}: {e}"))
 }
 
 /// The variants legal on `targets` at PTX ISA `version` (with the targets
 /// each is legal on) whose spelling matches the `--filter` glob; the error
 /// names a target too new for `version` or a bad glob.
-pub fn legal_variants_matching(targets: &[Target], version: PtxVersion, filter: Option<&str>) -> Result<Vec<(Cvt, Vec<Target>)>, String> {
+pub fn legal_variants_matching(
+    targets: &[Target],
+    version: PtxVersion,
+    filter: Option<&str>,
+) -> Result<Vec<(Cvt, Vec<Target>)>, String> {
     if let Some((t, min)) = targets.iter().find_map(|t| t.min_version().filter(|m| version < *m).map(|m| (t, m))) {
         return Err(format!("target {t} needs PTX ISA {min} or later, not {version}"));
     }
     let pattern = filter.map(glob::Pattern::new).transpose().map_err(|e| format!("--filter: {e}"))?;
     let pairs: Vec<(Target, PtxVersion)> = targets.iter().map(|t| (*t, version)).collect();
-    Ok(gen::legal_variants(&pairs).into_iter().filter(|(c, _)| pattern.as_ref().is_none_or(|p| p.matches(&c.to_string()))).collect())
+    Ok(gen::legal_variants(&pairs)
+        .into_iter()
+        .filter(|(c, _)| pattern.as_ref().is_none_or(|p| p.matches(&c.to_string())))
+        .collect())
 }
 
 /// Write `bytes` to `path` through a temporary file in the same folder and a
 /// rename: readers see the old file or the whole new one, never a part.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?;
+    let name =
+        path.file_name().ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?;
     let tmp = dir.join(format!(".{}.{}.tmp~", name.to_string_lossy(), std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
@@ -65,7 +76,9 @@ pub fn parse_operands(texts: &[String]) -> Result<Vec<Operand>, String> {
     texts
         .iter()
         .enumerate()
-        .map(|(i, t)| parse_hex(t).map(|(bits, width)| Operand { bits, width }).map_err(|e| format!("operand {}: {e}", i + 1)))
+        .map(|(i, t)| {
+            parse_hex(t).map(|(bits, width)| Operand { bits, width }).map_err(|e| format!("operand {}: {e}", i + 1))
+        })
         .collect()
 }
 
@@ -76,8 +89,10 @@ pub fn describe_bits(c: &Cvt, bits: u64, width: u32) -> String {
     let hex = ptx_cvt::eval::fmt_hex(bits, width);
     if c.dtype.is_packed() {
         let lb = c.dtype.lane_bits();
-        let lanes: Vec<String> =
-            (0..c.dtype.lanes()).rev().map(|i| decode(c.dtype.format(), (bits >> (i * lb)) & width_mask(lb)).to_string()).collect();
+        let lanes: Vec<String> = (0..c.dtype.lanes())
+            .rev()
+            .map(|i| decode(c.dtype.format(), (bits >> (i * lb)) & width_mask(lb)).to_string())
+            .collect();
         return format!("{hex} ({})", lanes.join(", "));
     }
     let v = decode(c.dtype.format(), bits & width_mask(n));

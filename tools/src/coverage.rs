@@ -45,11 +45,15 @@ pub fn run(a: CoverageArgs) -> u8 {
         for (n, line) in crate::check::lines(BufReader::new(reader)).enumerate() {
             let res = line.and_then(|l| parse_case(&l).map_err(|e| e.to_string())).and_then(|c| match c {
                 None => Ok(None),
-                Some(c) => evaluate(&c.instr, &c.operands, c.dst_width(), a.profile).map(|o| Some((c, o))).map_err(|e| e.to_string()),
+                Some(c) => evaluate(&c.instr, &c.operands, c.dst_width(), a.profile)
+                    .map(|o| Some((c, o)))
+                    .map_err(|e| e.to_string()),
             });
             match res {
                 Ok(None) => {}
-                Ok(Some((c, o))) => *hits.entry(c.instr).or_default().entry(coverage::classify(&c.instr, &o)).or_default() += 1,
+                Ok(Some((c, o))) => {
+                    *hits.entry(c.instr).or_default().entry(coverage::classify(&c.instr, &o)).or_default() += 1
+                }
                 Err(e) => {
                     eprintln!("{f}:{}: error: {e}", n + 1);
                     errors += 1;
@@ -71,11 +75,15 @@ pub fn run(a: CoverageArgs) -> u8 {
     };
     let mut missing_total = 0;
     for (c, classes) in &hits {
-        let missing: Vec<&String> = reach.get(c).map_or(Vec::new(), |r| r.iter().filter(|k| !classes.contains_key(*k)).collect());
+        let missing: Vec<&String> =
+            reach.get(c).map_or(Vec::new(), |r| r.iter().filter(|k| !classes.contains_key(*k)).collect());
         missing_total += missing.len();
         let cases: usize = classes.values().sum();
         if a.json {
-            say!("{}", json!({"variant": c.to_string(), "cases": cases, "classes": classes, "missing": missing, "reachable": reach.get(c).map(|r| r.len())}));
+            say!(
+                "{}",
+                json!({"variant": c.to_string(), "cases": cases, "classes": classes, "missing": missing, "reachable": reach.get(c).map(|r| r.len())})
+            );
             continue;
         }
         let of = reach.get(c).map_or(String::new(), |r| format!(" of {} reachable", r.len()));

@@ -34,7 +34,11 @@ fn one(a: &EvalArgs, instr_text: &str) -> u8 {
         if operands.is_empty() {
             let shape = ptx_cvt::instr::shape(&instr);
             let example: Vec<String> = shape.srcs.iter().map(|w| "0".repeat((w / 4) as usize)).collect();
-            return Err(format!("{instr} needs source operands in hex ({}), e.g. `ptx-cvt eval {instr} {}`", shape.describe(), example.join(" ")));
+            return Err(format!(
+                "{instr} needs source operands in hex ({}), e.g. `ptx-cvt eval {instr} {}`",
+                shape.describe(),
+                example.join(" ")
+            ));
         }
         let width = a.dst_width.as_deref().map(|w| w.parse::<u32>().unwrap()).unwrap_or(instr.dtype.bits());
         let result = Some(placeholder(width));
@@ -44,7 +48,10 @@ fn one(a: &EvalArgs, instr_text: &str) -> u8 {
     match out {
         Ok((c, o)) => {
             if a.opts.json {
-                say!("{}", json!({"instruction": c.instr.to_string(), "result": o.accept.to_string(), "profile": a.opts.profile.name()}));
+                say!(
+                    "{}",
+                    json!({"instruction": c.instr.to_string(), "result": o.accept.to_string(), "profile": a.opts.profile.name()})
+                );
             } else {
                 say!("{}", o.accept);
             }
@@ -83,7 +90,11 @@ fn stream(opts: &EvalOpts, dst_width: Option<u32>) -> u8 {
             Ok(None) => Ok(()),
             Ok(Some((c, o))) => {
                 if opts.json {
-                    writeln!(out, "{}", json!({"line": n, "instruction": c.instr.to_string(), "operands": c.operands.iter().map(|o| ptx_cvt::eval::fmt_hex(o.bits, o.width)).collect::<Vec<_>>(), "result": o.accept.to_string()}))
+                    writeln!(
+                        out,
+                        "{}",
+                        json!({"line": n, "instruction": c.instr.to_string(), "operands": c.operands.iter().map(|o| ptx_cvt::eval::fmt_hex(o.bits, o.width)).collect::<Vec<_>>(), "result": o.accept.to_string()})
+                    )
                 } else {
                     writeln!(out, "{}", format_case(&c.instr, &c.operands, &o.accept))
                 }

@@ -24,7 +24,8 @@ pub fn run(a: ExplainArgs) -> u8 {
         let c = instr::parse(&a.instruction).map_err(|e| e.to_string())?;
         let operands = parse_operands(&a.operands)?;
         let width = a.dst_width.as_deref().map(|w| w.parse::<u32>().unwrap()).unwrap_or(c.dtype.bits());
-        let case = Case { instr: c, operands: operands.clone(), result: Some(crate::eval::placeholder(width)), comment: None };
+        let case =
+            Case { instr: c, operands: operands.clone(), result: Some(crate::eval::placeholder(width)), comment: None };
         let o = eval_case(&case, &a.opts)?;
         let src = operands.first().map_or(c.atype.bits(), |x| x.width);
         let legality = match a.opts.target {

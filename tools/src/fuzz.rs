@@ -16,7 +16,10 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::gen::{self, GenCase, Level, SeededRng as Rng};
-use ptx_cvt::{evaluate, evaluate_accept, format_case, instr, AcceptSet, Case, Cvt, Implementation, Outcome, Profile, PtxVersion, Regs, Rule, Target};
+use ptx_cvt::{
+    evaluate, evaluate_accept, format_case, instr, AcceptSet, Case, Cvt, Implementation, Outcome, Profile, PtxVersion,
+    Regs, Rule, Target,
+};
 
 use crate::common::{describe_bits, describe_set};
 use crate::process::ProcessImpl;
@@ -179,7 +182,18 @@ struct Variant {
 
 impl Variant {
     fn new(c: Cvt) -> Variant {
-        Variant { c, structured: None, next: 0, fresh: Vec::new(), reseeds: 0, seeds_help: true, cases: 0, mismatches: 0, skipped: 0, first: None }
+        Variant {
+            c,
+            structured: None,
+            next: 0,
+            fresh: Vec::new(),
+            reseeds: 0,
+            seeds_help: true,
+            cases: 0,
+            mismatches: 0,
+            skipped: 0,
+            first: None,
+        }
     }
 
     /// The next batch of at most `n` cases.
@@ -236,7 +250,8 @@ impl Variant {
         for _ in 0..4 {
             self.reseeds += 1;
             let s = seed.wrapping_add(self.reseeds.wrapping_mul(0x9e37_79b9));
-            self.fresh = gen::cases(&self.c, Level::Compact, s).into_iter().filter(|g| !known.contains(&key(g))).collect();
+            self.fresh =
+                gen::cases(&self.c, Level::Compact, s).into_iter().filter(|g| !known.contains(&key(g))).collect();
             if !self.fresh.is_empty() {
                 return;
             }
@@ -329,7 +344,9 @@ impl Under {
             Under::Process(p) => p.eval_partial(c, cases),
             Under::Other(i) => match i.eval_batch(c, cases) {
                 Ok(g) if g.len() == cases.len() => (g, None),
-                Ok(g) => (Vec::new(), Some(format!("answered {} results to a batch of {} cases", g.len(), cases.len()))),
+                Ok(g) => {
+                    (Vec::new(), Some(format!("answered {} results to a batch of {} cases", g.len(), cases.len())))
+                }
                 Err(e) => (Vec::new(), Some(e)),
             },
         }
@@ -490,7 +507,8 @@ fn run_batch(r: &mut Run, imp: &mut Under, v: &mut Variant, batch: Vec<GenCase>)
             }
         }
         if !o.contains(*bits) {
-            let case = Case { instr: v.c, operands: ops.clone(), result: Some(AcceptSet::exact(*w, *bits)), comment: None };
+            let case =
+                Case { instr: v.c, operands: ops.clone(), result: Some(AcceptSet::exact(*w, *bits)), comment: None };
             // Evaluated again with the explanation, which the report shows.
             let o = evaluate(&v.c, ops, *w, r.a.profile).expect("evaluated once already");
             mismatch(r, v, &case, &o);
@@ -508,7 +526,8 @@ fn run_batch(r: &mut Run, imp: &mut Under, v: &mut Variant, batch: Vec<GenCase>)
         r.errors += 1;
         eprintln!("error: {}: {e}", imp.name());
         if !imp.restarts(r.a) {
-            let hint = if matches!(imp, Under::Process(_)) { " (--restart starts the program again and goes on)" } else { "" };
+            let hint =
+                if matches!(imp, Under::Process(_)) { " (--restart starts the program again and goes on)" } else { "" };
             return Some(format!("stopped at the adapter error above{hint}"));
         }
         if r.errors >= r.a.max_failures {
@@ -521,7 +540,8 @@ fn run_batch(r: &mut Run, imp: &mut Under, v: &mut Variant, batch: Vec<GenCase>)
 /// Why the run stops after the latest mismatch, if the --max-failures limit is reached.
 fn failure_limit(r: &Run) -> Option<String> {
     if r.a.all {
-        (r.mismatches >= r.a.max_failures).then(|| format!("stopped after {} mismatches (--max-failures)", r.mismatches))
+        (r.mismatches >= r.a.max_failures)
+            .then(|| format!("stopped after {} mismatches (--max-failures)", r.mismatches))
     } else {
         (r.failures.len() as u64 >= r.a.max_failures)
             .then(|| format!("stopped after {} distinct failures (--max-failures)", r.failures.len()))
@@ -597,7 +617,8 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
         vs.len()
     );
     let failing: Vec<&&Variant> = tried.iter().filter(|v| v.mismatches > 0).collect();
-    let listed: Vec<&Variant> = if tried.len() <= LIST_ALL { tried.clone() } else { failing.iter().map(|v| **v).collect() };
+    let listed: Vec<&Variant> =
+        if tried.len() <= LIST_ALL { tried.clone() } else { failing.iter().map(|v| **v).collect() };
     if !listed.is_empty() {
         say!("per variant:");
         let w = listed.iter().map(|v| v.c.to_string().len()).max().unwrap_or(0);

@@ -71,7 +71,9 @@ pub fn run(a: GenArgs) -> u8 {
         }
     };
     let bar = ProgressBar::new(variants.len() as u64);
-    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} variants, {elapsed} elapsed, eta {eta} {msg}").unwrap());
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} variants, {elapsed} elapsed, eta {eta} {msg}").unwrap(),
+    );
     let start = std::time::Instant::now();
     let outputs: Vec<Output> = pool.install(|| {
         variants

@@ -67,7 +67,8 @@ fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
         for (n, line) in text.lines().enumerate() {
             let Some(c) = parse_case(line).map_err(|e| format!("{f}:{}: {e}", n + 1))? else { continue };
             let shape = instr::shape(&c.instr);
-            let natural = c.operands.iter().map(|o| o.width).eq(shape.srcs.iter().copied()) && c.dst_width() == c.instr.dtype.bits();
+            let natural = c.operands.iter().map(|o| o.width).eq(shape.srcs.iter().copied())
+                && c.dst_width() == c.instr.dtype.bits();
             if !natural || !legal(&c.instr) {
                 skipped += 1;
                 continue;
@@ -144,7 +145,9 @@ fn open(device: usize) -> Result<std::sync::Arc<CudaContext>, String> {
     match r {
         Ok(Ok(ctx)) => Ok(ctx),
         Ok(Err(e)) => Err(format!("CUDA device {device}: {e}")),
-        Err(_) => Err("no CUDA driver: libcuda could not be loaded (ptx-cvt gpu needs an NVIDIA GPU and driver)".into()),
+        Err(_) => {
+            Err("no CUDA driver: libcuda could not be loaded (ptx-cvt gpu needs an NVIDIA GPU and driver)".into())
+        }
     }
 }
 
@@ -207,7 +210,10 @@ pub fn run(a: GpuArgs) -> u8 {
         }
     };
     if skipped > 0 {
-        eprintln!("note: {skipped} cases skipped (wider registers, or not legal on {} with PTX ISA {})", a.target, a.ptx_version);
+        eprintln!(
+            "note: {skipped} cases skipped (wider registers, or not legal on {} with PTX ISA {})",
+            a.target, a.ptx_version
+        );
     }
     let total: usize = cases.values().map(Vec::len).sum();
     eprintln!("{} variants, {total} cases on device {} ({})", cases.len(), a.device, a.target);
@@ -256,7 +262,15 @@ pub fn run(a: GpuArgs) -> u8 {
         let write = || -> std::io::Result<()> {
             fs::create_dir_all(dir)?;
             for (c, lines, _) in &checked {
-                fs::write(dir.join(format!("{c}.cases")), format!("# ptx-cvt case lines v1\n# recorded: device {} {}\n{}\n", a.device, a.target, lines.join("\n")))?;
+                fs::write(
+                    dir.join(format!("{c}.cases")),
+                    format!(
+                        "# ptx-cvt case lines v1\n# recorded: device {} {}\n{}\n",
+                        a.device,
+                        a.target,
+                        lines.join("\n")
+                    ),
+                )?;
             }
             fs::write(dir.join("mismatches.cases"), &mismatches)?;
             fs::write(dir.join("summary.txt"), &summary)
@@ -266,7 +280,11 @@ pub fn run(a: GpuArgs) -> u8 {
             return 2;
         }
     }
-    eprintln!("GPU time {:.1} s, check {:.1} s", gpu_time.as_secs_f64(), start.elapsed().as_secs_f64() - gpu_time.as_secs_f64());
+    eprintln!(
+        "GPU time {:.1} s, check {:.1} s",
+        gpu_time.as_secs_f64(),
+        start.elapsed().as_secs_f64() - gpu_time.as_secs_f64()
+    );
     say!("{} passed, {failed} failed", total - failed);
     u8::from(failed > 0)
 }

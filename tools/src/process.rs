@@ -56,7 +56,11 @@ const STDERR_LINE_CHARS: usize = 300;
 
 /// At most `n` characters of the program's text, control characters escaped.
 fn clip(s: &str, n: usize) -> String {
-    let mut out: String = s.chars().take(n).map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect();
+    let mut out: String = s
+        .chars()
+        .take(n)
+        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+        .collect();
     if s.chars().nth(n).is_some() {
         out.push('…');
     }
@@ -84,15 +88,34 @@ pub fn check_answer(c: &Cvt, operands: &[Operand], dst_width: u32, line: &str) -
         return Err(format!("the program could not evaluate `{}`: {}", asked(), clip(msg.trim(), 300)));
     }
     if trimmed.is_empty() {
-        return Err(format!("the program answered an empty line to `{}` (expected the case line with its result)", asked()));
+        return Err(format!(
+            "the program answered an empty line to `{}` (expected the case line with its result)",
+            asked()
+        ));
     }
     let case = match parse_case(line) {
         Ok(Some(c)) => c,
-        Ok(None) => return Err(format!("the program answered the comment line `{}` to `{}` (expected the case line with its result)", clip(trimmed, 120), asked())),
-        Err(e) => return Err(format!("the program answered `{}` to `{}`: not a case line ({e})", clip(trimmed, 120), asked())),
+        Ok(None) => {
+            return Err(format!(
+                "the program answered the comment line `{}` to `{}` (expected the case line with its result)",
+                clip(trimmed, 120),
+                asked()
+            ))
+        }
+        Err(e) => {
+            return Err(format!(
+                "the program answered `{}` to `{}`: not a case line ({e})",
+                clip(trimmed, 120),
+                asked()
+            ))
+        }
     };
     if case.instr != *c {
-        return Err(format!("the program answered for `{}` but was asked `{}` (answers must come in request order)", case.instr, asked()));
+        return Err(format!(
+            "the program answered for `{}` but was asked `{}` (answers must come in request order)",
+            case.instr,
+            asked()
+        ));
     }
     if case.operands != operands {
         let got: Vec<String> = case.operands.iter().map(|o| fmt_hex(o.bits, o.width)).collect();
@@ -114,7 +137,12 @@ pub fn check_answer(c: &Cvt, operands: &[Operand], dst_width: u32, line: &str) -
             dst_width / 4
         ));
     }
-    result.single().ok_or_else(|| format!("the program answered `{result}` to `{}`: results must be exact hex bits, not a pattern or `nan`", asked()))
+    result.single().ok_or_else(|| {
+        format!(
+            "the program answered `{result}` to `{}`: results must be exact hex bits, not a pattern or `nan`",
+            asked()
+        )
+    })
 }
 
 /// The last lines the program wrote to stderr.
@@ -378,7 +406,8 @@ impl ProcessImpl {
                     Err(e) => return (out, Some(self.fail(format!("{e}{}", at()), false))),
                 },
                 Ok(Err(e)) => {
-                    let msg = format!("the program's answer to `{}`{} is unreadable: {e}", request_line(c, ops, *w), at());
+                    let msg =
+                        format!("the program's answer to `{}`{} is unreadable: {e}", request_line(c, ops, *w), at());
                     return (out, Some(self.fail(msg, false)));
                 }
                 Err(RecvTimeoutError::Timeout) => {

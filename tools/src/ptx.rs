@@ -303,14 +303,21 @@ mod tests {
     fn names_and_table() {
         assert_eq!(kernel_name(&cvt("cvt.rn.f16.f32")), "cvt_rn_f16_f32");
         let k = Kernel::natural(&cvt("cvt.rs.satfinite.e2m1x4.f32"));
-        assert_eq!(k.table_line(), "// kernel cvt_rs_satfinite_e2m1x4_f32 cvt.rs.satfinite.e2m1x4.f32 32 32 32 32 32 -> 16");
+        assert_eq!(
+            k.table_line(),
+            "// kernel cvt_rs_satfinite_e2m1x4_f32 cvt.rs.satfinite.e2m1x4.f32 32 32 32 32 32 -> 16"
+        );
         let k = Kernel::natural(&cvt("cvt.rn.bf16.s8"));
         assert_eq!(k.table_line(), "// kernel cvt_rn_bf16_s8 cvt.rn.bf16.s8 8 -> 16");
     }
 
     #[test]
     fn kernel_body() {
-        let m = module(&[cvt("cvt.rn.f16.f32"), cvt("cvt.rn.f16.f32"), cvt("cvt.rs.satfinite.e4m3x4.f32")], "sm_100a".parse().unwrap(), PtxVersion::LATEST);
+        let m = module(
+            &[cvt("cvt.rn.f16.f32"), cvt("cvt.rn.f16.f32"), cvt("cvt.rs.satfinite.e4m3x4.f32")],
+            "sm_100a".parse().unwrap(),
+            PtxVersion::LATEST,
+        );
         assert!(m.contains("// kernels 2\n"), "{m}");
         for want in [
             ".target sm_100a\n",
@@ -324,6 +331,11 @@ mod tests {
             assert!(m.contains(want), "lacks {want:?}:\n{m}");
         }
         let m = module(&[cvt("cvt.rni.u8.bf16")], Target::new(90), PtxVersion::LATEST);
-        assert!(m.contains(".reg .b8 %d;") && m.contains("st.global.b8 [%ptr], %d;") && m.contains("add.s64 %ptr, %ptr, %i;"), "{m}");
+        assert!(
+            m.contains(".reg .b8 %d;")
+                && m.contains("st.global.b8 [%ptr], %d;")
+                && m.contains("add.s64 %ptr, %ptr, %i;"),
+            "{m}"
+        );
     }
 }

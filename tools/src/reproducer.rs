@@ -164,7 +164,10 @@ mod tests {
     #[test]
     fn eight_bit_and_wide_registers() {
         let s = ptx_snippet(&case("cvt.s16.s8 c2 => ffc2"), Target::new(90), DEFAULT_VERSION);
-        assert!(s.contains(".reg .b8 %a;") && s.contains("mov.b16 %t8, 0x00c2;") && s.contains("cvt.u8.u16 %a, %t8;"), "{s}");
+        assert!(
+            s.contains(".reg .b8 %a;") && s.contains("mov.b16 %t8, 0x00c2;") && s.contains("cvt.u8.u16 %a, %t8;"),
+            "{s}"
+        );
         let s = ptx_snippet(&case("cvt.s16.s8 139231c2 => ffffffc2"), Target::new(90), DEFAULT_VERSION);
         assert!(s.contains(".reg .b32 %a;") && s.contains(".reg .b32 %d;") && s.contains("st.global.b32"), "{s}");
     }

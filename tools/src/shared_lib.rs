@@ -140,7 +140,9 @@ impl Implementation for SharedLib {
         let widths: Vec<u32> = operands.iter().map(|o| o.width).collect();
         let mut result = 0u64;
         // SAFETY: valid pointers for the documented lengths, alive for the call.
-        let rc = unsafe { (self.func)(text.as_ptr(), bits.as_ptr(), widths.as_ptr(), operands.len(), dst_width, &mut result) };
+        let rc = unsafe {
+            (self.func)(text.as_ptr(), bits.as_ptr(), widths.as_ptr(), operands.len(), dst_width, &mut result)
+        };
         if rc != 0 {
             return Err(format!("{} rejected `{}` (returned {rc})", self.symbol, describe(c, operands, dst_width)));
         }
@@ -238,9 +240,30 @@ mod tests {
         }
         // f32 → f16 round to nearest even: specials, boundaries, ties, then a seeded sweep.
         let mut inputs: Vec<u32> = vec![
-            0, 0x8000_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0xffc0_0001, 0x7f80_0001, 0x0000_0001, 0x807f_ffff,
-            0x3380_0000, 0x3300_0000, 0x3300_0001, 0x3880_0000, 0x387f_e000, 0x387f_f000, 0x477f_e000, 0x477f_efff,
-            0x477f_f000, 0x4780_0000, 0x3f80_1000, 0x3f80_3000, 0x3f80_1001, 0xc77f_f000, 0x7f7f_ffff,
+            0,
+            0x8000_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0xffc0_0001,
+            0x7f80_0001,
+            0x0000_0001,
+            0x807f_ffff,
+            0x3380_0000,
+            0x3300_0000,
+            0x3300_0001,
+            0x3880_0000,
+            0x387f_e000,
+            0x387f_f000,
+            0x477f_e000,
+            0x477f_efff,
+            0x477f_f000,
+            0x4780_0000,
+            0x3f80_1000,
+            0x3f80_3000,
+            0x3f80_1001,
+            0xc77f_f000,
+            0x7f7f_ffff,
         ];
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         for _ in 0..20_000 {

@@ -331,7 +331,10 @@ pub fn run(a: SweepArgs) -> u8 {
     let bar = if std::io::stderr().is_terminal() && !a.json {
         let b = ProgressBar::new(count.min(u64::MAX as u128) as u64);
         b.set_style(
-            ProgressStyle::with_template("{bar:40} {human_pos}/{human_len} inputs, {per_sec}, {elapsed} elapsed, eta {eta}").unwrap(),
+            ProgressStyle::with_template(
+                "{bar:40} {human_pos}/{human_len} inputs, {per_sec}, {elapsed} elapsed, eta {eta}",
+            )
+            .unwrap(),
         );
         b
     } else {
@@ -488,7 +491,10 @@ fn kept_sweep(
                     let inputs: Vec<u64> = (0..(b0 - a0) as u64).map(|j| (a0 as u64).wrapping_add(j)).collect();
                     let mut results = vec![FastResult::Bits(0); inputs.len()];
                     fast::evaluate_batch_results(c, &inputs, &mut results).expect("legality was checked");
-                    let d = inputs.iter().zip(&results).fold(0u64, |d, (&i, r)| d.wrapping_add(digest_term(i, r.representative())));
+                    let d = inputs
+                        .iter()
+                        .zip(&results)
+                        .fold(0u64, |d, (&i, r)| d.wrapping_add(digest_term(i, r.representative())));
                     (d, inputs, results)
                 })
                 .collect()
@@ -520,7 +526,12 @@ fn kept_sweep(
                     let answers = match tg.eval_batch(c, &cases) {
                         Ok(v) if v.len() == cases.len() => v,
                         Ok(v) => {
-                            eprintln!("error: {} answered {} results to a batch of {}", tg.name(), v.len(), cases.len());
+                            eprintln!(
+                                "error: {} answered {} results to a batch of {}",
+                                tg.name(),
+                                v.len(),
+                                cases.len()
+                            );
                             t.errors += 1;
                             return (digest, at - start, false);
                         }
@@ -534,8 +545,12 @@ fn kept_sweep(
                         t.target_compared += 1;
                         if !accepts(r, dst_width, got) {
                             t.target_mismatches += 1;
-                            let case =
-                                Case { instr: *c, operands: ops.0.clone(), result: Some(AcceptSet::exact(dst_width, got)), comment: None };
+                            let case = Case {
+                                instr: *c,
+                                operands: ops.0.clone(),
+                                result: Some(AcceptSet::exact(dst_width, got)),
+                                comment: None,
+                            };
                             mismatch(&tg.name(), None, &case, a, t);
                         }
                     }
@@ -571,7 +586,9 @@ fn check_file(f: &str, c: &Cvt, (start, end): (u128, u128), a: &SweepArgs, t: &m
             Ok(Some(k)) => Ok(k),
             Err(e) => Err(e),
         };
-        let checked = case.and_then(|k| fast::evaluate(&k.instr, &k.operands, k.dst_width()).map(|r| (k, r)).map_err(|e| e.to_string()));
+        let checked = case.and_then(|k| {
+            fast::evaluate(&k.instr, &k.operands, k.dst_width()).map(|r| (k, r)).map_err(|e| e.to_string())
+        });
         let (k, r) = match checked {
             Ok(x) => x,
             Err(e) => {

@@ -55,16 +55,8 @@ impl Fl {
             prec: l.man_bits + 1,
             emin,
             qmin: emin - l.man_bits as i32,
-            sign_bit: if l.signed {
-                1u64 << (l.exp_bits + l.man_bits)
-            } else {
-                0
-            },
-            quiet_bit: if l.man_bits == 0 {
-                0
-            } else {
-                1u64 << (l.man_bits - 1)
-            },
+            sign_bit: if l.signed { 1u64 << (l.exp_bits + l.man_bits) } else { 0 },
+            quiet_bit: if l.man_bits == 0 { 0 } else { 1u64 << (l.man_bits - 1) },
             max_code: (me << l.man_bits) | mm,
             max_sig: (mm | (1u64 << l.man_bits)) as u128,
             max_exp: me as i32 - l.bias - l.man_bits as i32,
@@ -90,10 +82,7 @@ pub(crate) enum Lf {
 impl Lf {
     pub fn of(f: Format) -> Lf {
         match f.info().kind {
-            Kind::Int { signed } => Lf::Int {
-                bits: f.container_bits(),
-                signed,
-            },
+            Kind::Int { signed } => Lf::Int { bits: f.container_bits(), signed },
             Kind::Float(l) => Lf::Float(Fl::new(&l)),
         }
     }
@@ -161,17 +150,9 @@ pub(crate) fn decode_float(f: &Fl, x: u64) -> Val {
         return Val::Inf { neg };
     }
     if e == 0 && f.subnormals {
-        Val::Num {
-            neg,
-            sig: m as u128,
-            exp: f.qmin,
-        }
+        Val::Num { neg, sig: m as u128, exp: f.qmin }
     } else {
-        Val::Num {
-            neg,
-            sig: (m | (1u64 << f.man_bits)) as u128,
-            exp: e as i32 - f.bias - f.man_bits as i32,
-        }
+        Val::Num { neg, sig: (m | (1u64 << f.man_bits)) as u128, exp: e as i32 - f.bias - f.man_bits as i32 }
     }
 }
 
@@ -192,45 +173,21 @@ pub(crate) struct Rounded {
 #[inline(always)]
 pub(crate) fn round(neg: bool, sig: u128, exp: i32, prec: u32, qmin: i32, mode: Mode) -> Rounded {
     if sig == 0 {
-        return Rounded {
-            sig: 0,
-            q: 0,
-            away: false,
-        };
+        return Rounded { sig: 0, q: 0, away: false };
     }
-    let q = if prec == 0 {
-        qmin
-    } else {
-        (exp + bitlen(sig) - prec as i32).max(qmin)
-    };
+    let q = if prec == 0 { qmin } else { (exp + bitlen(sig) - prec as i32).max(qmin) };
     let cut = q as i64 - exp as i64;
     if cut <= 0 {
         // Already on the grid: the value is kept as it is (same value as at quantum q).
-        return Rounded {
-            sig,
-            q: exp,
-            away: false,
-        };
+        return Rounded { sig, q: exp, away: false };
     }
     let cut = cut as u32;
-    let (kept, rest) = if cut >= 128 {
-        (0, sig)
-    } else {
-        (sig >> cut, sig & ((1u128 << cut) - 1))
-    };
+    let (kept, rest) = if cut >= 128 { (0, sig) } else { (sig >> cut, sig & ((1u128 << cut) - 1)) };
     if rest == 0 {
-        return Rounded {
-            sig: kept,
-            q,
-            away: false,
-        };
+        return Rounded { sig: kept, q, away: false };
     }
     // rest against half = 2^(cut-1): rest < 2^128 <= half when cut > 128.
-    let half_cmp = if cut > 128 {
-        std::cmp::Ordering::Less
-    } else {
-        rest.cmp(&(1u128 << (cut - 1)))
-    };
+    let half_cmp = if cut > 128 { std::cmp::Ordering::Less } else { rest.cmp(&(1u128 << (cut - 1))) };
     use std::cmp::Ordering::*;
     let away = match mode {
         Mode::TowardZero => false,
@@ -254,11 +211,7 @@ pub(crate) fn round(neg: bool, sig: u128, exp: i32, prec: u32, qmin: i32, mode: 
             top + (rbits as u128 & mask) > mask
         }
     };
-    Rounded {
-        sig: kept + away as u128,
-        q,
-        away,
-    }
+    Rounded { sig: kept + away as u128, q, away }
 }
 
 /// `a_sig × 2^a_exp > b_sig × 2^b_exp` for nonzero `b_sig`.
@@ -329,11 +282,7 @@ pub(crate) fn encode_max(f: &Fl, neg: bool) -> u64 {
 /// A quiet NaN with the sign and fraction bits (the quiet bit is set here).
 #[inline(always)]
 pub(crate) fn encode_nan(f: &Fl, neg: bool, fraction: u64) -> u64 {
-    place(
-        f,
-        neg,
-        (f.exp_max << f.man_bits) | f.quiet_bit | (fraction & low_mask(f.man_bits)),
-    )
+    place(f, neg, (f.exp_max << f.man_bits) | f.quiet_bit | (fraction & low_mask(f.man_bits)))
 }
 
 #[cfg(test)]
@@ -380,12 +329,7 @@ mod tests {
                 match decode_float(&l, code) {
                     Val::Num { neg, sig, exp } => {
                         let r = round(neg, sig, exp, l.prec, l.qmin, Mode::NearestEven);
-                        assert_eq!(
-                            encode_finite(&l, neg, r.sig, r.q),
-                            code,
-                            "{} {code:x}",
-                            f.name()
-                        );
+                        assert_eq!(encode_finite(&l, neg, r.sig, r.q), code, "{} {code:x}", f.name());
                     }
                     Val::Inf { neg } => assert_eq!(encode_inf(&l, neg), code),
                     Val::Nan { .. } => {}
@@ -396,11 +340,6 @@ mod tests {
         assert_eq!(encode_nan(&fl(Format::F32), false, u64::MAX), 0x7fff_ffff);
         assert_eq!(encode_nan(&fl(Format::Tf32), false, u64::MAX), 0x7fff_e000);
         assert_eq!(encode_nan(&fl(Format::Ue8m0), false, u64::MAX), 0xff);
-        assert!(greater(
-            65520,
-            0,
-            fl(Format::F16).max_sig,
-            fl(Format::F16).max_exp
-        ));
+        assert!(greater(65520, 0, fl(Format::F16).max_sig, fl(Format::F16).max_exp));
     }
 }

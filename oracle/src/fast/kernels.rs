@@ -94,11 +94,7 @@ struct Fields {
 fn fields(s: &Fl, x: u64) -> Fields {
     let code = x & low_mask(s.width);
     let mag = code & !s.sign_bit;
-    Fields {
-        neg: code & s.sign_bit != 0,
-        e: mag >> s.man_bits,
-        m: mag & low_mask(s.man_bits),
-    }
+    Fields { neg: code & s.sign_bit != 0, e: mag >> s.man_bits, m: mag & low_mask(s.man_bits) }
 }
 
 /// The finite value of the fields as `sig × 2^exp`, and an upper bound of
@@ -108,11 +104,7 @@ fn value(s: &Fl, f: &Fields, flush: bool) -> (u64, i64, i64) {
     let sub = f.e == 0;
     let sig = sel(sub && flush, 0, f.m | sel(sub, 0, 1u64 << s.man_bits));
     let field = f.e as i64 + sub as i64;
-    (
-        sig,
-        field - s.bias as i64 - s.man_bits as i64,
-        field - s.bias as i64,
-    )
+    (sig, field - s.bias as i64 - s.man_bits as i64, field - s.bias as i64)
 }
 
 /// One lane of a form, applied over a slice by [`run`].
@@ -148,19 +140,11 @@ impl<const S: u8, const D: u8, const M: u8> Lane for Narrow<S, D, M> {
         let (kept, away) = cut_round::<M>(f.neg, sig, cut);
         let code = (((q - d.qmin as i64) as u64) << d.man_bits) + kept + away as u64;
         let inf = d.exp_max << d.man_bits;
-        let finite = sel(
-            code > d.max_code,
-            sel(overflow_to_inf::<M>(f.neg), inf, d.max_code),
-            code,
-        );
+        let finite = sel(code > d.max_code, sel(overflow_to_inf::<M>(f.neg), inf, d.max_code), code);
         let special = f.e == s.exp_max;
         let bits = sel(special, inf, finite) | sel(f.neg, d.sign_bit, 0);
         let payload = (f.m & (s.quiet_bit - 1)) >> (s.man_bits - d.man_bits);
-        let nan = sel(
-            self.payload,
-            sel(f.neg, d.sign_bit, 0) | inf | d.quiet_bit | payload,
-            self.nan,
-        );
+        let nan = sel(self.payload, sel(f.neg, d.sign_bit, 0) | inf | d.quiet_bit | payload, self.nan);
         sel(special && f.m != 0, nan, bits)
     }
 }
@@ -192,11 +176,7 @@ impl<const S: u8, const M: u8> Lane for ToInt<S, M> {
         // 2^64 and above (and ±Inf) saturate every destination.
         let big = top >= 64 || f.e == s.exp_max;
         let pos = sel(big || mag > self.pos_max, self.pos_max, mag);
-        let neg = sel(
-            big || mag > self.neg_max,
-            self.neg_limit,
-            mag.wrapping_neg(),
-        );
+        let neg = sel(big || mag > self.neg_max, self.neg_limit, mag.wrapping_neg());
         let r = sel(f.neg, neg, pos);
         sel(f.e == s.exp_max && f.m != 0, self.nan, r) & self.mask
     }
@@ -223,15 +203,9 @@ impl<const D: u8, const M: u8> Lane for FromInt<D, M> {
         let top = 63 - mag.leading_zeros() as i64;
         let q = (top - (d.prec as i64 - 1)).max(d.qmin as i64);
         let (kept, away) = cut_round::<M>(neg, mag, q.clamp(0, 63) as u32);
-        let code = (((q - d.qmin as i64) as u64) << d.man_bits)
-            + (kept << (-q).clamp(0, 63) as u32)
-            + away as u64;
+        let code = (((q - d.qmin as i64) as u64) << d.man_bits) + (kept << (-q).clamp(0, 63) as u32) + away as u64;
         let inf = d.exp_max << d.man_bits;
-        let finite = sel(
-            code > d.max_code,
-            sel(overflow_to_inf::<M>(neg), inf, d.max_code),
-            code,
-        );
+        let finite = sel(code > d.max_code, sel(overflow_to_inf::<M>(neg), inf, d.max_code), code);
         sel(mag == 0, 0, finite | sel(neg, d.sign_bit, 0))
     }
 }
@@ -244,9 +218,7 @@ fn drive<K: Lane>(k: K, inputs: &[u64], out: &mut [u64]) {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(
-    enable = "avx512f,avx512vl,avx512bw,avx512dq,avx512cd,avx2,bmi1,bmi2,lzcnt,popcnt"
-)]
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx512cd,avx2,bmi1,bmi2,lzcnt,popcnt")]
 unsafe fn drive_avx512<K: Lane>(k: K, inputs: &[u64], out: &mut [u64]) {
     drive(k, inputs, out)
 }
@@ -363,12 +335,7 @@ macro_rules! with_mode {
 /// Run the kernel for `plan`'s form, if there is one (false: use the generic path).
 pub(super) fn try_run(plan: &Plan, isa: Isa, inputs: &[u64], out: &mut [u64]) -> bool {
     let c = &plan.c;
-    if plan.packed
-        || c.sat && plan.family != Family::FloatToInt
-        || c.relu
-        || c.satfinite
-        || plan.ftz_out
-    {
+    if plan.packed || c.sat && plan.family != Family::FloatToInt || c.relu || c.satfinite || plan.ftz_out {
         return false;
     }
     if plan.dst_width != c.dtype.bits() || plan.dst_mask != low_mask(plan.dst_width) {
@@ -385,42 +352,19 @@ pub(super) fn try_run(plan: &Plan, isa: Isa, inputs: &[u64], out: &mut [u64]) ->
                 NanPlan::Payload => (0, true),
                 NanPlan::Any | NanPlan::Copy => (super::canonical_nan(df), false),
             };
-            with_format!(sf, [F64, F32], |S| with_format!(
-                df,
-                [F32, F16, Bf16],
-                |D| with_mode!(m, |M| {
-                    run(
-                        Narrow::<S, D, M> {
-                            flush: plan.ftz_in,
-                            nan,
-                            payload,
-                        },
-                        isa,
-                        inputs,
-                        out,
-                    );
-                    true
-                })
-            ))
+            with_format!(sf, [F64, F32], |S| with_format!(df, [F32, F16, Bf16], |D| with_mode!(m, |M| {
+                run(Narrow::<S, D, M> { flush: plan.ftz_in, nan, payload }, isa, inputs, out);
+                true
+            })))
         }
         Family::FloatToInt => {
             // Saturation bounds: int_lo is 0 for unsigned destinations.
-            let (pos_max, neg_max, neg_limit) = (
-                plan.int_hi as u64,
-                plan.int_lo.unsigned_abs() as u64,
-                plan.int_lo as u64,
-            );
+            let (pos_max, neg_max, neg_limit) =
+                (plan.int_hi as u64, plan.int_lo.unsigned_abs() as u64, plan.int_lo as u64);
             let mask = low_mask(plan.d_bits);
             with_format!(sf, [F16, Bf16, F32, F64], |S| with_mode!(m, |M| {
                 run(
-                    ToInt::<S, M> {
-                        flush: plan.ftz_in,
-                        pos_max,
-                        neg_max,
-                        neg_limit,
-                        nan: plan.nan_int,
-                        mask,
-                    },
+                    ToInt::<S, M> { flush: plan.ftz_in, pos_max, neg_max, neg_limit, nan: plan.nan_int, mask },
                     isa,
                     inputs,
                     out,

@@ -34,8 +34,7 @@ use crate::policy::{self, NanOut, Profile, Question};
 use crate::round::Mode;
 
 use self::arith::{
-    decode_float, decode_int, encode_finite, encode_inf, encode_max, encode_nan, greater, msb,
-    round, Fl, Lf, Val,
+    decode_float, decode_int, encode_finite, encode_inf, encode_max, encode_nan, greater, msb, round, Fl, Lf, Val,
 };
 
 /// What the destination register may hold: the fast engine's counterpart of
@@ -51,13 +50,7 @@ pub enum FastResult {
     /// A packed result with any-NaN lanes: `count` lanes of `lane_bits`;
     /// lane `i` (0 = lowest) is any NaN of `format` when bit `i` of
     /// `nan_lanes` is set, else its bits in `value`.
-    Lanes {
-        lane_bits: u8,
-        count: u8,
-        nan_lanes: u8,
-        format: Format,
-        value: u64,
-    },
+    Lanes { lane_bits: u8, count: u8, nan_lanes: u8, format: Format, value: u64 },
 }
 
 impl FastResult {
@@ -65,18 +58,9 @@ impl FastResult {
     pub fn to_accept(&self, width: u32) -> AcceptSet {
         match *self {
             FastResult::Bits(v) => AcceptSet::exact(width, v),
-            FastResult::Pattern { value, mask } => AcceptSet {
-                width,
-                alts: vec![Alt::Bits { value, mask }],
-            },
+            FastResult::Pattern { value, mask } => AcceptSet { width, alts: vec![Alt::Bits { value, mask }] },
             FastResult::AnyNan(f) => AcceptSet::any_nan(width, f),
-            FastResult::Lanes {
-                lane_bits,
-                count,
-                nan_lanes,
-                format,
-                value,
-            } => {
+            FastResult::Lanes { lane_bits, count, nan_lanes, format, value } => {
                 let lb = lane_bits as u32;
                 let lanes = (0..count as u32)
                     .rev()
@@ -84,17 +68,11 @@ impl FastResult {
                         if nan_lanes >> i & 1 == 1 {
                             LaneSet::AnyNan(format)
                         } else {
-                            LaneSet::Bits {
-                                value: (value >> (i * lb)) & width_mask(lb),
-                                mask: width_mask(lb),
-                            }
+                            LaneSet::Bits { value: (value >> (i * lb)) & width_mask(lb), mask: width_mask(lb) }
                         }
                     })
                     .collect();
-                AcceptSet {
-                    width,
-                    alts: vec![Alt::Lanes { bits: lb, lanes }],
-                }
+                AcceptSet { width, alts: vec![Alt::Lanes { bits: lb, lanes }] }
             }
         }
     }
@@ -114,18 +92,11 @@ impl FastResult {
             FastResult::Bits(v) => v,
             FastResult::Pattern { value, mask } => value & mask,
             FastResult::AnyNan(f) => canonical_nan(f),
-            FastResult::Lanes {
-                lane_bits,
-                count,
-                nan_lanes,
-                format,
-                value,
-            } => {
+            FastResult::Lanes { lane_bits, count, nan_lanes, format, value } => {
                 let lb = lane_bits as u32;
                 (0..count as u32).fold(value, |v, i| {
                     if nan_lanes >> i & 1 == 1 {
-                        (v & !(width_mask(lb) << (i * lb)))
-                            | (canonical_nan(format) & width_mask(lb)) << (i * lb)
+                        (v & !(width_mask(lb) << (i * lb))) | (canonical_nan(format) & width_mask(lb)) << (i * lb)
                     } else {
                         v
                     }
@@ -148,13 +119,9 @@ impl fmt::Display for FastResult {
             FastResult::Bits(v) => write!(f, "{v:x}"),
             FastResult::Pattern { value, mask } => write!(f, "{value:x}/{mask:x}"),
             FastResult::AnyNan(fm) => write!(f, "any {} NaN", fm.name()),
-            FastResult::Lanes {
-                lane_bits, count, ..
-            } => write!(
-                f,
-                "{}",
-                self.to_accept((lane_bits as u32 * count as u32).max(8))
-            ),
+            FastResult::Lanes { lane_bits, count, .. } => {
+                write!(f, "{}", self.to_accept((lane_bits as u32 * count as u32).max(8)))
+            }
         }
     }
 }
@@ -219,30 +186,14 @@ fn int_range(bits: u32, signed: bool) -> (i128, i128) {
 
 /// Operands a form takes (`instr::shape` without allocating): natural width of operand `i`.
 fn natural_operands(c: &Cvt) -> (usize, u32) {
-    let values = if c.atype.is_packed() || !c.dtype.is_packed() {
-        1
-    } else {
-        c.dtype.lanes() as usize
-    };
-    (
-        values + (c.rounding == Some(Rounding::Rs)) as usize,
-        c.atype.bits(),
-    )
+    let values = if c.atype.is_packed() || !c.dtype.is_packed() { 1 } else { c.dtype.lanes() as usize };
+    (values + (c.rounding == Some(Rounding::Rs)) as usize, c.atype.bits())
 }
 
 impl Plan {
     /// Check legality for the registers and prepare the evaluation.
     pub fn new(c: &Cvt, src_width: u32, dst_width: u32) -> Result<Plan, EvalError> {
-        instr::check(
-            c,
-            Regs {
-                dst: dst_width,
-                src: src_width,
-            },
-            None,
-            None,
-        )
-        .map_err(EvalError::Illegal)?;
+        instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
         Ok(Plan::prepare(c, dst_width))
     }
 
@@ -252,10 +203,7 @@ impl Plan {
         let (sf, df) = (c.atype.format(), c.dtype.format());
         let (src, dst) = (Lf::of(sf), Lf::of(df));
         let family = instr::family(sf, df);
-        let mode = c
-            .rounding
-            .and_then(|r| r.mode())
-            .unwrap_or(Mode::NearestEven);
+        let mode = c.rounding.and_then(|r| r.mode()).unwrap_or(Mode::NearestEven);
         let (prec, qmin) = match (dst, family, c.rounding) {
             (Lf::Float(_), Family::SameFloat, Some(r)) if r.is_integer() => (0, 0),
             (Lf::Float(l), _, _) => (l.prec, l.qmin),
@@ -289,16 +237,8 @@ impl Plan {
             }
             Lf::Float(_) => (0, 0, false),
         };
-        let nan_int = if c.atype != Type::F64 && d_bits != 64 {
-            0
-        } else {
-            1u64 << (d_bits - 1)
-        };
-        let dst_mask = if c.dtype == Type::Tf32 {
-            profile.tf32_low_bits_mask()
-        } else {
-            width_mask(dst_width)
-        };
+        let nan_int = if c.atype != Type::F64 && d_bits != 64 { 0 } else { 1u64 << (d_bits - 1) };
+        let dst_mask = if c.dtype == Type::Tf32 { profile.tf32_low_bits_mask() } else { width_mask(dst_width) };
         let packed = c.dtype.is_packed() || c.atype.is_packed();
         Plan {
             c: *c,
@@ -309,9 +249,7 @@ impl Plan {
             prec,
             qmin,
             // The f16.f32 erratum: the profile says whether that form flushes its source.
-            ftz_in: c.ftz
-                && sf == Format::F32
-                && (df != Format::F16 || answers.get(Question::FtzF16Input)),
+            ftz_in: c.ftz && sf == Format::F32 && (df != Format::F16 || answers.get(Question::FtzF16Input)),
             ftz_out: c.ftz && df == Format::F32,
             ftz_after: answers.get(Question::FtzAfterRounding),
             relu_neg_zero_positive: answers.get(Question::ReluNegZeroToPositive),
@@ -319,11 +257,7 @@ impl Plan {
             nan_int,
             int_lo,
             int_hi,
-            a_bits: if c.atype.is_packed() {
-                c.atype.lane_bits()
-            } else {
-                c.atype.bits()
-            },
+            a_bits: if c.atype.is_packed() { c.atype.lane_bits() } else { c.atype.bits() },
             d_bits: if packed { c.dtype.lane_bits() } else { d_bits },
             lanes: c.dtype.lanes().max(c.atype.lanes()),
             packed,
@@ -347,11 +281,7 @@ impl Plan {
             return self.finish_scalar(self.lane(ops[0].bits, self.mode));
         }
         let c = &self.c;
-        let rbits = if self.stochastic {
-            ops[ops.len() - 1].bits
-        } else {
-            0
-        };
+        let rbits = if self.stochastic { ops[ops.len() - 1].bits } else { 0 };
         let lb = self.d_bits;
         let (mut value, mut nan_lanes) = (0u64, 0u8);
         for i in (0..self.lanes).rev() {
@@ -388,10 +318,7 @@ impl Plan {
     /// Evaluate a single-operand form on the source bits.
     #[inline(always)]
     pub fn eval1(&self, a: u64) -> FastResult {
-        self.eval(&[Operand {
-            bits: a,
-            width: self.c.atype.bits(),
-        }])
+        self.eval(&[Operand { bits: a, width: self.c.atype.bits() }])
     }
 
     /// Place a scalar (or tf32) type-width result in the destination register (SPEC §4).
@@ -408,10 +335,7 @@ impl Plan {
                 if self.dst_mask == width_mask(self.dst_width) {
                     FastResult::Bits(bits)
                 } else {
-                    FastResult::Pattern {
-                        value: bits & self.dst_mask,
-                        mask: self.dst_mask,
-                    }
+                    FastResult::Pattern { value: bits & self.dst_mask, mask: self.dst_mask }
                 }
             }
         }
@@ -421,19 +345,9 @@ impl Plan {
     #[inline(always)]
     fn lane(&self, x: u64, mode: Mode) -> LaneOut {
         match (self.src, self.dst) {
-            (
-                Lf::Int {
-                    bits: sb,
-                    signed: ss,
-                },
-                Lf::Int { bits: db, .. },
-            ) => {
+            (Lf::Int { bits: sb, signed: ss }, Lf::Int { bits: db, .. }) => {
                 let v = decode_int(sb, ss, x);
-                let v = if self.c.sat {
-                    v.clamp(self.int_lo, self.int_hi)
-                } else {
-                    v
-                };
+                let v = if self.c.sat { v.clamp(self.int_lo, self.int_hi) } else { v };
                 LaneOut::Bits(v as u64 & width_mask(db))
             }
             (Lf::Int { bits, signed }, Lf::Float(d)) => {
@@ -450,14 +364,8 @@ impl Plan {
     #[inline(always)]
     fn ftz_input(&self, s: &Fl, v: Val) -> Val {
         match v {
-            Val::Num { neg, sig, exp }
-                if self.ftz_in && sig != 0 && msb(sig, exp) < s.emin && s.subnormals =>
-            {
-                Val::Num {
-                    neg,
-                    sig: 0,
-                    exp: 0,
-                }
+            Val::Num { neg, sig, exp } if self.ftz_in && sig != 0 && msb(sig, exp) < s.emin && s.subnormals => {
+                Val::Num { neg, sig: 0, exp: 0 }
             }
             v => v,
         }
@@ -502,29 +410,18 @@ impl Plan {
     fn float_to_float(&self, s: &Fl, d: &Fl, x: u64, mode: Mode) -> LaneOut {
         let c = &self.c;
         let v = decode_float(s, x);
-        if let Val::Nan {
-            neg,
-            quiet,
-            payload,
-        } = v
-        {
+        if let Val::Nan { neg, quiet, payload } = v {
             if c.sat {
                 return LaneOut::Bits(encode_finite(d, false, 0, 0));
             }
             return match self.nan {
                 NanPlan::Fixed(b) => LaneOut::Bits(b),
                 NanPlan::Any => LaneOut::AnyNan,
-                NanPlan::Copy => {
-                    LaneOut::Bits(encode_nan(d, neg, payload) & !(d.quiet_bit * (!quiet) as u64))
-                }
+                NanPlan::Copy => LaneOut::Bits(encode_nan(d, neg, payload) & !(d.quiet_bit * (!quiet) as u64)),
                 NanPlan::Payload => {
                     // Align the payload's top bits under the quiet bit.
                     let (sb, db) = (s.man_bits.saturating_sub(1), d.man_bits - 1);
-                    let p = if sb >= db {
-                        payload >> (sb - db)
-                    } else {
-                        payload << (db - sb)
-                    };
+                    let p = if sb >= db { payload >> (sb - db) } else { payload << (db - sb) };
                     LaneOut::Bits(encode_nan(d, neg, p))
                 }
             };
@@ -533,11 +430,7 @@ impl Plan {
         if !d.signed {
             // ue8m0: the magnitude is converted.
             v = match v {
-                Val::Num { sig, exp, .. } => Val::Num {
-                    neg: false,
-                    sig,
-                    exp,
-                },
+                Val::Num { sig, exp, .. } => Val::Num { neg: false, sig, exp },
                 Val::Inf { .. } => Val::Inf { neg: false },
                 nan => nan,
             };
@@ -611,11 +504,7 @@ impl Plan {
         }
         if self.ftz_out && sig != 0 {
             let tiny_after = msb(sig, q) < d.emin;
-            let tiny = if self.ftz_after || exact_sig == 0 {
-                tiny_after
-            } else {
-                msb(exact_sig, exact_exp) < d.emin
-            };
+            let tiny = if self.ftz_after || exact_sig == 0 { tiny_after } else { msb(exact_sig, exact_exp) < d.emin };
             if tiny {
                 sig = 0;
             }
@@ -646,11 +535,7 @@ fn check_widths(c: &Cvt, ops: &[Operand]) -> Result<(), EvalError> {
     }
     let (count, natural) = natural_operands(c);
     let rs = c.rounding == Some(Rounding::Rs);
-    if ops
-        .iter()
-        .enumerate()
-        .all(|(i, o)| o.width == if rs && i == count - 1 { 32 } else { natural })
-    {
+    if ops.iter().enumerate().all(|(i, o)| o.width == if rs && i == count - 1 { 32 } else { natural }) {
         return Ok(());
     }
     crate::eval::check_packed_widths(c, ops)
@@ -688,17 +573,10 @@ pub fn evaluate(c: &Cvt, ops: &[Operand], dst_width: u32) -> Result<FastResult, 
 
 /// [`evaluate`] under a named profile: the fast engine implements the sm90
 /// profile only.
-pub fn evaluate_profile(
-    c: &Cvt,
-    ops: &[Operand],
-    dst_width: u32,
-    profile: Profile,
-) -> Result<FastResult, EvalError> {
+pub fn evaluate_profile(c: &Cvt, ops: &[Operand], dst_width: u32, profile: Profile) -> Result<FastResult, EvalError> {
     match profile {
         Profile::Sm90 => evaluate(c, ops, dst_width),
-        Profile::Isa => Err(EvalError::Operands(
-            "fast engine implements the sm90 profile".into(),
-        )),
+        Profile::Isa => Err(EvalError::Operands("fast engine implements the sm90 profile".into())),
     }
 }
 
@@ -729,17 +607,8 @@ pub fn evaluate_batch(c: &Cvt, inputs: &[u64], out: &mut [u64]) -> Result<(), Ev
 /// [`evaluate_batch`] with the kernels built for a given vector unit (for
 /// tests and benchmarks; an unavailable one falls back to the baseline).
 #[doc(hidden)]
-pub fn evaluate_batch_on(
-    c: &Cvt,
-    inputs: &[u64],
-    out: &mut [u64],
-    isa: Isa,
-) -> Result<(), EvalError> {
-    assert_eq!(
-        inputs.len(),
-        out.len(),
-        "evaluate_batch: inputs and out differ in length"
-    );
+pub fn evaluate_batch_on(c: &Cvt, inputs: &[u64], out: &mut [u64], isa: Isa) -> Result<(), EvalError> {
+    assert_eq!(inputs.len(), out.len(), "evaluate_batch: inputs and out differ in length");
     let plan = batch_plan(c)?;
     if !kernels::try_run(&plan, isa, inputs, out) {
         evaluate_batch_generic(&plan, inputs, out);
@@ -761,16 +630,8 @@ pub fn has_kernel(c: &Cvt) -> bool {
 }
 
 /// [`evaluate_batch`] keeping every result's full set.
-pub fn evaluate_batch_results(
-    c: &Cvt,
-    inputs: &[u64],
-    out: &mut [FastResult],
-) -> Result<(), EvalError> {
-    assert_eq!(
-        inputs.len(),
-        out.len(),
-        "evaluate_batch_results: inputs and out differ in length"
-    );
+pub fn evaluate_batch_results(c: &Cvt, inputs: &[u64], out: &mut [FastResult]) -> Result<(), EvalError> {
+    assert_eq!(inputs.len(), out.len(), "evaluate_batch_results: inputs and out differ in length");
     let plan = batch_plan(c)?;
     for (o, &a) in out.iter_mut().zip(inputs) {
         *o = plan.eval1(a);
@@ -789,11 +650,6 @@ impl Implementation for FastEngine {
     }
     fn eval(&mut self, c: &Cvt, operands: &[Operand], dst_width: u32) -> Result<u64, String> {
         let r = evaluate(c, operands, dst_width).map_err(|e| e.to_string())?;
-        r.single(dst_width).ok_or_else(|| {
-            format!(
-                "the result is a set ({}), not one value",
-                r.to_accept(dst_width)
-            )
-        })
+        r.single(dst_width).ok_or_else(|| format!("the result is a set ({}), not one value", r.to_accept(dst_width)))
     }
 }

@@ -45,7 +45,11 @@ fn result_class(c: &Cvt, o: &Outcome) -> &'static str {
         };
     };
     let d = c.dtype;
-    let lane = if d.is_packed() { (bits >> ((d.lanes() - 1) * d.lane_bits())) & width_mask(d.lane_bits()) } else { bits & width_mask(d.bits()) };
+    let lane = if d.is_packed() {
+        (bits >> ((d.lanes() - 1) * d.lane_bits())) & width_mask(d.lane_bits())
+    } else {
+        bits & width_mask(d.bits())
+    };
     value_class(d.format(), &decode(d.format(), lane))
 }
 

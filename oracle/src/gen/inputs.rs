@@ -170,7 +170,8 @@ fn float_values(a: Format, l: &FloatLayout, d: Format, level: Level, rng: &mut C
 
 fn int_values(n: u32, signed: bool, d: Format, level: Level, rng: &mut ChaCha8Rng, out: &mut Values) {
     let mask = low_mask(n);
-    let (min, max): (i128, i128) = if signed { (-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1) } else { (0, (1i128 << n) - 1) };
+    let (min, max): (i128, i128) =
+        if signed { (-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1) } else { (0, (1i128 << n) - 1) };
     let push = |out: &mut Values, v: i128| {
         if v >= min && v <= max {
             out.push(v as u64 & mask);

@@ -54,12 +54,9 @@ impl fmt::Display for Level {
 /// Every spelling in canonical form (legal or not), in a fixed order:
 /// scalar forms first, then tf32 and the packed forms.
 pub fn all_spellings() -> Vec<Cvt> {
-    let scalar = Type::SCALAR
-        .into_iter()
-        .flat_map(|d| Type::SCALAR.into_iter().map(move |a| (d, a)));
-    let others = Type::all()
-        .flat_map(|d| Type::all().map(move |a| (d, a)))
-        .filter(|(d, a)| !(d.is_scalar() && a.is_scalar()));
+    let scalar = Type::SCALAR.into_iter().flat_map(|d| Type::SCALAR.into_iter().map(move |a| (d, a)));
+    let others =
+        Type::all().flat_map(|d| Type::all().map(move |a| (d, a))).filter(|(d, a)| !(d.is_scalar() && a.is_scalar()));
     let mut v = Vec::new();
     for (d, a) in scalar.chain(others) {
         for r in std::iter::once(None).chain(Rounding::ALL.into_iter().map(Some)) {
@@ -84,10 +81,7 @@ pub fn all_spellings() -> Vec<Cvt> {
 
 /// Registers exactly as wide as the operands' types.
 pub fn natural_regs(c: &Cvt) -> Regs {
-    Regs {
-        dst: c.dtype.bits(),
-        src: instr::shape(c).srcs[0],
-    }
+    Regs { dst: c.dtype.bits(), src: instr::shape(c).srcs[0] }
 }
 
 /// Spellings legal on at least one of the targets, each with the targets that have it.
@@ -107,11 +101,7 @@ pub fn legal_variants(targets: &[(Target, PtxVersion)]) -> Vec<(Cvt, Vec<Target>
 
 /// A per-variant seed: FNV-1a of the spelling mixed with the user's seed.
 fn variant_seed(seed: u64, c: &Cvt) -> u64 {
-    c.to_string()
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325 ^ seed, |h, b| {
-            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-        })
+    c.to_string().bytes().fold(0xcbf2_9ce4_8422_2325 ^ seed, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Operands and destination width of one generated case.
@@ -154,10 +144,7 @@ fn rbits_edges(c: &Cvt, lane_bits: u64, lane: u32) -> [u32; 2] {
     let full = 1u64 << width;
     let carry = (full - top.min(full)) & (full - 1);
     let no_carry = carry.wrapping_sub(1) & (full - 1);
-    [
-        policy::rbits_for_lane(c.dtype, lane, carry),
-        policy::rbits_for_lane(c.dtype, lane, no_carry),
-    ]
+    [policy::rbits_for_lane(c.dtype, lane, carry), policy::rbits_for_lane(c.dtype, lane, no_carry)]
 }
 
 /// The cases of one variant at a level (operands at natural widths, plus
@@ -175,13 +162,7 @@ pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
         let total = c.atype.bits();
         if total <= 16 && (total <= 8 || level == Level::Deep) {
             for v in 0..(1u64 << total) {
-                out.push(GenCase {
-                    operands: vec![Operand {
-                        bits: v,
-                        width: total,
-                    }],
-                    dst_width: natural_dst,
-                });
+                out.push(GenCase { operands: vec![Operand { bits: v, width: total }], dst_width: natural_dst });
             }
         } else {
             let vals = inputs::values(src_lane, dst_lane, level, random_count(c, level), &mut rng);
@@ -189,10 +170,7 @@ pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
             for i in 0..n {
                 let (hi, lo) = (vals[i], vals[(i * 7 + 1) % n]);
                 out.push(GenCase {
-                    operands: vec![Operand {
-                        bits: (hi << lb) | lo,
-                        width: total,
-                    }],
+                    operands: vec![Operand { bits: (hi << lb) | lo, width: total }],
                     dst_width: natural_dst,
                 });
             }
@@ -204,12 +182,8 @@ pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
     let n = vals.len();
     let aw = c.atype.bits();
     for i in 0..n {
-        let ops: Vec<Operand> = (0..lanes)
-            .map(|k| Operand {
-                bits: vals[(i * (7 * k + 1) + k) % n],
-                width: aw,
-            })
-            .collect();
+        let ops: Vec<Operand> =
+            (0..lanes).map(|k| Operand { bits: vals[(i * (7 * k + 1) + k) % n], width: aw }).collect();
         if c.rounding == Some(Rounding::Rs) {
             // Random bits: at the carry edge of the high lane and of the low lane, and one random value.
             let top_lane = c.dtype.lanes() - 1;
@@ -220,20 +194,11 @@ pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
             rbits.dedup();
             for r in rbits {
                 let mut o = ops.clone();
-                o.push(Operand {
-                    bits: r as u64,
-                    width: 32,
-                });
-                out.push(GenCase {
-                    operands: o,
-                    dst_width: natural_dst,
-                });
+                o.push(Operand { bits: r as u64, width: 32 });
+                out.push(GenCase { operands: o, dst_width: natural_dst });
             }
         } else {
-            out.push(GenCase {
-                operands: ops,
-                dst_width: natural_dst,
-            });
+            out.push(GenCase { operands: ops, dst_width: natural_dst });
         }
     }
     if c.is_scalar() {
@@ -241,39 +206,17 @@ pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
         // wider destinations, where the form allows them.
         let picks: Vec<u64> = vals.iter().step_by((n / 8).max(1)).copied().collect();
         for w in REG_WIDTHS.into_iter().filter(|w| *w > aw) {
-            if instr::check(
-                c,
-                Regs {
-                    dst: natural_dst,
-                    src: w,
-                },
-                None,
-                None,
-            )
-            .is_ok()
-            {
+            if instr::check(c, Regs { dst: natural_dst, src: w }, None, None).is_ok() {
                 for v in &picks {
                     let junk = rng.next_u64() & width_mask(w) & !width_mask(aw);
-                    out.push(GenCase {
-                        operands: vec![Operand {
-                            bits: v | junk,
-                            width: w,
-                        }],
-                        dst_width: natural_dst,
-                    });
+                    out.push(GenCase { operands: vec![Operand { bits: v | junk, width: w }], dst_width: natural_dst });
                 }
             }
         }
         for w in REG_WIDTHS.into_iter().filter(|w| *w > natural_dst) {
             if instr::check(c, Regs { dst: w, src: aw }, None, None).is_ok() {
                 for v in &picks {
-                    out.push(GenCase {
-                        operands: vec![Operand {
-                            bits: *v,
-                            width: aw,
-                        }],
-                        dst_width: w,
-                    });
+                    out.push(GenCase { operands: vec![Operand { bits: *v, width: aw }], dst_width: w });
                 }
             }
         }
@@ -293,13 +236,9 @@ pub fn lines(c: &Cvt, cases: &[GenCase], profile: Profile) -> Vec<Line> {
     cases
         .iter()
         .map(|g| {
-            let o =
-                evaluate(c, &g.operands, g.dst_width, profile).expect("generated cases are legal");
+            let o = evaluate(c, &g.operands, g.dst_width, profile).expect("generated cases are legal");
             let class = coverage::classify(c, &o);
-            Line {
-                text: format!("{}  # {class}", format_case(c, &g.operands, &o.accept)),
-                class,
-            }
+            Line { text: format!("{}  # {class}", format_case(c, &g.operands, &o.accept)), class }
         })
         .collect()
 }
@@ -322,14 +261,7 @@ pub fn generate(c: &Cvt, level: Level, seed: u64, profile: Profile) -> Vec<Line>
 }
 
 /// The file header for a variant's vectors.
-pub fn header(
-    c: &Cvt,
-    targets: &[Target],
-    profile: Profile,
-    level: Level,
-    seed: u64,
-    count: usize,
-) -> String {
+pub fn header(c: &Cvt, targets: &[Target], profile: Profile, level: Level, seed: u64, count: usize) -> String {
     let t: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
     format!(
         "# ptx-cvt case lines v1\n# generator: ptx-cvt {} gen\n# instruction: {c}\n# targets: {}\n# profile: {profile}\n# level: {level}\n# seed: {seed}\n# cases: {count}\n",
@@ -360,11 +292,5 @@ impl SeededRng {
 /// tests of other engines.
 pub fn boundary_values(c: &Cvt) -> Vec<u64> {
     let mut rng = ChaCha8Rng::seed_from_u64(0);
-    inputs::values(
-        c.atype.format(),
-        c.dtype.format(),
-        Level::Compact,
-        0,
-        &mut rng,
-    )
+    inputs::values(c.atype.format(), c.dtype.format(), Level::Compact, 0, &mut rng)
 }

@@ -59,12 +59,15 @@ fn check_packed(c: &Cvt, regs: Regs, t: Option<Target>, v: Option<PtxVersion>) -
         return no("packed-types", format!("no cvt form converts {} to {}", c.atype.name(), c.dtype.name()));
     }
     let Some(form) = forms.iter().find(|f| c.rounding.is_some_and(|r| f.roundings.contains(&r))) else {
-        let allowed: Vec<String> = forms.iter().flat_map(|f| f.roundings.iter().map(|r| format!(".{}", r.name()))).collect();
+        let allowed: Vec<String> =
+            forms.iter().flat_map(|f| f.roundings.iter().map(|r| format!(".{}", r.name()))).collect();
         return no("packed-rounding", format!("{} takes {}", arrow(c), allowed.join(" or ")));
     };
     match (form.satfinite, c.satfinite) {
         (packed::Req::Required, false) => return no("satfinite-required", format!("{c} needs `.satfinite`")),
-        (packed::Req::Absent, true) => return no("satfinite-absent", format!("`.satfinite` does not exist for {}", arrow(c))),
+        (packed::Req::Absent, true) => {
+            return no("satfinite-absent", format!("`.satfinite` does not exist for {}", arrow(c)))
+        }
         _ => {}
     }
     if c.relu && !form.relu {
@@ -98,7 +101,10 @@ fn rounding_rule(c: &Cvt) -> Result<(), Illegal> {
     let frnd = |x: Rounding| Rounding::FLOAT4.contains(&x);
     let bf16 = |t: Type| t == Type::Bf16;
     if let Some(x @ (Rounding::Rna | Rounding::Rs)) = r {
-        return no("rounding-packed-only", format!("`.{}` exists only for the tf32 and packed forms, not {}", x.name(), arrow(c)));
+        return no(
+            "rounding-packed-only",
+            format!("`.{}` exists only for the tf32 and packed forms, not {}", x.name(), arrow(c)),
+        );
     }
     match c.family() {
         Family::IntToInt if r.is_some() => {
@@ -108,9 +114,10 @@ fn rounding_rule(c: &Cvt) -> Result<(), Illegal> {
             "rounding-required-frnd",
             format!("{} needs a float rounding modifier (.rn .rz .rm .rp), even when exact", arrow(c)),
         ),
-        Family::FloatToInt if !is(Rounding::is_integer) => {
-            no("rounding-required-irnd", format!("{} needs an integer rounding modifier (.rni .rzi .rmi .rpi)", arrow(c)))
-        }
+        Family::FloatToInt if !is(Rounding::is_integer) => no(
+            "rounding-required-irnd",
+            format!("{} needs an integer rounding modifier (.rni .rzi .rmi .rpi)", arrow(c)),
+        ),
         Family::SameFloat if is(frnd) => no(
             "rounding-same-size",
             format!("{}: only integer rounding (.rni …) rounds to an integral value in the same format", arrow(c)),
@@ -156,7 +163,10 @@ fn check_form(c: &Cvt) -> Result<(), Illegal> {
     let f16_from_f32 = c.atype == Type::F32 && matches!(c.dtype, Type::F16 | Type::Bf16);
     if (c.relu || c.satfinite) && !f16_from_f32 {
         let m = if c.relu { "relu" } else { "satfinite" };
-        return no("relu-satfinite-types", format!("`.{m}` on a scalar cvt exists only for f16/bf16 from f32, not {}", arrow(c)));
+        return no(
+            "relu-satfinite-types",
+            format!("`.{m}` on a scalar cvt exists only for f16/bf16 from f32, not {}", arrow(c)),
+        );
     }
     if (c.relu || c.satfinite) && !matches!(c.rounding, Some(Rounding::Rn | Rounding::Rz)) {
         return no("relu-satfinite-rounding", "`.relu`/`.satfinite` forms take .rn or .rz");
@@ -174,7 +184,10 @@ pub fn check_regs(c: &Cvt, regs: Regs) -> Result<(), Illegal> {
     let bf16 = c.dtype == Type::Bf16 || c.atype == Type::Bf16;
     for (role, t, w) in [("destination", c.dtype, regs.dst), ("source", c.atype, regs.src)] {
         if !REG_WIDTHS.contains(&w) {
-            return no("register-width", format!("{role} register of {w} bits: PTX registers have 8, 16, 32 or 64 bits"));
+            return no(
+                "register-width",
+                format!("{role} register of {w} bits: PTX registers have 8, 16, 32 or 64 bits"),
+            );
         }
         if w < t.bits() {
             return no("register-narrow", format!("{role} register of {w} bits cannot hold a {}", t.name()));

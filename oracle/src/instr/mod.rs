@@ -234,7 +234,9 @@ pub fn family(a: Format, d: Format) -> Family {
         (None, Some(_)) => Family::IntToFloat,
         (Some(_), None) => Family::FloatToInt,
         (Some(_), Some(_)) if a == d => Family::SameFloat,
-        (Some(al), Some(dl)) if dl.precision() >= al.precision() && dl.qmin() <= al.qmin() && dl.max_finite() >= al.max_finite() => {
+        (Some(al), Some(dl))
+            if dl.precision() >= al.precision() && dl.qmin() <= al.qmin() && dl.max_finite() >= al.max_finite() =>
+        {
             Family::Widen
         }
         (Some(_), Some(_)) => Family::Narrow,

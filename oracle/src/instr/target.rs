@@ -78,7 +78,11 @@ impl Target {
 impl FromStr for Target {
     type Err = TargetError;
     fn from_str(s: &str) -> Result<Target, TargetError> {
-        let bad = || TargetError(format!("`{s}` is not a target: expected sm_NN with an optional `a` or `f` suffix (e.g. sm_90, sm_100a)"));
+        let bad = || {
+            TargetError(format!(
+                "`{s}` is not a target: expected sm_NN with an optional `a` or `f` suffix (e.g. sm_90, sm_100a)"
+            ))
+        };
         let rest = s.strip_prefix("sm_").ok_or_else(bad)?;
         let (digits, suffix) = match rest.as_bytes().last() {
             Some(b'a') => (&rest[..rest.len() - 1], Suffix::Arch),
@@ -91,7 +95,9 @@ impl FromStr for Target {
         let sm: u32 = digits.parse().map_err(|_| bad())?;
         let t = Target { sm, suffix };
         if !KNOWN.iter().any(|(k, _)| *k == sm) {
-            return Err(TargetError(format!("unknown target `{s}` (known: sm_50 … sm_121, with `a` suffixes from sm_90 and `f` from sm_100)")));
+            return Err(TargetError(format!(
+                "unknown target `{s}` (known: sm_50 … sm_121, with `a` suffixes from sm_90 and `f` from sm_100)"
+            )));
         }
         if suffix == Suffix::Family && sm < 100 {
             return Err(TargetError(format!("`{s}`: family (`f`) targets start at sm_100")));
@@ -140,7 +146,10 @@ impl FromStr for PtxVersion {
         }
         let v = PtxVersion { major: a.parse().map_err(|_| bad())?, minor: b.parse().map_err(|_| bad())? };
         if v > PtxVersion::LATEST || v.major == 0 {
-            return Err(TargetError(format!("PTX ISA version {s} is unknown (this oracle knows 1.0 … {})", PtxVersion::LATEST)));
+            return Err(TargetError(format!(
+                "PTX ISA version {s} is unknown (this oracle knows 1.0 … {})",
+                PtxVersion::LATEST
+            )));
         }
         Ok(v)
     }
