@@ -73,7 +73,33 @@ def _register_bits(index: int, a: np.ndarray) -> np.ndarray:
             f"operand {index + 1}: expected an array of register values "
             f"(unsigned ints of the register width, or floats viewed as bits), got dtype {dt}"
         )
+    if not dt.isnative:
+        a = a.astype(dt.newbyteorder("="))
     return a.view(_UNSIGNED[dt.itemsize])
+
+
+def _operand_array(instruction: str, index: int, a) -> np.ndarray:
+    """An operand as an array. Python ints (alone or in lists) are registers
+    as wide as the operand's type, as in ``evaluate``; NumPy arrays and
+    scalars keep their dtype, whose item size is the register width."""
+    if isinstance(a, (np.ndarray, np.generic)):
+        return a
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "iuO" or arr.size == 0:
+        return arr
+    registers = operand_registers(instruction)
+    if index >= len(registers):
+        return arr
+    width = registers[index][1]
+    try:
+        ints = arr.astype(object)
+        if not all(isinstance(v, int) and 0 <= v < 1 << width for v in ints.flat):
+            raise ValueError
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"operand {index + 1}: expected ints in [0, 2**{width}) (the {width}-bit register of {instruction})"
+        ) from None
+    return ints.astype(_UNSIGNED[width // 8])
 
 
 def convert(instruction: str, *arrays, dst_width: int | None = None, profile: str = "sm90") -> np.ndarray:
@@ -83,7 +109,8 @@ def convert(instruction: str, *arrays, dst_width: int | None = None, profile: st
     takes one, ``cvt.rn.satfinite.e4m3x2.f32`` two, ``.rs`` forms add
     ``rbits``); the arrays broadcast together. The item size of an array is
     its register width: pass unsigned ints of that width, or float16/32/64
-    (or ml_dtypes) arrays, which are read as their bits. The result is an
+    (or ml_dtypes) arrays, which are read as their bits; Python ints and
+    lists of them are registers as wide as the operand's type. The result is an
     unsigned array of the destination register width (``uint16`` for f16;
     ``.view(np.float16)`` reads it as numbers).
 
@@ -95,7 +122,7 @@ def convert(instruction: str, *arrays, dst_width: int | None = None, profile: st
     >>> convert("cvt.rn.f16.f32", np.array([1.0, 65520.0], np.float32))
     array([15360, 31744], dtype=uint16)
     """
-    arrays = [np.asarray(a) for a in arrays]
+    arrays = [_operand_array(instruction, i, a) for i, a in enumerate(arrays)]
     shape = np.broadcast_shapes(*(a.shape for a in arrays)) if arrays else (0,)
     flat = [
         np.ascontiguousarray(np.broadcast_to(_register_bits(i, a), shape)).reshape(-1) for i, a in enumerate(arrays)

@@ -145,3 +145,19 @@ def test_convert_releases_the_gil():
     assert end - start > 0.02
     middle = [s for s in ticks if start + 0.1 * (end - start) < s < end - 0.1 * (end - start)]
     assert len(middle) > 0
+
+
+def test_python_ints_are_registers_of_the_operand_width():
+    # As in evaluate: f32 1.0 and 2.0 → f16 3c00 and 4000.
+    assert ptx_cvt.convert("cvt.rn.f16.f32", [0x3F800000, 0x40000000]).tolist() == [0x3C00, 0x4000]
+    assert ptx_cvt.convert("cvt.rn.f16.f32", 0x3F800000) == 0x3C00
+    assert ptx_cvt.convert("cvt.f64.f32", [0x3F800000], dst_width=64).dtype == np.uint64
+    with pytest.raises(ValueError, match=r"operand 1: expected ints in \[0, 2\*\*32\)"):
+        ptx_cvt.convert("cvt.rn.f16.f32", [1 << 32])
+    with pytest.raises(ValueError, match=r"operand 1: expected ints"):
+        ptx_cvt.convert("cvt.rn.f16.f32", [-1])
+
+
+def test_byte_order_is_respected():
+    x = np.array([1.0, -2.0, 65504.0], np.float32)
+    assert np.array_equal(ptx_cvt.convert("cvt.rn.f16.f32", x.astype(">f4")), ptx_cvt.convert("cvt.rn.f16.f32", x))
