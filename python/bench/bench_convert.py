@@ -1,12 +1,20 @@
 """ptx_cvt.convert against the Rust batch API on the same work, in one run.
 
-2^24 pseudo-random f32 register values through ``cvt.rn.f16.f32``:
-``ptx_cvt.convert`` on a float32 array (NumPy in, uint16 out) against
-``ptx_cvt::fast::evaluate_batch`` called once from Rust on the same values
-as a uint64 slice (the API's own element type), its output buffer touched
-beforehand. Prints the best of several repetitions of each and the ratio.
+2^24 pseudo-random f32 register values (all 2^32 codes equally likely)
+through ``cvt.rn.f16.f32``, three ways, interleaved:
 
-    python python/bench/bench_convert.py [--n-log2 24] [--repeats 7]
+- ``ptx_cvt.convert`` on a float32 array (NumPy in, a new uint16 array out);
+- ``ptx_cvt::fast::evaluate_batch`` called once from Rust on the same values
+  already widened to a uint64 slice (the API's element type), into an output
+  buffer touched beforehand: the batch API's own time, nothing else;
+- a Rust program doing convert's whole job with that API on whole arrays:
+  widen the u32 values into a Vec<u64>, evaluate_batch into another, narrow
+  into a Vec<u16>, all three buffers allocated and touched beforehand.
+
+Prints the best of several repetitions of each, in wall-clock time and in the
+thread's CPU time (steadier on a busy machine), and the ratios.
+
+    python python/bench/bench_convert.py [--n-log2 24] [--repeats 15]
 """
 
 import argparse
@@ -23,28 +31,42 @@ INSTRUCTION = "cvt.rn.f16.f32"
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n-log2", type=int, default=24)
-    p.add_argument("--repeats", type=int, default=7)
+    p.add_argument("--repeats", type=int, default=15)
     a = p.parse_args()
     n = 1 << a.n_log2
-    # Uniform over all 2^32 codes (NaNs included), seeded.
     bits = np.random.default_rng(1).integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
     values = bits.view(np.float32)
     wide = bits.astype(np.uint64)
 
-    py_times, rust_times = [], []
-    for _ in range(a.repeats):
-        t = time.perf_counter()
+    def convert():
+        t, c = time.perf_counter(), time.thread_time()
         out = ptx_cvt.convert(INSTRUCTION, values)
-        py_times.append(time.perf_counter() - t)
-        secs, rust_out = _ptx_cvt._bench_evaluate_batch(INSTRUCTION, wide)
-        rust_times.append(secs)
-    if not np.array_equal(out.astype(np.uint64), rust_out):
-        raise SystemExit("convert and evaluate_batch disagree")
-    py, rust = min(py_times), min(rust_times)
-    print(f"{INSTRUCTION} over 2^{a.n_log2} f32 inputs, best of {a.repeats}:")
-    print(f"  ptx_cvt.convert (float32 -> uint16)    {py * 1e3:8.2f} ms  {n / py / 1e6:8.0f} M/s")
-    print(f"  fast::evaluate_batch (u64 -> u64)      {rust * 1e3:8.2f} ms  {n / rust / 1e6:8.0f} M/s")
-    print(f"  ratio convert / evaluate_batch         {py / rust:8.2f}")
+        return time.perf_counter() - t, time.thread_time() - c, out
+
+    runs = {
+        "ptx_cvt.convert (float32 -> new uint16)": convert,
+        "evaluate_batch alone (u64 -> u64)": lambda: _ptx_cvt._bench_evaluate_batch(INSTRUCTION, wide),
+        "Rust: widen, evaluate_batch, narrow": lambda: _ptx_cvt._bench_rust_same_work(INSTRUCTION, bits),
+    }
+    times = {name: ([], []) for name in runs}
+    results = {}
+    for _ in range(a.repeats):
+        for name, run in runs.items():
+            wall, cpu, results[name] = run()
+            times[name][0].append(wall)
+            times[name][1].append(cpu)
+    first, *others = results.values()
+    if not all(np.array_equal(first.astype(np.uint64), r.astype(np.uint64)) for r in others):
+        raise SystemExit("the three ways disagree")
+
+    best = {name: (min(w), min(c)) for name, (w, c) in times.items()}
+    print(f"{INSTRUCTION} over 2^{a.n_log2} f32 inputs, best of {a.repeats}: wall clock (M/s); thread CPU time")
+    for name, (wall, cpu) in best.items():
+        print(f"  {name:<42} {wall * 1e3:8.2f} ms ({n / wall / 1e6:5.0f});  {cpu * 1e3:8.2f} ms")
+    conv = best["ptx_cvt.convert (float32 -> new uint16)"]
+    for name in list(best)[1:]:
+        ratio_wall, ratio_cpu = conv[0] / best[name][0], conv[1] / best[name][1]
+        print(f"  convert / {name:<32} {ratio_wall:8.2f} wall;  {ratio_cpu:5.2f} CPU")
 
 
 if __name__ == "__main__":

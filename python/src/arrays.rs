@@ -147,7 +147,11 @@ pub fn convert_bits<'py>(
 }
 
 fn run<O: Reg>(py: Python<'_>, c: &Cvt, inputs: &[Input<'_>], width: u32, n: usize) -> PyResult<Py<PyAny>> {
-    let out = PyArray1::<O>::zeros(py, n, false);
+    // SAFETY: uninitialised, but every element is written below before the
+    // array reaches Python (on an error it is dropped unseen). NumPy's own
+    // allocator, unlike `zeros`, asks for huge pages for large arrays: a few
+    // page faults instead of thousands.
+    let out = unsafe { PyArray1::<O>::new(py, n, false) };
     {
         let mut rw = out.readwrite();
         let dst = rw.as_slice_mut().map_err(|_| value_error("output array is not contiguous"))?;
@@ -164,7 +168,38 @@ fn run<O: Reg>(py: Python<'_>, c: &Cvt, inputs: &[Input<'_>], width: u32, n: usi
     out.into_py_any(py)
 }
 
+/// The batch kernels chunk by chunk; the widening and narrowing copies are
+/// compiled for the CPU's widest vector unit (they cost as much as the
+/// kernel itself when built for the SSE2 baseline).
 fn batch_chunks<I: Reg, O: Reg>(c: &Cvt, src: &[I], dst: &mut [O]) -> Result<(), ptx_cvt::EvalError> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the features were just detected.
+            return unsafe { batch_chunks_avx512(c, src, dst) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: as above.
+            return unsafe { batch_chunks_avx2(c, src, dst) };
+        }
+    }
+    batch_chunks_body(c, src, dst)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+unsafe fn batch_chunks_avx512<I: Reg, O: Reg>(c: &Cvt, src: &[I], dst: &mut [O]) -> Result<(), ptx_cvt::EvalError> {
+    batch_chunks_body(c, src, dst)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn batch_chunks_avx2<I: Reg, O: Reg>(c: &Cvt, src: &[I], dst: &mut [O]) -> Result<(), ptx_cvt::EvalError> {
+    batch_chunks_body(c, src, dst)
+}
+
+#[inline(always)]
+fn batch_chunks_body<I: Reg, O: Reg>(c: &Cvt, src: &[I], dst: &mut [O]) -> Result<(), ptx_cvt::EvalError> {
     let mut a = vec![0u64; CHUNK.min(src.len())];
     let mut d = a.clone();
     for (s, o) in src.chunks(CHUNK).zip(dst.chunks_mut(CHUNK)) {
@@ -201,22 +236,67 @@ pub fn operand_registers(instruction: &str) -> PyResult<Vec<(&'static str, u32)>
 
 /// For the benchmark (python/bench/): ``fast::evaluate_batch`` over a whole
 /// uint64 array in one call, as a Rust program would call it; returns the
-/// seconds it took and the results.
+/// wall-clock and the thread CPU seconds it took, and the results.
 #[pyfunction]
 pub fn _bench_evaluate_batch<'py>(
     py: Python<'py>,
     instruction: &str,
     inputs: PyReadonlyArray1<'py, u64>,
-) -> PyResult<(f64, Bound<'py, PyArray1<u64>>)> {
+) -> PyResult<(f64, f64, Bound<'py, PyArray1<u64>>)> {
     let c = args::instruction(instruction)?;
     let src = inputs.as_slice().map_err(|_| value_error("inputs must be C-contiguous"))?;
     let mut out = vec![0u64; inputs.len()];
     // Touched before timing, so the Rust side pays no page faults (the
     // Python side does, on its fresh output array).
     out.fill(u64::MAX);
-    let secs = py.detach(|| {
-        let t = std::time::Instant::now();
-        fast::evaluate_batch(&c, src, &mut out).map(|()| t.elapsed().as_secs_f64())
+    let times = py.detach(|| {
+        let (t, cpu) = (std::time::Instant::now(), thread_cpu_seconds());
+        fast::evaluate_batch(&c, src, &mut out).map(|()| (t.elapsed().as_secs_f64(), thread_cpu_seconds() - cpu))
     });
-    Ok((secs.map_err(eval_error)?, PyArray1::from_vec(py, out)))
+    let (wall, cpu) = times.map_err(eval_error)?;
+    Ok((wall, cpu, PyArray1::from_vec(py, out)))
+}
+
+/// For the benchmark: the same work as ``convert`` on a uint32 array of a
+/// form with a 16-bit destination, done by a Rust program with the batch API
+/// on whole arrays: widen into a ``Vec<u64>``, ``evaluate_batch`` into
+/// another, narrow into a ``Vec<u16>``, all three allocated and touched
+/// before timing (a program that reuses its buffers). Returns wall-clock and
+/// thread CPU seconds, and the results.
+#[pyfunction]
+pub fn _bench_rust_same_work<'py>(
+    py: Python<'py>,
+    instruction: &str,
+    inputs: PyReadonlyArray1<'py, u32>,
+) -> PyResult<(f64, f64, Bound<'py, PyArray1<u16>>)> {
+    let c = args::instruction(instruction)?;
+    if c.dtype.bits() != 16 || c.atype.bits() != 32 {
+        return Err(value_error("the benchmark helper takes 32-bit sources and 16-bit destinations"));
+    }
+    let src = inputs.as_slice().map_err(|_| value_error("inputs must be C-contiguous"))?;
+    let (mut wide, mut out, mut narrow) = (vec![0u64; src.len()], vec![0u64; src.len()], vec![0u16; src.len()]);
+    wide.fill(u64::MAX);
+    out.fill(u64::MAX);
+    narrow.fill(u16::MAX);
+    let run = py.detach(|| {
+        let (t, cpu) = (std::time::Instant::now(), thread_cpu_seconds());
+        for (w, &x) in wide.iter_mut().zip(src) {
+            *w = x as u64;
+        }
+        fast::evaluate_batch(&c, &wide, &mut out)?;
+        for (n, &x) in narrow.iter_mut().zip(&out) {
+            *n = x as u16;
+        }
+        Ok::<_, ptx_cvt::EvalError>((t.elapsed().as_secs_f64(), thread_cpu_seconds() - cpu))
+    });
+    let (wall, cpu) = run.map_err(eval_error)?;
+    Ok((wall, cpu, PyArray1::from_vec(py, narrow)))
+}
+
+/// CPU time of the calling thread (user and system), as Python's time.thread_time.
+fn thread_cpu_seconds() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }

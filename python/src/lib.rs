@@ -37,5 +37,6 @@ fn _ptx_cvt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arrays::convert_bits, m)?)?;
     m.add_function(wrap_pyfunction!(arrays::operand_registers, m)?)?;
     m.add_function(wrap_pyfunction!(arrays::_bench_evaluate_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(arrays::_bench_rust_same_work, m)?)?;
     Ok(())
 }
