@@ -1,8 +1,7 @@
 //! Pieces the commands share: legality against the chosen target, operand
 //! parsing, decoded display of result bits.
 
-use ptx_cvt::accept::{parse_hex, width_mask};
-use ptx_cvt::exact::decode;
+use ptx_cvt::accept::parse_hex;
 use std::io::Write as _;
 use std::path::Path;
 
@@ -82,35 +81,7 @@ pub fn parse_operands(texts: &[String]) -> Result<Vec<Operand>, String> {
         .collect()
 }
 
-/// Human reading of result bits in the destination type, e.g. `3c00 (1)`,
-/// lane by lane for packed types: `3c004000 (1, 2)`.
-pub fn describe_bits(c: &Cvt, bits: u64, width: u32) -> String {
-    let n = c.dtype.bits();
-    let hex = ptx_cvt::eval::fmt_hex(bits, width);
-    if c.dtype.is_packed() {
-        let lb = c.dtype.lane_bits();
-        let lanes: Vec<String> = (0..c.dtype.lanes())
-            .rev()
-            .map(|i| decode(c.dtype.format(), (bits >> (i * lb)) & width_mask(lb)).to_string())
-            .collect();
-        return format!("{hex} ({})", lanes.join(", "));
-    }
-    let v = decode(c.dtype.format(), bits & width_mask(n));
-    let ext = if width > n && bits & !width_mask(n) != 0 && !c.dtype.format().is_signed_int() {
-        " (upper bits not zero)"
-    } else {
-        ""
-    };
-    format!("{hex} ({v}){ext}")
-}
-
-/// Human reading of an acceptance set.
-pub fn describe_set(c: &Cvt, set: &AcceptSet) -> String {
-    match set.single() {
-        Some(b) => describe_bits(c, b, set.width),
-        None => format!("{set} (any of these)"),
-    }
-}
+pub use ptx_cvt_harness::report::{describe_bits, describe_set};
 
 static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 

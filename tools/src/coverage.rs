@@ -42,7 +42,7 @@ pub fn run(a: CoverageArgs) -> u8 {
                 continue;
             }
         };
-        for (n, line) in crate::check::lines(BufReader::new(reader)).enumerate() {
+        for (n, line) in ptx_cvt_harness::lines::lines(BufReader::new(reader)).enumerate() {
             let res = line.and_then(|l| parse_case(&l).map_err(|e| e.to_string())).and_then(|c| match c {
                 None => Ok(None),
                 Some(c) => evaluate(&c.instr, &c.operands, c.dst_width(), a.profile)

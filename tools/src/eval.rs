@@ -74,7 +74,7 @@ fn stream(opts: &EvalOpts, dst_width: Option<u32>) -> u8 {
     let stdin = io::stdin().lock();
     let mut out = BufWriter::new(io::stdout().lock());
     let mut errors = 0u64;
-    for (n, line) in crate::check::lines(stdin).enumerate() {
+    for (n, line) in ptx_cvt_harness::lines::lines(stdin).enumerate() {
         let n = n + 1;
         let res = line.and_then(|l| parse_case(&l).map_err(|e| e.to_string())).and_then(|c| match c {
             None => Ok(None),

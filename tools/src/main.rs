@@ -13,17 +13,16 @@ mod explain;
 mod fuzz;
 mod gen;
 mod gpu;
+mod implementation;
 mod list;
-mod process;
 mod ptx;
-mod reproducer;
-mod shared_lib;
 mod sweep;
 
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use ptx_cvt::{Profile, PtxVersion, Target};
+use ptx_cvt_harness::reproducer;
 
 /// Bit-exact reference oracle for the PTX `cvt` instruction.
 ///

@@ -44,14 +44,12 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptx_cvt::fast::{self, FastResult};
 use ptx_cvt::instr::{self, Rounding};
-use ptx_cvt::{evaluate, parse_case, AcceptSet, Case, Cvt, Implementation, Operand, Profile};
+use ptx_cvt::{evaluate, parse_case, AcceptSet, Case, Cvt, Operand, Profile};
+use ptx_cvt_harness::process::ProcessImpl;
+use ptx_cvt_harness::shared_lib::SharedLib;
+use ptx_cvt_harness::{Answer, Implementation, Mismatch, Origin};
 use rayon::prelude::*;
 use serde_json::json;
-
-use crate::common::{describe_bits, describe_set};
-use crate::process::ProcessImpl;
-use crate::reproducer::case_line;
-use crate::shared_lib::SharedLib;
 
 const HELP: &str = "\
 Input space: all values of the source register at its natural width (2^8,
@@ -177,22 +175,7 @@ pub fn parse_shard(s: &str) -> Result<(u64, u64), String> {
 }
 
 /// The digest's mixing constant (odd, so `x · K` is a bijection).
-pub const DIGEST_K: u64 = 0xd6e8_feb8_6659_fd93;
-
-/// SplitMix64's output function on `z`.
-#[inline]
-pub fn splitmix64(z: u64) -> u64 {
-    let mut z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// One input's term of the digest.
-#[inline]
-pub fn digest_term(input: u64, result: u64) -> u64 {
-    splitmix64(input.wrapping_mul(DIGEST_K) ^ result)
-}
+use ptx_cvt_harness::digest::digest_term;
 
 /// Inputs per parallel task of the plain sweep.
 const CHUNK: u64 = 1 << 20;
@@ -213,8 +196,9 @@ struct Tally {
     file_checked: u64,
     file_outside: u64,
     file_mismatches: u64,
-    /// Implementation: cases compared.
+    /// Implementation: cases compared, declined.
     target_compared: u64,
+    target_unsupported: u64,
     target_mismatches: u64,
 }
 
@@ -376,7 +360,8 @@ pub fn run(a: SweepArgs) -> u8 {
             v["against"] = json!({"file": f, "checked": t.file_checked, "outside": t.file_outside, "mismatches": t.file_mismatches});
         }
         if let Some(tg) = &target {
-            v["target"] = json!({"name": tg.name(), "compared": t.target_compared, "mismatches": t.target_mismatches});
+            v["target"] = json!({"name": tg.name(), "compared": t.target_compared, "mismatches": t.target_mismatches,
+                                 "unsupported": t.target_unsupported});
         }
         say!("{v}");
     } else {
@@ -390,7 +375,13 @@ pub fn run(a: SweepArgs) -> u8 {
             );
         }
         if let Some(tg) = &target {
-            say!("target {}: {} input(s) compared, {} mismatch(es)", tg.name(), t.target_compared, t.target_mismatches);
+            say!(
+                "target {}: {} input(s) compared, {} mismatch(es), {} declined (unsupported)",
+                tg.name(),
+                t.target_compared,
+                t.target_mismatches,
+                t.target_unsupported
+            );
         }
         if swept {
             say!("digest {digest:016x}");
@@ -524,24 +515,18 @@ fn kept_sweep(
                     let cases: Vec<(Vec<Operand>, u32)> =
                         ins.iter().map(|&x| (vec![Operand { bits: x, width: src_width }], dst_width)).collect();
                     let answers = match tg.eval_batch(c, &cases) {
-                        Ok(v) if v.len() == cases.len() => v,
-                        Ok(v) => {
-                            eprintln!(
-                                "error: {} answered {} results to a batch of {}",
-                                tg.name(),
-                                v.len(),
-                                cases.len()
-                            );
-                            t.errors += 1;
-                            return (digest, at - start, false);
-                        }
-                        Err(e) => {
+                        (v, None) => v,
+                        (_, Some(e)) => {
                             eprintln!("error: {}: {e}", tg.name());
                             t.errors += 1;
                             return (digest, at - start, false);
                         }
                     };
-                    for ((ops, r), got) in cases.iter().zip(res).zip(answers) {
+                    for ((ops, r), answer) in cases.iter().zip(res).zip(answers) {
+                        let Answer::Bits(got) = answer else {
+                            t.target_unsupported += 1;
+                            continue;
+                        };
                         t.target_compared += 1;
                         if !accepts(r, dst_width, got) {
                             t.target_mismatches += 1;
@@ -575,7 +560,7 @@ fn check_file(f: &str, c: &Cvt, (start, end): (u128, u128), a: &SweepArgs, t: &m
         }
     };
     let name = if f == "-" { "<stdin>" } else { f };
-    for (i, line) in crate::check::lines(BufReader::with_capacity(1 << 20, reader)).enumerate() {
+    for (i, line) in ptx_cvt_harness::lines::lines(BufReader::with_capacity(1 << 20, reader)).enumerate() {
         let n = i + 1;
         let case = match line.and_then(|l| parse_case(&l).map_err(|e| e.to_string())) {
             Ok(None) => continue,
@@ -623,36 +608,20 @@ fn mismatch(name: &str, line: Option<usize>, k: &Case, a: &SweepArgs, t: &mut Ta
         return;
     }
     t.shown += 1;
-    let got = k.result.as_ref().expect("a result");
-    let operands: Vec<String> = k.operands.iter().map(|x| ptx_cvt::eval::fmt_hex(x.bits, x.width)).collect();
-    let got_text = match got.single() {
-        Some(b) => describe_bits(&k.instr, b, got.width),
-        None => format!("{got}"),
-    };
-    let at = line.map_or(name.to_string(), |n| format!("{name}:{n}"));
     let o = match evaluate(&k.instr, &k.operands, k.dst_width(), Profile::Sm90) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("{at}: MISMATCH {} {} (the exact engine fails on it: {e})", k.instr, operands.join(" "));
+            let at = line.map_or(name.to_string(), |n| format!("{name}:{n}"));
+            eprintln!("{at}: MISMATCH {} (the exact engine fails on it: {e})", k.instr);
             return;
         }
     };
-    let rule = crate::check::mismatch_rule(k, &o);
+    let m = Mismatch::new(Origin { file: Some(name.to_string()), line }, k.clone(), o);
     if a.json {
-        say!(
-            "{}",
-            json!({"at": at, "instruction": k.instr.to_string(), "operands": operands, "input": o.inputs_text(),
-                   "expected": o.accept.to_string(), "got": got.to_string(), "rule": rule.name(),
-                   "case": case_line(k, &o.accept)})
-        );
-        return;
+        say!("{}", json!({"mismatch": m.json(None)}));
+    } else {
+        say!("{}", m.text(None));
     }
-    say!("{at}: MISMATCH {} {}", k.instr, operands.join(" "));
-    say!("  input    {} {} = {}", k.instr.atype.name(), operands.join(" "), o.inputs_text());
-    say!("  expected {}", describe_set(&k.instr, &o.accept));
-    say!("  got      {got_text}");
-    say!("  rule     {} [{}]: {}", rule.name(), rule.evidence().tag(), rule.text());
-    say!("  case     {}", case_line(k, &o.accept));
 }
 
 #[cfg(test)]
@@ -671,11 +640,5 @@ mod tests {
         for bad in ["2/2", "1", "x/2", "0/0", "-1/2"] {
             assert!(parse_shard(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn splitmix_reference() {
-        // The first output of SplitMix64 seeded with 0 (Vigna's splitmix64.c): next() on state 0.
-        assert_eq!(splitmix64(0), 0xe220_a839_7b1d_cdaf);
     }
 }
