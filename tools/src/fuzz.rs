@@ -63,7 +63,7 @@ pub struct FuzzArgs {
     /// over stdin/stdout (protocol: see --help).
     #[arg(long, value_name = "CMD", required_unless_present = "target_lib", conflicts_with = "target_lib")]
     target_cmd: Option<String>,
-    /// Shared library under test (C ABI, see capi/include/ptx_cvt.h).
+    /// Shared library under test (C ABI, see capi/include/ptx_cvt_impl.h).
     #[arg(long, value_name = "PATH")]
     target_lib: Option<PathBuf>,
     /// Symbol of the conversion function in --target-lib.
@@ -81,7 +81,7 @@ pub struct FuzzArgs {
     #[arg(long, value_parser = crate::parse_version)]
     ptx_version: Option<PtxVersion>,
     /// Time budget in seconds (0: none; then --cases or --max-failures ends the run).
-    #[arg(long, value_name = "N", default_value_t = 10.0)]
+    #[arg(long, value_name = "N", default_value_t = 10.0, value_parser = crate::options::parse_seconds_or_zero)]
     seconds: f64,
     /// Stop after N cases.
     #[arg(long, value_name = "N")]
@@ -104,7 +104,7 @@ pub struct FuzzArgs {
     #[arg(long, default_value = "sm90", value_parser = |s: &str| s.parse::<Profile>())]
     profile: Profile,
     /// Seconds to wait for each answer of a --target-cmd program.
-    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = crate::options::parse_seconds)]
     timeout: f64,
     /// Start the --target-cmd program again after it fails, and go on
     /// (each failure is still reported; the exit status is then 2).
@@ -117,47 +117,6 @@ pub struct FuzzArgs {
     /// (re-check them with `ptx-cvt check FILE`).
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
-}
-
-/// Expand `{a,b}` alternatives (nested allowed) into plain glob patterns.
-pub fn expand_braces(p: &str) -> Result<Vec<String>, String> {
-    let bytes: Vec<char> = p.chars().collect();
-    let Some(open) = bytes.iter().position(|&c| c == '{') else {
-        if p.contains('}') {
-            return Err(format!("`{p}`: `}}` without `{{`"));
-        }
-        return Ok(vec![p.to_string()]);
-    };
-    // The matching close brace and the top-level commas between.
-    let mut depth = 0;
-    let mut commas = Vec::new();
-    let mut close = None;
-    for (i, &c) in bytes.iter().enumerate().skip(open) {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    close = Some(i);
-                    break;
-                }
-            }
-            ',' if depth == 1 => commas.push(i),
-            _ => {}
-        }
-    }
-    let close = close.ok_or_else(|| format!("`{p}`: `{{` without `}}`"))?;
-    let head: String = bytes[..open].iter().collect();
-    let tail: String = bytes[close + 1..].iter().collect();
-    let mut bounds = vec![open];
-    bounds.extend(commas);
-    bounds.push(close);
-    let mut out = Vec::new();
-    for w in bounds.windows(2) {
-        let alt: String = bytes[w[0] + 1..w[1]].iter().collect();
-        out.extend(expand_braces(&format!("{head}{alt}{tail}"))?);
-    }
-    Ok(out)
 }
 
 /// Where the inputs of one variant come from, and what it has seen.
@@ -300,24 +259,14 @@ fn variants(a: &FuzzArgs, version: PtxVersion) -> Result<Vec<Cvt>, String> {
     if let Some(min) = a.target.min_version().filter(|m| version < *m) {
         return Err(format!("target {} needs PTX ISA {min} or later, not {version}", a.target));
     }
-    let mut patterns = Vec::new();
-    for f in &a.filters {
-        for p in expand_braces(f).map_err(|e| format!("--filter {e}"))? {
-            patterns.push(glob::Pattern::new(&p).map_err(|e| format!("--filter `{p}`: {e}"))?);
-        }
-    }
+    let filter = crate::options::VariantFilter::new(&a.filters)?;
     let legal = gen::legal_variants(&[(a.target, version)]);
-    let chosen: Vec<Cvt> = legal
-        .iter()
-        .map(|(c, _)| *c)
-        .filter(|c| patterns.is_empty() || patterns.iter().any(|p| p.matches(&c.to_string())))
-        .collect();
+    let chosen: Vec<Cvt> = legal.iter().map(|(c, _)| *c).filter(|c| filter.matches(c)).collect();
     if chosen.is_empty() {
-        let f: Vec<String> = a.filters.iter().map(|f| format!("`{f}`")).collect();
         return Err(format!(
             "no variant legal on {} (PTX ISA {version}) matches --filter {} (`ptx-cvt list --target {}` lists them)",
             a.target,
-            f.join(", "),
+            filter.describe(),
             a.target
         ));
     }
@@ -385,7 +334,10 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
     });
     let record = match &a.record {
         None => None,
-        Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?)),
+        Some(p) => {
+            crate::output::check_output_file(p)?;
+            Some(BufWriter::new(File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?))
+        }
     };
     let mut imp = open(a)?;
     let budget = (a.seconds > 0.0).then(|| Duration::from_secs_f64(a.seconds));
@@ -653,16 +605,6 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn braces() {
-        assert_eq!(expand_braces("cvt.*.f16").unwrap(), vec!["cvt.*.f16"]);
-        assert_eq!(expand_braces("cvt.{a,b}.x").unwrap(), vec!["cvt.a.x", "cvt.b.x"]);
-        assert_eq!(expand_braces("{a,b{c,d}}{1,2}").unwrap(), vec!["a1", "a2", "bc1", "bc2", "bd1", "bd2"]);
-        assert_eq!(expand_braces("x{}y").unwrap(), vec!["xy"]);
-        assert!(expand_braces("x{a,b").is_err());
-        assert!(expand_braces("x}").is_err());
-    }
 
     #[test]
     fn batches_start_structured_then_vary() {

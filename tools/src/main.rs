@@ -1,8 +1,9 @@
 //! `ptx-cvt`: the command line over the ptx-cvt oracle.
 
-/// `println!` that stops quietly when stdout is closed.
+/// `println!` through the one stdout writer (`output::say_line`): a closed
+/// pipe ends output quietly, other write errors make the exit status 2.
 macro_rules! say {
-    ($($t:tt)*) => { $crate::common::say_line(format_args!($($t)*)) };
+    ($($t:tt)*) => { $crate::output::say_line(format_args!($($t)*)) };
 }
 
 mod check;
@@ -14,6 +15,8 @@ mod fuzz;
 mod gen;
 mod gpu;
 mod list;
+mod options;
+mod output;
 mod process;
 mod ptx;
 mod reproducer;
@@ -145,5 +148,10 @@ fn main() -> ExitCode {
         Command::Fuzz(a) => fuzz::run(a),
         Command::Sweep(a) => sweep::run(a),
     };
+    // Buffered output's write errors show only now (e.g. `> /dev/full`).
+    if let Err(e) = output::finish_stdout() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     ExitCode::from(code)
 }
