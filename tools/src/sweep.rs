@@ -35,8 +35,7 @@
 //! inputs, so the digests of the N shards add up (mod 2^64) to the digest of
 //! the whole space, and two implementations can be compared by digest alone.
 
-use std::fs::File;
-use std::io::{BufReader, BufWriter, IsTerminal, Write};
+use std::io::{BufReader, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -49,6 +48,7 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use crate::common::{describe_bits, describe_set};
+use crate::output::AtomicFile;
 use crate::process::ProcessImpl;
 use crate::reproducer::case_line;
 use crate::shared_lib::SharedLib;
@@ -114,25 +114,32 @@ pub struct SweepArgs {
     #[arg(long, value_name = "NAME", default_value = "cvt_impl")]
     symbol: String,
     /// Seconds to wait for each answer of a --target-cmd program.
-    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = crate::options::parse_seconds)]
     timeout: f64,
     /// Cases sent to the implementation at once.
     #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     batch: u64,
-    /// Write every swept input with its result as case lines to FILE.
+    /// Write every swept input with its result as case lines to FILE (a
+    /// regular file, written atomically: nothing is left on an error).
     /// Needs --range or at most 2^24 inputs, unless --force (2^32 lines are ~100 GB).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Allow --out on more than 2^24 inputs without --range.
     #[arg(long)]
     force: bool,
+    /// Stop after N mismatches (the digest is then incomplete); the summary still follows.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_failures: Option<u64>,
     /// Print at most N mismatches (all are counted).
     #[arg(long, value_name = "N", default_value_t = 20)]
-    max_failures: u64,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    show: u64,
+    /// Worker threads (default: all cores; at most 4 per core or 256).
+    #[arg(long, value_parser = crate::options::parse_jobs)]
     jobs: Option<usize>,
-    /// One JSON object as the summary.
+    /// Accept an --against file that holds no case line (default: "no cases", exit 2).
+    #[arg(long)]
+    allow_empty: bool,
+    /// JSON Lines: one object per shown mismatch, then `{"summary": ...}`.
     #[arg(long)]
     json: bool,
 }
@@ -216,6 +223,18 @@ struct Tally {
     /// Implementation: cases compared.
     target_compared: u64,
     target_mismatches: u64,
+    /// --max-failures was reached.
+    stopped: bool,
+    /// --against: case lines read (inside or outside the swept inputs).
+    file_cases: u64,
+}
+
+impl Tally {
+    /// Whether --max-failures says stop now.
+    fn stop(&mut self, a: &SweepArgs) -> bool {
+        self.stopped |= a.max_failures.is_some_and(|m| self.mismatches >= m);
+        self.stopped
+    }
 }
 
 fn hex(bits: u128, width: u32) -> String {
@@ -297,6 +316,10 @@ pub fn run(a: SweepArgs) -> u8 {
     // The results file first: it is streamed, so it may be as large as the space.
     if let Some(f) = &a.against {
         check_file(f, &c, (start, end), &a, &mut t);
+        if t.file_cases == 0 && t.errors == 0 && !a.allow_empty {
+            eprintln!("error: no cases in {} (--allow-empty accepts that)", crate::options::input_name(f));
+            return 2;
+        }
     }
 
     let mut target: Option<Box<dyn Implementation>> = None;
@@ -319,10 +342,10 @@ pub fn run(a: SweepArgs) -> u8 {
     }
     let mut out = match &a.out {
         None => None,
-        Some(p) => match File::create(p) {
-            Ok(f) => Some(BufWriter::with_capacity(1 << 20, f)),
+        Some(p) => match AtomicFile::create(p) {
+            Ok(f) => Some(f),
             Err(e) => {
-                eprintln!("error: cannot write {}: {e}", p.display());
+                eprintln!("error: {e}");
                 return 2;
             }
         },
@@ -341,7 +364,9 @@ pub fn run(a: SweepArgs) -> u8 {
         ProgressBar::hidden()
     };
     let sweep_started = Instant::now();
-    let (digest, done, swept) = if out.is_none() && target.is_none() {
+    let (digest, done, swept) = if t.stopped {
+        (0, 0, false)
+    } else if out.is_none() && target.is_none() {
         (pool.install(|| plain_sweep(&c, start, end, &bar)), count, true)
     } else {
         kept_sweep(&pool, &c, (start, end), dst_width, &mut out, &mut target, &a, &mut t, &bar)
@@ -349,9 +374,13 @@ pub fn run(a: SweepArgs) -> u8 {
     bar.finish_and_clear();
     let sweep_secs = sweep_started.elapsed().as_secs_f64();
     let secs = started.elapsed().as_secs_f64();
-    if let Some(mut w) = out {
-        if let Err(e) = w.flush() {
-            eprintln!("error: cannot write {}: {e}", a.out.as_ref().unwrap().display());
+    // Written in whole or not at all: an error or an early stop leaves no file.
+    if let Some(w) = out {
+        if t.errors > 0 || !swept {
+            drop(w);
+            eprintln!("note: {} not written (the sweep did not complete)", a.out.as_ref().unwrap().display());
+        } else if let Err(e) = w.commit() {
+            eprintln!("error: {e}");
             t.errors += 1;
         }
     }
@@ -368,6 +397,7 @@ pub fn run(a: SweepArgs) -> u8 {
             "digest": swept.then(|| format!("{digest:016x}")),
             "mismatches": t.mismatches,
             "errors": t.errors,
+            "stopped": t.stopped,
             "seconds": secs,
             "sweep_seconds": sweep_secs,
             "m_inputs_per_second": rate,
@@ -378,7 +408,7 @@ pub fn run(a: SweepArgs) -> u8 {
         if let Some(tg) = &target {
             v["target"] = json!({"name": tg.name(), "compared": t.target_compared, "mismatches": t.target_mismatches});
         }
-        say!("{v}");
+        say!("{}", json!({"summary": v}));
     } else {
         say!("sweep {c}: inputs {range_text} (end excluded), shard {k}/{n}");
         if let Some(f) = &a.against {
@@ -399,8 +429,11 @@ pub fn run(a: SweepArgs) -> u8 {
         }
         say!("{done} inputs evaluated, {} mismatches, {secs:.2} s, {rate:.1} M inputs/s", t.mismatches);
     }
+    if t.stopped {
+        eprintln!("stopped after {} mismatch(es) (--max-failures)", t.mismatches);
+    }
     if t.shown < t.mismatches && !a.json {
-        eprintln!("{} mismatch(es) shown of {} (--max-failures N shows more)", t.shown, t.mismatches);
+        eprintln!("{} mismatch(es) shown of {} (--show N shows more)", t.shown, t.mismatches);
     }
     if t.errors > 0 {
         eprintln!("{} error(s)", t.errors);
@@ -468,7 +501,7 @@ fn kept_sweep(
     c: &Cvt,
     (start, end): (u128, u128),
     dst_width: u32,
-    out: &mut Option<BufWriter<File>>,
+    out: &mut Option<AtomicFile>,
     target: &mut Option<Box<dyn Implementation>>,
     a: &SweepArgs,
     t: &mut Tally,
@@ -552,6 +585,9 @@ fn kept_sweep(
                                 comment: None,
                             };
                             mismatch(&tg.name(), None, &case, a, t);
+                            if t.stop(a) {
+                                return (digest, at - start, false);
+                            }
                         }
                     }
                 }
@@ -574,7 +610,7 @@ fn check_file(f: &str, c: &Cvt, (start, end): (u128, u128), a: &SweepArgs, t: &m
             return;
         }
     };
-    let name = if f == "-" { "<stdin>" } else { f };
+    let name = crate::options::input_name(f);
     for (i, line) in crate::check::lines(BufReader::with_capacity(1 << 20, reader)).enumerate() {
         let n = i + 1;
         let case = match line.and_then(|l| parse_case(&l).map_err(|e| e.to_string())) {
@@ -597,6 +633,7 @@ fn check_file(f: &str, c: &Cvt, (start, end): (u128, u128), a: &SweepArgs, t: &m
                 continue;
             }
         };
+        t.file_cases += 1;
         let x = k.operands[0].bits as u128;
         if x < start || x >= end {
             t.file_outside += 1;
@@ -611,15 +648,18 @@ fn check_file(f: &str, c: &Cvt, (start, end): (u128, u128), a: &SweepArgs, t: &m
         if !ok {
             t.file_mismatches += 1;
             mismatch(name, Some(n), &k, a, t);
+            if t.stop(a) {
+                return;
+            }
         }
     }
 }
 
-/// Count a mismatch and, up to --max-failures, report it as `check` does,
+/// Count a mismatch and, up to --show, report it as `check` does,
 /// with the exact engine's reading of the case.
 fn mismatch(name: &str, line: Option<usize>, k: &Case, a: &SweepArgs, t: &mut Tally) {
     t.mismatches += 1;
-    if t.shown >= a.max_failures {
+    if t.shown >= a.show {
         return;
     }
     t.shown += 1;
