@@ -174,6 +174,10 @@ fn sweep_out_leaves_nothing_on_error() {
     run(&["sweep", "cvt.f32.f16", "-o", &out]).code(0);
     assert_eq!(fs::read_to_string(&out).unwrap().lines().count(), 1 << 16);
     assert_eq!(s.names(""), ["out.cases"]);
+    // `-o -`: the case lines on stdout, the report on stderr.
+    let r = run(&["sweep", "cvt.f32.f16", "-o", "-"]);
+    r.code(0).err_has("digest ");
+    assert_eq!(r.out, fs::read_to_string(&out).unwrap());
 }
 
 // ---------------------------------------------------------------------------

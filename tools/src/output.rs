@@ -24,6 +24,14 @@ fn stdout_failed(e: io::Error) {
     STDOUT_DONE.store(true, Relaxed);
 }
 
+/// Set when stdout carries data (e.g. `sweep --out -`): reports go to stderr.
+static REPORT_TO_STDERR: AtomicBool = AtomicBool::new(false);
+
+/// Send what `say!` prints to stderr from now on, keeping stdout for data.
+pub fn report_to_stderr() {
+    REPORT_TO_STDERR.store(true, Relaxed);
+}
+
 /// Whether stdout still takes output (false after a closed pipe or an error).
 pub fn stdout_open() -> bool {
     !STDOUT_DONE.load(Relaxed)
@@ -32,6 +40,10 @@ pub fn stdout_open() -> bool {
 /// Print a line to stdout (the `say!` macro). After an error, output is
 /// dropped; [`finish_stdout`] reports the error at exit.
 pub fn say_line(args: std::fmt::Arguments) {
+    if REPORT_TO_STDERR.load(Relaxed) {
+        eprintln!("{args}");
+        return;
+    }
     if !stdout_open() {
         return;
     }

@@ -48,7 +48,7 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use crate::common::{describe_bits, describe_set};
-use crate::output::AtomicFile;
+use crate::output::{write_stdout, AtomicFile};
 use crate::process::ProcessImpl;
 use crate::reproducer::case_line;
 use crate::shared_lib::SharedLib;
@@ -120,7 +120,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     batch: u64,
     /// Write every swept input with its result as case lines to FILE (a
-    /// regular file, written atomically: nothing is left on an error).
+    /// regular file, written atomically: nothing is left on an error), or
+    /// to stdout with `-` (the report then goes to stderr).
     /// Needs --range or at most 2^24 inputs, unless --force (2^32 lines are ~100 GB).
     #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -209,6 +210,12 @@ const SUB: usize = 1 << 14;
 const KEPT_CHUNK: u64 = 1 << 16;
 /// Inputs written with --out without --range or --force.
 const OUT_LIMIT: u128 = 1 << 24;
+
+/// Where --out case lines go.
+enum Sink {
+    File(AtomicFile),
+    Stdout,
+}
 
 /// What went wrong or differed.
 #[derive(Default)]
@@ -342,8 +349,16 @@ pub fn run(a: SweepArgs) -> u8 {
     }
     let mut out = match &a.out {
         None => None,
+        Some(p) if p.as_os_str() == "-" => {
+            if a.json {
+                eprintln!("error: --json prints the report on stdout: give --out a file, not `-`");
+                return 2;
+            }
+            crate::output::report_to_stderr();
+            Some(Sink::Stdout)
+        }
         Some(p) => match AtomicFile::create(p) {
-            Ok(f) => Some(f),
+            Ok(f) => Some(Sink::File(f)),
             Err(e) => {
                 eprintln!("error: {e}");
                 return 2;
@@ -375,7 +390,7 @@ pub fn run(a: SweepArgs) -> u8 {
     let sweep_secs = sweep_started.elapsed().as_secs_f64();
     let secs = started.elapsed().as_secs_f64();
     // Written in whole or not at all: an error or an early stop leaves no file.
-    if let Some(w) = out {
+    if let Some(Sink::File(w)) = out {
         if t.errors > 0 || !swept {
             drop(w);
             eprintln!("note: {} not written (the sweep did not complete)", a.out.as_ref().unwrap().display());
@@ -501,7 +516,7 @@ fn kept_sweep(
     c: &Cvt,
     (start, end): (u128, u128),
     dst_width: u32,
-    out: &mut Option<AtomicFile>,
+    out: &mut Option<Sink>,
     target: &mut Option<Box<dyn Implementation>>,
     a: &SweepArgs,
     t: &mut Tally,
@@ -545,7 +560,13 @@ fn kept_sweep(
                         s.push_str(&result_text(r, dst_width));
                         s.push('\n');
                     }
-                    if let Err(e) = w.write_all(s.as_bytes()) {
+                    let written = match w {
+                        Sink::File(f) => f.write_all(s.as_bytes()),
+                        // A closed or failing stdout stops the sweep; main reports a failure.
+                        Sink::Stdout if !write_stdout(s.as_bytes()) => return (digest, at - start, false),
+                        Sink::Stdout => Ok(()),
+                    };
+                    if let Err(e) = written {
                         eprintln!("error: cannot write {}: {e}", a.out.as_ref().unwrap().display());
                         t.errors += 1;
                         return (digest, at - start, false);
