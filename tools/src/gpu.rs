@@ -62,17 +62,22 @@ pub struct GpuArgs {
 /// Cases of one variant: operands and destination width (natural widths).
 type Cases = BTreeMap<Cvt, Vec<Vec<Operand>>>;
 
+/// The cases to run; errors come formatted (`FILE:LINE: error: ...` or `error: ...`).
 fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
-    let filter = crate::options::VariantFilter::new(&a.filters)?;
+    let filter = crate::options::VariantFilter::new(&a.filters).map_err(|e| format!("error: {e}"))?;
     let legal = |c: &Cvt| {
         instr::check(c, gen::natural_regs(c), Some(a.target), Some(a.ptx_version)).is_ok() && filter.matches(c)
     };
     let mut cases: Cases = BTreeMap::new();
     let mut skipped = 0;
     for f in &a.files {
-        let text = fs::read_to_string(f).map_err(|e| format!("cannot read {f}: {e}"))?;
+        let text = fs::read_to_string(f).map_err(|e| format!("error: cannot read {f}: {e}"))?;
         for (n, line) in text.lines().enumerate() {
-            let Some(c) = parse_case(line).map_err(|e| format!("{f}:{}: {e}", n + 1))? else { continue };
+            let Some(c) =
+                parse_case(line).map_err(|e| format!("{}:{}: error: {e}", crate::options::input_name(f), n + 1))?
+            else {
+                continue;
+            };
             let shape = instr::shape(&c.instr);
             let natural = c.operands.iter().map(|o| o.width).eq(shape.srcs.iter().copied())
                 && c.dst_width() == c.instr.dtype.bits();
@@ -223,7 +228,7 @@ pub fn run(a: GpuArgs) -> u8 {
     let (cases, skipped) = match collect(&a) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("{e}"); // FILE:LINE: error: ..., or error: ...
             return 2;
         }
     };
