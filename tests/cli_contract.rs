@@ -140,6 +140,8 @@ fn write_errors_on_stdout_exit_2() {
         &["check", KNOWN],
         &["sweep", "cvt.f32.f16"],
         &["gen", "--filter", "cvt.rn.f16.f32", "--out", "-"],
+        &["--help"],
+        &["sweep", "--help"],
     ];
     for args in commands {
         let Some(full) = dev_full() else { return };

@@ -135,7 +135,19 @@ pub(crate) fn parse_version(s: &str) -> Result<PtxVersion, String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // --help and --version print to stdout: their write errors count too.
+            let printed = e.print();
+            let flushed = std::io::Write::flush(&mut std::io::stdout());
+            if let Some(err) = printed.err().or(flushed.err()).filter(|x| x.kind() != std::io::ErrorKind::BrokenPipe) {
+                eprintln!("error: cannot write to stdout: {err}");
+                return ExitCode::from(2);
+            }
+            return ExitCode::from(e.exit_code() as u8);
+        }
+    };
     let code = match cli.command {
         Command::Eval(a) => eval::run(a),
         Command::Check(a) => check::run(a),
