@@ -9,6 +9,7 @@ use ptx_cvt::{
 };
 
 pub use crate::options::VariantFilter;
+pub use crate::output::write_atomic;
 use crate::EvalOpts;
 
 /// Evaluate a parsed case under the options: legality for the target (if
@@ -87,8 +88,6 @@ pub fn describe_set(c: &Cvt, set: &AcceptSet) -> String {
         None => format!("{set} (any of these)"),
     }
 }
-
-pub use crate::output::write_atomic;
 
 /// A case file to read (`-` is stdin).
 pub fn open_input(f: &str) -> Result<Box<dyn std::io::Read>, String> {
