@@ -152,6 +152,14 @@ fn write_errors_on_stdout_exit_2() {
     run_with(&["eval"], &ONE_CASE.repeat(10), Some(Stdio::from(full))).code(2).err_has("cannot write to stdout");
 }
 
+/// A failing stderr cannot carry the message, but the status is still 2, not a panic's 101.
+#[test]
+fn write_errors_on_stderr_exit_2() {
+    let Some(full) = dev_full() else { return };
+    let st = Command::new(bin()).args(["eval", "bogus", "00"]).stderr(Stdio::from(full)).status().unwrap();
+    assert_eq!(st.code(), Some(2));
+}
+
 /// `ptx-cvt list | head -1`: a closed pipe ends the output quietly.
 #[test]
 fn closed_pipe_ends_quietly() {

@@ -135,6 +135,7 @@ pub(crate) fn parse_version(s: &str) -> Result<PtxVersion, String> {
 }
 
 fn main() -> ExitCode {
+    output::exit_2_when_stderr_fails();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

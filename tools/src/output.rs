@@ -76,6 +76,24 @@ pub fn finish_stdout() -> Result<(), String> {
     }
 }
 
+/// Make a failed write to stderr (`eprintln!` panics on one, e.g.
+/// `2>/dev/full`) end the program with status 2 instead of a panic's 101:
+/// the error cannot be reported, but the status still says it failed.
+pub fn exit_2_when_stderr_fails() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied());
+        if text.is_some_and(|t| t.starts_with("failed printing to stderr")) {
+            std::process::exit(2);
+        }
+        default(info)
+    }));
+}
+
 /// What a non-regular file is, for the refusal message.
 fn kind_of(t: fs::FileType) -> &'static str {
     #[cfg(unix)]
