@@ -46,7 +46,7 @@ pub struct GenArgs {
     /// MANIFEST. Only `*.cases` files are removed, nothing else.
     #[arg(long)]
     clean: bool,
-    /// Worker threads (default: all cores; at most 4 per core or 256). The output does not depend on it.
+    /// Worker threads (default: all cores; at most 256, or 4 per core where that is more). The output does not depend on it.
     #[arg(long, value_parser = crate::options::parse_jobs)]
     jobs: Option<usize>,
     /// Print one JSON object summarising what was written (needs --out DIR).

@@ -26,7 +26,7 @@ pub fn parse_seconds_or_zero(s: &str) -> Result<f64, String> {
     seconds(s, true)
 }
 
-/// Most worker threads `--jobs` accepts: 4 per core, at least 256.
+/// Most worker threads `--jobs` accepts: 256, or 4 per core where that is more.
 pub fn max_jobs() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     (4 * cores).max(256)

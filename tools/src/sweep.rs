@@ -134,7 +134,7 @@ pub struct SweepArgs {
     /// Print at most N mismatches (all are counted).
     #[arg(long, value_name = "N", default_value_t = 20)]
     show: u64,
-    /// Worker threads (default: all cores; at most 4 per core or 256).
+    /// Worker threads (default: all cores; at most 256, or 4 per core where that is more).
     #[arg(long, value_parser = crate::options::parse_jobs)]
     jobs: Option<usize>,
     /// Accept an --against file that holds no case line (default: "no cases", exit 2).
