@@ -208,15 +208,22 @@ fn output_paths_that_are_not_regular_files_are_refused() {
     if fifo {
         paths.push((s.path("fifo"), "a FIFO"));
     }
-    if Path::new("/dev/full").exists() {
-        paths.push(("/dev/full".to_string(), "a character device"));
+    // A character device: as root (who could replace /dev/full), a copy of
+    // /dev/null's node made in the scratch folder; otherwise /dev/full itself.
+    let dev = if Command::new("mknod").arg(s.path("dev")).args(["c", "1", "3"]).status().is_ok_and(|st| st.success()) {
+        Some(s.path("dev"))
+    } else {
+        Path::new("/dev/full").exists().then(|| "/dev/full".to_string())
+    };
+    if let Some(d) = &dev {
+        paths.push((d.clone(), "a character device"));
     }
     for (p, kind) in &paths {
         run(&["ptx", "--target", "sm_90", "--filter", "cvt.rn.f16.f32", "--out", p]).code(2).err_has(kind);
         run(&["sweep", "cvt.f32.f16", "--out", p]).code(2).err_has(kind);
     }
-    if Path::new("/dev/full").exists() {
-        assert!(fs::metadata("/dev/full").unwrap().file_type().is_char_device(), "/dev/full was replaced");
+    if let Some(d) = &dev {
+        assert!(fs::symlink_metadata(d).unwrap().file_type().is_char_device(), "{d} was replaced");
     }
     assert!(fs::symlink_metadata(s.0.join("link")).unwrap().file_type().is_symlink());
     assert!(!s.0.join("elsewhere").exists());
