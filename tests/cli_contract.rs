@@ -309,8 +309,16 @@ fn a_leading_byte_order_mark_is_skipped() {
 
 #[test]
 fn gen_keeps_its_folder_equal_to_its_manifest() {
-    run(&["gen", "--out", ""]).code(2).err_has("--out is empty");
     let s = Scratch::new("gen");
+    // In the scratch folder: `gen --out ''` used to write into the current one.
+    let o = Command::new(bin())
+        .args(["gen", "--filter", "cvt.rn.bf16.f32", "--out", ""])
+        .current_dir(&s.0)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--out is empty"));
+    assert!(s.names("").is_empty(), "{:?}", s.names(""));
     let dir = s.path("v");
     // `gen --filter 'cvt.{rn.bf16.f32,rz.bf16.f32}'` found nothing.
     run(&["gen", "--filter", "cvt.{rn.bf16.f32,rz.bf16.f32}", "--out", &dir]).code(0).err_has("2 variants");
