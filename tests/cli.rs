@@ -510,7 +510,8 @@ fn eval_stream_json() {
     let r = run_stdin(&["eval", "--json"], "# c\ncvt.rn.f16.f32 3f800000\n\ncvt.s16.s8 c2 => ????????\n");
     r.expect_code(0).err_empty();
     let lines = r.out_lines();
-    assert_eq!(lines.len(), 2, "{}", r.out);
+    assert_eq!(lines.len(), 3, "{}", r.out);
+    assert_eq!(json(lines[2]).get("summary").get("evaluated").num(), 2.0);
     let a = json(lines[0]);
     assert_eq!(a.get("line").num(), 2.0);
     assert_eq!(a.get("result").str(), "3c00");
@@ -525,9 +526,9 @@ fn eval_stream_json() {
 fn eval_stream_reports_bad_lines_and_goes_on() {
     let r = run_stdin(&["eval"], "cvt.rn.f16.f32 3f800000\nbogus 00\ncvt.rn.f16.f32 3f80\ncvt.s16.s8 c2\n");
     r.expect_code(2)
-        .err_has("stdin line 2:")
+        .err_has("<stdin>:2: error:")
         .err_has("not a cvt instruction")
-        .err_has("stdin line 3:")
+        .err_has("<stdin>:3: error:")
         .err_has("source register of 16 bits cannot hold a f32")
         .err_has("2 line(s) could not be evaluated");
     assert_eq!(r.out_lines(), ["cvt.rn.f16.f32 3f800000 => 3c00", "cvt.s16.s8 c2 => ffc2"]);
@@ -1070,7 +1071,7 @@ fn hostile_case_lines_eval_stream() {
     let r = run_stdin(&["eval"], text);
     r.expect_code(2);
     for &(n, needle) in &at {
-        let prefix = format!("stdin line {n}: ");
+        let prefix = format!("<stdin>:{n}: error: ");
         let line = r
             .err
             .lines()
@@ -1110,9 +1111,11 @@ fn hostile_bytes_non_utf8_nul_crlf() {
     assert_eq!(r.last_out_line(), "4 passed, 0 failed");
 
     let e = run_stdin(&["eval"], text);
-    e.expect_code(2).err_has("stdin line 2: line is not valid UTF-8").err_has("stdin line 8: line is not valid UTF-8");
+    e.expect_code(2)
+        .err_has("<stdin>:2: error: line is not valid UTF-8")
+        .err_has("<stdin>:8: error: line is not valid UTF-8");
     for bad in [3, 4, 5] {
-        e.err_has(&format!("stdin line {bad}:"));
+        e.err_has(&format!("<stdin>:{bad}: error:"));
     }
     assert_eq!(e.out_lines().len(), 4, "{}", e.out);
 }
@@ -1175,7 +1178,7 @@ fn hostile_10mb_line() {
 
     let e = run_stdin(&["eval"], text);
     e.expect_code(2);
-    says_len(&e, "stdin line 2: ");
+    says_len(&e, "<stdin>:2: error: ");
     assert_eq!(e.out_lines(), ["cvt.rn.f16.f32 3f800000 => 3c00", "cvt.s16.s8 139231c2 => ffffffc2"]);
 
     // Last line, without a final newline; and a 10 MiB run of one byte.
@@ -1185,7 +1188,7 @@ fn hostile_10mb_line() {
         .expect_code(2)
         .err_has(&format!("<stdin>:2: error: line is {len} bytes long"));
     // (no newline here, so the length is exact)
-    run_stdin(&["eval"], tail).expect_code(2).err_has("stdin line 2:");
+    run_stdin(&["eval"], tail).expect_code(2).err_has("<stdin>:2: error:");
     let mut junk = vec![b'c'; 10 * 1024 * 1024];
     junk.push(b'\n');
     run_stdin(&["check", "-"], junk).expect_code(2).err_has("<stdin>:1: error: line is 1048576").err_has(" bytes long");

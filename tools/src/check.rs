@@ -86,7 +86,7 @@ struct Pending {
 struct Run<'a> {
     a: &'a CheckArgs,
     triage: Triage,
-    patterns: Vec<glob::Pattern>,
+    filter: crate::options::VariantFilter,
     imp: Option<Box<dyn Implementation>>,
     errors: u64,
     adapter_errors: u64,
@@ -103,7 +103,7 @@ struct Run<'a> {
 }
 
 pub fn run(a: CheckArgs) -> u8 {
-    let patterns = match crate::fuzz::filter_patterns(&a.filters) {
+    let filter = match crate::options::VariantFilter::new(&a.filters) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
@@ -127,7 +127,7 @@ pub fn run(a: CheckArgs) -> u8 {
     let mut r = Run {
         a: &a,
         triage: Triage::default(),
-        patterns,
+        filter,
         imp,
         errors: 0,
         adapter_errors: 0,
@@ -207,7 +207,7 @@ fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
             r.stopped = true;
             return;
         }
-        if !r.patterns.is_empty() && !r.patterns.iter().any(|p| p.matches(&case.instr.to_string())) {
+        if !r.filter.matches(&case.instr) {
             continue;
         }
         if r.imp.is_none() {

@@ -76,7 +76,7 @@ pub struct FuzzArgs {
     #[arg(long, value_parser = crate::parse_version)]
     ptx_version: Option<PtxVersion>,
     /// Time budget in seconds (0: none; then --cases or --max-failures ends the run).
-    #[arg(long, value_name = "N", default_value = "10", value_parser = parse_budget)]
+    #[arg(long, value_name = "N", default_value_t = 10.0, value_parser = crate::options::parse_seconds_or_zero)]
     seconds: f64,
     /// Stop after N cases.
     #[arg(long, value_name = "N")]
@@ -108,69 +108,6 @@ pub struct FuzzArgs {
     /// `{"adapter_error": …}`, then one `{"summary": …}`.
     #[arg(long)]
     json: bool,
-}
-
-/// Longest accepted --seconds (a year).
-const MAX_SECONDS: f64 = 365.0 * 86_400.0;
-
-fn parse_budget(s: &str) -> Result<f64, String> {
-    let v: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
-    if !(v.is_finite() && (0.0..=MAX_SECONDS).contains(&v)) {
-        return Err(format!("`{s}`: give a number of seconds from 0 (no limit) to {MAX_SECONDS}"));
-    }
-    Ok(v)
-}
-
-/// The `--filter` globs, `{a,b}` expanded.
-pub fn filter_patterns(filters: &[String]) -> Result<Vec<glob::Pattern>, String> {
-    let mut patterns = Vec::new();
-    for f in filters {
-        for p in expand_braces(f).map_err(|e| format!("--filter {e}"))? {
-            patterns.push(glob::Pattern::new(&p).map_err(|e| format!("--filter `{p}`: {e}"))?);
-        }
-    }
-    Ok(patterns)
-}
-
-/// Expand `{a,b}` alternatives (nested allowed) into plain glob patterns.
-pub fn expand_braces(p: &str) -> Result<Vec<String>, String> {
-    let bytes: Vec<char> = p.chars().collect();
-    let Some(open) = bytes.iter().position(|&c| c == '{') else {
-        if p.contains('}') {
-            return Err(format!("`{p}`: `}}` without `{{`"));
-        }
-        return Ok(vec![p.to_string()]);
-    };
-    // The matching close brace and the top-level commas between.
-    let mut depth = 0;
-    let mut commas = Vec::new();
-    let mut close = None;
-    for (i, &c) in bytes.iter().enumerate().skip(open) {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    close = Some(i);
-                    break;
-                }
-            }
-            ',' if depth == 1 => commas.push(i),
-            _ => {}
-        }
-    }
-    let close = close.ok_or_else(|| format!("`{p}`: `{{` without `}}`"))?;
-    let head: String = bytes[..open].iter().collect();
-    let tail: String = bytes[close + 1..].iter().collect();
-    let mut bounds = vec![open];
-    bounds.extend(commas);
-    bounds.push(close);
-    let mut out = Vec::new();
-    for w in bounds.windows(2) {
-        let alt: String = bytes[w[0] + 1..w[1]].iter().collect();
-        out.extend(expand_braces(&format!("{head}{alt}{tail}"))?);
-    }
-    Ok(out)
 }
 
 /// Where the inputs of one variant come from, and what it has seen.
@@ -291,19 +228,14 @@ fn variants(a: &FuzzArgs, version: PtxVersion) -> Result<Vec<Cvt>, String> {
     if let Some(min) = a.target.min_version().filter(|m| version < *m) {
         return Err(format!("target {} needs PTX ISA {min} or later, not {version}", a.target));
     }
-    let patterns = filter_patterns(&a.filters)?;
+    let filter = crate::options::VariantFilter::new(&a.filters)?;
     let legal = gen::legal_variants(&[(a.target, version)]);
-    let chosen: Vec<Cvt> = legal
-        .iter()
-        .map(|(c, _)| *c)
-        .filter(|c| patterns.is_empty() || patterns.iter().any(|p| p.matches(&c.to_string())))
-        .collect();
+    let chosen: Vec<Cvt> = legal.iter().map(|(c, _)| *c).filter(|c| filter.matches(c)).collect();
     if chosen.is_empty() {
-        let f: Vec<String> = a.filters.iter().map(|f| format!("`{f}`")).collect();
         return Err(format!(
             "no variant legal on {} (PTX ISA {version}) matches --filter {} (`ptx-cvt list --target {}` lists them)",
             a.target,
-            f.join(", "),
+            filter.describe(),
             a.target
         ));
     }
@@ -322,7 +254,10 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
     });
     let record = match &a.record {
         None => None,
-        Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?)),
+        Some(p) => {
+            crate::output::check_output_file(p)?;
+            Some(BufWriter::new(File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?))
+        }
     };
     let mut imp = a.imp.open()?.expect("given");
     let budget = (a.seconds > 0.0).then(|| Duration::from_secs_f64(a.seconds));
@@ -572,16 +507,6 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn braces() {
-        assert_eq!(expand_braces("cvt.*.f16").unwrap(), vec!["cvt.*.f16"]);
-        assert_eq!(expand_braces("cvt.{a,b}.x").unwrap(), vec!["cvt.a.x", "cvt.b.x"]);
-        assert_eq!(expand_braces("{a,b{c,d}}{1,2}").unwrap(), vec!["a1", "a2", "bc1", "bc2", "bd1", "bd2"]);
-        assert_eq!(expand_braces("x{}y").unwrap(), vec!["xy"]);
-        assert!(expand_braces("x{a,b").is_err());
-        assert!(expand_braces("x}").is_err());
-    }
 
     #[test]
     fn batches_start_structured_then_vary() {

@@ -9,18 +9,6 @@ use ptx_cvt_harness::process::ProcessImpl;
 use ptx_cvt_harness::shared_lib::{SharedLib, DEFAULT_SYMBOL};
 use ptx_cvt_harness::Implementation;
 
-/// Longest accepted --timeout, in seconds (a day).
-const MAX_TIMEOUT: f64 = 86_400.0;
-
-/// Seconds as a positive, finite, bounded number.
-pub fn parse_timeout(s: &str) -> Result<f64, String> {
-    let v: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
-    if !(v.is_finite() && v > 0.0 && v <= MAX_TIMEOUT) {
-        return Err(format!("`{s}`: give a number of seconds greater than 0 and at most {MAX_TIMEOUT}"));
-    }
-    Ok(v)
-}
-
 #[derive(Args, Clone, Debug)]
 pub struct ImplArgs {
     /// Implementation under test: a program run once as `sh -c 'CMD'`,
@@ -35,8 +23,8 @@ pub struct ImplArgs {
     /// Symbol of the conversion function in --target-lib.
     #[arg(long, value_name = "NAME", default_value = DEFAULT_SYMBOL, help_heading = "Implementation under test")]
     pub symbol: String,
-    /// Seconds to wait for each answer of a --target-cmd program (0 < SECS ≤ 86400).
-    #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_timeout,
+    /// Seconds to wait for each answer of a --target-cmd program.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::options::parse_seconds,
           help_heading = "Implementation under test")]
     pub timeout: f64,
     /// Start the --target-cmd program again after it crashes, hangs or
@@ -44,7 +32,7 @@ pub struct ImplArgs {
     #[arg(long, help_heading = "Implementation under test")]
     pub restart: bool,
     /// Cases sent to the implementation at once (1..=100000).
-    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=100_000),
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=100_000),
           help_heading = "Implementation under test")]
     pub batch: u64,
     /// Only natural register widths (each register exactly as wide as its

@@ -1,8 +1,9 @@
 //! `ptx-cvt`: the command line over the ptx-cvt oracle.
 
-/// `println!` that stops quietly when stdout is closed.
+/// `println!` through the one stdout writer (`output::say_line`): a closed
+/// pipe ends output quietly, other write errors make the exit status 2.
 macro_rules! say {
-    ($($t:tt)*) => { $crate::common::say_line(format_args!($($t)*)) };
+    ($($t:tt)*) => { $crate::output::say_line(format_args!($($t)*)) };
 }
 
 mod check;
@@ -15,6 +16,8 @@ mod gen;
 mod gpu;
 mod implementation;
 mod list;
+mod options;
+mod output;
 mod ptx;
 mod sweep;
 
@@ -131,7 +134,20 @@ pub(crate) fn parse_version(s: &str) -> Result<PtxVersion, String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    output::exit_2_when_stderr_fails();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // --help and --version print to stdout: their write errors count too.
+            let printed = e.print();
+            let flushed = std::io::Write::flush(&mut std::io::stdout());
+            if let Some(err) = printed.err().or(flushed.err()).filter(|x| x.kind() != std::io::ErrorKind::BrokenPipe) {
+                eprintln!("error: cannot write to stdout: {err}");
+                return ExitCode::from(2);
+            }
+            return ExitCode::from(e.exit_code() as u8);
+        }
+    };
     let code = match cli.command {
         Command::Eval(a) => eval::run(a),
         Command::Check(a) => check::run(a),
@@ -144,5 +160,10 @@ fn main() -> ExitCode {
         Command::Fuzz(a) => fuzz::run(a),
         Command::Sweep(a) => sweep::run(a),
     };
+    // Buffered output's write errors show only now (e.g. `> /dev/full`).
+    if let Err(e) = output::finish_stdout() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     ExitCode::from(code)
 }
