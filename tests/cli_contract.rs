@@ -466,6 +466,17 @@ fn json_on_every_command_parses() {
     w.code(1);
     assert_eq!(summary(&w)["mismatches"], 1);
     assert_eq!(json_lines(&w).len(), 2, "{}", w.out);
+    // check and fuzz: {"mismatch": …} lines, then the summary (triage, tallies).
+    let wrong = s.path("wrong2.cases");
+    fs::write(&wrong, "cvt.rn.f16.f32 3f803000 => 3c01\ncvt.rn.f16.f32 3f800000 => 3c00\n").unwrap();
+    let k = run(&["check", "--json", &wrong]);
+    k.code(1);
+    assert_eq!(summary(&k)["cases"]["failed"], 1);
+    assert!(json_lines(&k)[0]["mismatch"]["rule"].is_string(), "{}", k.out);
+    let z = run(&["fuzz", "--json", "--target-cmd", "sed -u 's/?/0/g'", "--filter", "cvt.u16.u8", "--seconds", "1"]);
+    z.code(1);
+    assert!(summary(&z)["cases"]["failed"].as_u64().is_some_and(|n| n > 0), "{}", z.out);
+    assert!(json_lines(&z)[0]["mismatch"]["case"].is_string(), "{}", z.out);
     // gpu: without a driver nothing reaches stdout, so it stays valid (empty) JSON Lines.
     let g = run(&["gpu", "--json", KNOWN]);
     if g.code == Some(2) {
