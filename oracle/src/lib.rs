@@ -19,6 +19,11 @@ pub mod instr;
 pub mod policy;
 pub mod round;
 
+/// Version of the semantics this crate implements (`docs/semantics.md` §9):
+/// raised whenever any result, acceptance set or legality verdict changes,
+/// independently of the crate's own version.
+pub const SEMANTICS_VERSION: u32 = 1;
+
 pub use accept::AcceptSet;
 pub use caseline::{format_case, parse_case, Case};
 pub use eval::{evaluate, evaluate_accept, EvalError, Operand, Outcome};

@@ -100,6 +100,30 @@ rules! {
     DestExtend "dest-extend" Ptx "a destination register wider than the type: sign-extend signed integers, zero-extend the rest (SPEC §4)";
 }
 
+impl Rule {
+    /// The section of `docs/semantics.md` that states this rule, e.g. `"5.3"`.
+    /// A new rule needs an arm here and a row in that document's rule index (§8.1).
+    pub fn section(self) -> &'static str {
+        use Rule::*;
+        match self {
+            Decode => "1",
+            Tf32LowBits => "1.3",
+            SourceChop | DestExtend => "4",
+            IntWrap | IntSatClamp => "5.1",
+            RoundToInt | IntClamp | NanToIntZero | NanToIntSignBit | NanToIntNarrowFromF64 => "5.3",
+            RoundToFloat | DefaultRounding | OverflowToInf | OverflowToMax | InfToInf => "5.4",
+            RoundToIntegral | Exact | Copy => "5.5",
+            FtzInput | FtzErratumF16 | FtzOutput | FtzTininess => "5.6",
+            SatClamp | SatNan | SatNegZero => "5.7",
+            Relu | ReluNegZero | ReluNan | SatFinite | SatFiniteNan | SatFiniteNanToMax => "5.8",
+            NanPayload | NanCanonical | NanUnspecified | NanOpen | NanCopy => "5.9",
+            RoundStochastic => "5.10",
+            Pack => "5.11",
+            OverflowToNan | Ue8m0Unsigned | Ue8m0NoZero | Ue8m0Nan => "5.12",
+        }
+    }
+}
+
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} [{}]", self.name(), self.evidence().tag())
