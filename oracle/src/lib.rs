@@ -1,6 +1,6 @@
 //! ptx-cvt: the bit-exact semantics of the PTX `cvt` instruction.
 //!
-//! Layers, bottom up: [`format`] (the format table), [`exact`] (decode to
+//! Layers, bottom up: [`format`](mod@format) (the format table), [`exact`] (decode to
 //! exact values), [`round`] (the one rounding decision), [`encode`]
 //! (overflow policies and bits), [`policy`] (PTX rules, evidence and
 //! profiles), [`instr`] (parse, print, legality), [`eval`] (the semantics),
