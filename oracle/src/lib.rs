@@ -1,6 +1,6 @@
 //! ptx-cvt: the bit-exact semantics of the PTX `cvt` instruction.
 //!
-//! Layers, bottom up: [`format`] (the format table), [`exact`] (decode to
+//! Layers, bottom up: [`format`](mod@format) (the format table), [`exact`] (decode to
 //! exact values), [`round`] (the one rounding decision), [`encode`]
 //! (overflow policies and bits), [`policy`] (PTX rules, evidence and
 //! profiles), [`instr`] (parse, print, legality), [`eval`] (the semantics),
@@ -17,6 +17,11 @@ pub mod gen;
 pub mod instr;
 pub mod policy;
 pub mod round;
+
+/// Version of the semantics this crate implements (`docs/semantics.md` §9):
+/// raised whenever any result, acceptance set or legality verdict changes,
+/// independently of the crate's own version.
+pub const SEMANTICS_VERSION: u32 = 1;
 
 pub use accept::AcceptSet;
 pub use caseline::{format_case, parse_case, Case};

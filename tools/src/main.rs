@@ -35,7 +35,7 @@ use ptx_cvt_harness::reproducer;
 #[derive(Parser)]
 #[command(
     name = "ptx-cvt",
-    version,
+    version = version_text(),
     propagate_version = true,
     after_help = "Examples:\n  \
       ptx-cvt eval cvt.rn.f16.f32 3f800000            # prints 3c00\n  \
@@ -47,6 +47,12 @@ use ptx_cvt_harness::reproducer;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// `--version`: the package version and the semantics version of the oracle.
+fn version_text() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| format!("{} (semantics {})", env!("CARGO_PKG_VERSION"), ptx_cvt::SEMANTICS_VERSION))
 }
 
 #[derive(Subcommand)]
