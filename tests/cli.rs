@@ -510,7 +510,8 @@ fn eval_stream_json() {
     let r = run_stdin(&["eval", "--json"], "# c\ncvt.rn.f16.f32 3f800000\n\ncvt.s16.s8 c2 => ????????\n");
     r.expect_code(0).err_empty();
     let lines = r.out_lines();
-    assert_eq!(lines.len(), 2, "{}", r.out);
+    assert_eq!(lines.len(), 3, "{}", r.out);
+    assert_eq!(json(lines[2]).get("summary").get("evaluated").num(), 2.0);
     let a = json(lines[0]);
     assert_eq!(a.get("line").num(), 2.0);
     assert_eq!(a.get("result").str(), "3c00");
@@ -525,9 +526,9 @@ fn eval_stream_json() {
 fn eval_stream_reports_bad_lines_and_goes_on() {
     let r = run_stdin(&["eval"], "cvt.rn.f16.f32 3f800000\nbogus 00\ncvt.rn.f16.f32 3f80\ncvt.s16.s8 c2\n");
     r.expect_code(2)
-        .err_has("stdin line 2:")
+        .err_has("<stdin>:2: error:")
         .err_has("not a cvt instruction")
-        .err_has("stdin line 3:")
+        .err_has("<stdin>:3: error:")
         .err_has("source register of 16 bits cannot hold a f32")
         .err_has("2 line(s) could not be evaluated");
     assert_eq!(r.out_lines(), ["cvt.rn.f16.f32 3f800000 => 3c00", "cvt.s16.s8 c2 => ffc2"]);
@@ -674,7 +675,8 @@ fn check_pinpoints_planted_errors() {
     }
     let text = lines.join("\n") + "\n";
     let f = TempFile::new("planted", &text);
-    let r = run(&["check", f.path()]);
+    // --all: every mismatch (by default only the first of each bug class).
+    let r = run(&["check", "--all", f.path()]);
     r.expect_code(1).err_empty().out_has("expected").out_has("got");
     let reported: Vec<usize> = r
         .out
@@ -698,25 +700,26 @@ fn check_pinpoints_planted_errors() {
     q.expect_code(1);
     assert_eq!(q.out_lines(), ["16 passed, 4 failed"]);
 
-    // --json: one object per mismatch, then the totals, then the summary line.
-    let j = run(&["check", "--json", f.path()]);
+    // --json: one {"mismatch": …} per mismatch, then one {"summary": …}.
+    let j = run(&["check", "--json", "--all", f.path()]);
     j.expect_code(1);
     let out = j.out_lines();
-    assert_eq!(out.len(), planted.len() + 2, "{}", j.out);
+    assert_eq!(out.len(), planted.len() + 1, "{}", j.out);
     for (k, &n) in planted.iter().enumerate() {
         let o = json(out[k]);
+        let o = o.get("mismatch");
         assert_eq!(o.get("line").num(), n as f64);
         assert_eq!(o.get("got").str(), lines[n - 1].rsplit(' ').next().unwrap());
         assert_eq!(o.get("file").str(), f.path());
         let _ = o.get("expected").str();
         let _ = o.get("rule").str();
     }
-    let totals = json(out[planted.len()]);
-    assert_eq!((totals.get("passed").num(), totals.get("failed").num(), totals.get("errors").num()), (16.0, 4.0, 0.0));
-    assert_eq!(out[planted.len() + 1], "16 passed, 4 failed");
+    let summary = json(out[planted.len()]);
+    let (cases, summary) = (summary.get("summary").get("cases"), summary.get("summary"));
+    assert_eq!((cases.get("passed").num(), cases.get("failed").num(), summary.get("errors").num()), (16.0, 4.0, 0.0));
 
     // The same file on stdin is named <stdin>.
-    let s = run_stdin(&["check", "-"], text);
+    let s = run_stdin(&["check", "--all", "-"], text);
     s.expect_code(1).out_has("<stdin>:3: MISMATCH").out_has("<stdin>:20: MISMATCH");
 }
 
@@ -773,17 +776,21 @@ fn check_and_eval_stop_on_read_errors() {
     // call fails again, so `ptx-cvt check /tmp` prints
     // "/tmp:1: error: read error: Is a directory (os error 21)", ":2:", ":3:", ...
     // without end (and panics once stderr is closed); `ptx-cvt eval < /tmp` too.
-    // Expected: one message naming the file, exit 2, promptly.
+    // Expected: one message naming the file, exit 2, promptly. (A directory
+    // argument of `check` now means its *.cases files; one without any is an error.)
     let d = std::env::temp_dir();
+    let empty = d.join(format!("ptx-cvt-cli-empty-dir-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
     let start = Instant::now();
     let r = finish_within(
-        spawn(&["check", d.to_str().unwrap()], false),
+        spawn(&["check", empty.to_str().unwrap()], false),
         "ptx-cvt check <dir>".into(),
         None,
         start,
         Duration::from_secs(30),
     );
-    r.expect_code(2);
+    let _ = std::fs::remove_dir(&empty);
+    r.expect_code(2).err_has("holds no *.cases files");
     assert!(r.err.lines().count() <= 3, "{}", clip(&r.err));
 
     let start = Instant::now();
@@ -820,10 +827,13 @@ fn check_target_legality() {
 
 #[test]
 fn check_empty_and_comment_only_input() {
+    // Issue 11: a CI job that lost its results must not go green.
     let r = run_stdin(&["check", "-"], "");
-    r.expect_code(0);
+    r.expect_code(2).err_has("no cases");
     assert_eq!(r.out_lines(), ["0 passed, 0 failed"]);
     let r = run_stdin(&["check", "-"], "# nothing\n\n   \r\n\t# more\n");
+    r.expect_code(2).err_has("no cases");
+    let r = run_stdin(&["check", "--allow-empty", "-"], "# nothing\n");
     r.expect_code(0);
     assert_eq!(r.out_lines(), ["0 passed, 0 failed"]);
 }
@@ -1061,7 +1071,7 @@ fn hostile_case_lines_eval_stream() {
     let r = run_stdin(&["eval"], text);
     r.expect_code(2);
     for &(n, needle) in &at {
-        let prefix = format!("stdin line {n}: ");
+        let prefix = format!("<stdin>:{n}: error: ");
         let line = r
             .err
             .lines()
@@ -1101,9 +1111,11 @@ fn hostile_bytes_non_utf8_nul_crlf() {
     assert_eq!(r.last_out_line(), "4 passed, 0 failed");
 
     let e = run_stdin(&["eval"], text);
-    e.expect_code(2).err_has("stdin line 2: line is not valid UTF-8").err_has("stdin line 8: line is not valid UTF-8");
+    e.expect_code(2)
+        .err_has("<stdin>:2: error: line is not valid UTF-8")
+        .err_has("<stdin>:8: error: line is not valid UTF-8");
     for bad in [3, 4, 5] {
-        e.err_has(&format!("stdin line {bad}:"));
+        e.err_has(&format!("<stdin>:{bad}: error:"));
     }
     assert_eq!(e.out_lines().len(), 4, "{}", e.out);
 }
@@ -1166,7 +1178,7 @@ fn hostile_10mb_line() {
 
     let e = run_stdin(&["eval"], text);
     e.expect_code(2);
-    says_len(&e, "stdin line 2: ");
+    says_len(&e, "<stdin>:2: error: ");
     assert_eq!(e.out_lines(), ["cvt.rn.f16.f32 3f800000 => 3c00", "cvt.s16.s8 139231c2 => ffffffc2"]);
 
     // Last line, without a final newline; and a 10 MiB run of one byte.
@@ -1176,7 +1188,7 @@ fn hostile_10mb_line() {
         .expect_code(2)
         .err_has(&format!("<stdin>:2: error: line is {len} bytes long"));
     // (no newline here, so the length is exact)
-    run_stdin(&["eval"], tail).expect_code(2).err_has("stdin line 2:");
+    run_stdin(&["eval"], tail).expect_code(2).err_has("<stdin>:2: error:");
     let mut junk = vec![b'c'; 10 * 1024 * 1024];
     junk.push(b'\n');
     run_stdin(&["check", "-"], junk).expect_code(2).err_has("<stdin>:1: error: line is 1048576").err_has(" bytes long");
@@ -1414,7 +1426,7 @@ fn check_max_failures_stops_early() {
     r.expect_code(1);
     assert_eq!(mismatch_lines(&r), [2, 3, 4], "{}", r.out);
     let stop = format!("stopped early at {}:4 after 3 mismatch(es)", f.path());
-    r.out_has(&stop).err_has(&stop);
+    r.err_has(&stop);
     assert!(!r.out.contains(g.path()), "the second file must not be read: {}", r.out);
     assert_eq!(r.last_out_line(), "1 passed, 3 failed");
     // --quiet: still only the final line on stdout; the note goes to stderr.
@@ -1425,7 +1437,7 @@ fn check_max_failures_stops_early() {
     // lines after it do not count), changes nothing; 0 is a usage error.
     let tail = TempFile::new("mixed-tail", format!("{MIXED}\n# the end\n"));
     for (max, file) in [("7", &f), ("6", &f), ("6", &tail)] {
-        let all = run(&["check", "--max-failures", max, "--reproducers", "0", file.path()]);
+        let all = run(&["check", "--all", "--max-failures", max, file.path()]);
         all.expect_code(1);
         assert_eq!(mismatch_lines(&all).len(), 6);
         assert!(!all.out.contains("stopped early") && !all.err.contains("stopped early"), "{}", all.out);
@@ -1433,7 +1445,7 @@ fn check_max_failures_stops_early() {
     // ... but a file after it is left unread, and that is stopping early.
     run(&["check", "--max-failures", "6", f.path(), g.path()])
         .expect_code(1)
-        .out_has(&format!("stopped early at {}:8", f.path()));
+        .err_has(&format!("stopped early at {}:8", f.path()));
     run(&["check", "--max-failures", "0", f.path()]).expect_code(2);
     // Streams: stops on a long stdin without reading it all.
     let mut big = String::new();
@@ -1445,57 +1457,36 @@ fn check_max_failures_stops_early() {
     assert_eq!(s.out_lines(), ["0 passed, 5 failed"]);
 }
 
-/// The rows of one `by …:` block of the text summary: (count, key, rest).
-fn summary_block<'a>(out: &'a str, title: &str) -> Vec<(u64, &'a str, &'a str)> {
-    let mut rows = Vec::new();
-    let mut inside = false;
-    for l in out.lines() {
-        if l.trim_start().starts_with("by ") {
-            inside = l.trim() == format!("by {title}:");
-            continue;
-        }
-        if !inside {
-            continue;
-        }
-        let t = l.trim_start();
-        let Some((n, rest)) = t.split_once("  ") else { break };
-        let Ok(n) = n.parse() else { break };
-        let (key, first) = rest.trim_start().split_once("  ").expect("key then first");
-        rows.push((n, key, first.trim_start()));
-    }
-    rows
-}
-
 #[test]
-fn check_summary_groups_by_class_rule_and_instruction() {
+fn check_triage_names_each_bug_class_once() {
+    // MIXED plants six wrong answers of five kinds (see its comments).
     let f = TempFile::new("mixed", MIXED);
-    let r = run(&["check", "--reproducers", "0", f.path()]);
-    r.expect_code(1).out_has("summary of 6 mismatch(es):");
+    let r = run(&["check", f.path()]);
+    r.expect_code(1).out_has("5 bug class(es)");
     assert_eq!(r.last_out_line(), "2 passed, 6 failed");
-    let classes = summary_block(&r.out, "class");
-    let keys: Vec<(u64, &str)> = classes.iter().map(|(n, k, _)| (*n, *k)).collect();
-    assert_eq!(
-        keys,
-        [(2, "normal/normal/tie-even"), (2, "(no class)"), (1, "normal/normal/round-up"), (1, "normal/normal/exact")],
+    // By default only the first mismatch of each class is printed in full.
+    assert_eq!(mismatch_lines(&r), [2, 3, 4, 7, 8], "{}", r.out);
+    let p = f.path();
+    let rows: Vec<&str> = r.out.lines().filter(|l| l.contains(" case(s) in ")).collect();
+    assert_eq!(rows.len(), 5, "{}", r.out);
+    // Lines 2 and 5 are one class (two cases), named once with its first example.
+    assert!(
+        rows[0].contains("2 case(s) in   1 variant(s)  float→float-narrow / round-to-float / tie-even"),
         "{}",
         r.out
     );
-    // Each group names its first mismatch with its one-line reproducer.
-    let tie = classes.iter().find(|(_, k, _)| *k == "normal/normal/tie-even").unwrap();
-    assert_eq!(tie.2, format!("first {}:2: cvt.rn.f16.f32 3f801000 => 3c00", f.path()));
-    let rules = summary_block(&r.out, "deciding rule");
-    let rkeys: Vec<(u64, &str)> = rules.iter().map(|(n, k, _)| (*n, *k)).collect();
+    r.out_has(&format!("e.g. cvt.rn.f16.f32 3f801000 => 3c00  got 3c01  ({p}:2)"));
     // The f16x2 lane is blamed on the rounding of that lane, not on packing.
-    assert_eq!(rkeys, [(4, "round-to-float"), (1, "int-wrap"), (1, "int-clamp")], "{}", r.out);
-    let instrs = summary_block(&r.out, "instruction");
-    assert_eq!(instrs[0].0, 3);
-    assert_eq!(instrs[0].1, "cvt.rn.f16.f32");
-    assert_eq!(instrs.iter().map(|x| x.0).sum::<u64>(), 6);
-    // The per-mismatch block names the class when there is one.
-    r.out_has("  class    normal/normal/round-up");
-    // The summary comes after the mismatches; nothing when all pass.
-    let pos = r.out.find("summary of").unwrap();
+    r.out_has("packed-narrow / round-to-float / exact");
+    r.out_has("int→int / int-wrap / sext").out_has("float→int / int-clamp / clamp");
+    // A line without a class comment gets the oracle's class.
+    r.out_has("  class    neg/neg/sext");
+    r.out_has("variants: 1 passed, 4 failed, 0 unsupported; cases: 2 passed, 6 failed, 0 unsupported");
+    // The summary comes after the mismatches; --table adds every variant.
+    let pos = r.out.find("bug class(es)").unwrap();
     assert!(r.out[pos..].find(": MISMATCH ").is_none());
+    let t = run(&["check", "--table", f.path()]);
+    t.expect_code(1).out_has("cvt.rzi.s32.f64").out_has("unsupported");
     let ok = run(&["check", TempFile::new("ok", "cvt.rn.f16.f32 3f800000 => 3c00 # a/b/c\n").path()]);
     assert_eq!(ok.expect_code(0).out_lines(), ["1 passed, 0 failed"]);
 }
@@ -1503,7 +1494,7 @@ fn check_summary_groups_by_class_rule_and_instruction() {
 #[test]
 fn check_reproducers() {
     let f = TempFile::new("mixed", MIXED);
-    let r = run(&["check", f.path()]);
+    let r = run(&["check", "--all", "--reproducers", "3", f.path()]);
     r.expect_code(1)
         .out_has("  case     cvt.rn.f16.f32 3f801000 => 3c00\n")
         .out_has("  case     cvt.rzi.s64.f64 c3e0000000000001 => 8000000000000000\n")
@@ -1519,24 +1510,23 @@ fn check_reproducers() {
         // 8-bit operand through a .b16 temporary
         .out_has(".reg .b8 %a;")
         .out_has("cvt.u8.u16 %a, %t8;")
-        .out_has("cvt.s16.s8 %d, %a;")
-        .out_has("PTX reproducers shown for the first 3");
+        .out_has("cvt.s16.s8 %d, %a;");
     // Every mismatch gets its case line; modules only for the first three.
     assert_eq!(r.out.matches("  case     ").count(), 6);
     assert_eq!(r.out.matches(".entry").count(), 3);
-    let none = run(&["check", "--reproducers", "0", f.path()]);
+    // Issue 11: modules only on request (the default is none).
+    let none = run(&["check", f.path()]);
     none.expect_code(1);
     assert!(!none.out.contains(".entry") && none.out.contains("  case     "), "{}", none.out);
-    let all = run(&["check", "--reproducers", "10", f.path()]);
+    let all = run(&["check", "--all", "--reproducers", "10", f.path()]);
     assert_eq!(all.out.matches(".entry").count(), 6);
     all.out_has("cvt.rn.f16x2.f32 %d, %a, %b;").out_has("mov.b64 %a, 0xc3e0000000000001;").out_has("st.global.b64");
-    assert!(!all.out.contains("PTX reproducers shown for"), "{}", all.out);
     // --target and --ptx-version go into the module.
     let t = run(&["check", "--target", "sm_100a", "--ptx-version", "8.6", "--reproducers", "1", f.path()]);
     t.expect_code(1).out_has(".version 8.6\n").out_has(".target sm_100a\n");
     // An x4 .rs form needs sm_100a: without --target the module picks it.
     let x4 = "cvt.rs.satfinite.e4m3x4.f32 3f880000 3f880000 3f880000 3f880000 00000000 => 38383839\n";
-    run(&["check", TempFile::new("x4", x4).path()])
+    run(&["check", "--reproducers", "1", TempFile::new("x4", x4).path()])
         .expect_code(1)
         .out_has(".target sm_100a")
         .out_has("cvt.rs.satfinite.e4m3x4.f32 %d, {%a, %b, %e, %f}, %rbits;");
@@ -1545,50 +1535,49 @@ fn check_reproducers() {
 #[test]
 fn check_json_summary() {
     let f = TempFile::new("mixed", MIXED);
-    let r = run(&["check", "--json", f.path()]);
+    let r = run(&["check", "--json", "--all", "--reproducers", "3", f.path()]);
     r.expect_code(1);
     let lines = r.out_lines();
-    assert_eq!(lines.len(), 6 + 2, "{}", r.out);
+    assert_eq!(lines.len(), 6 + 1, "{}", r.out);
     for (k, l) in lines[..6].iter().enumerate() {
         let o = json(l);
+        let o = o.get("mismatch");
         let _ = o.get("rule").str();
         assert!(o.get("case").str().starts_with(o.get("instruction").str()));
         // The module comes with the first three only.
         assert_eq!(matches!(o, Json::Obj(ref m) if m.contains_key("ptx")), k < 3, "{l}");
     }
     let first = json(lines[0]);
+    let first = first.get("mismatch");
     assert_eq!(first.get("class").str(), "normal/normal/tie-even");
     assert!(first.get("ptx").str().contains("cvt.rn.f16.f32 %d, %a;"));
-    assert_eq!(json(lines[2]).get("class"), &Json::Null);
-    let totals = json(lines[6]);
-    assert_eq!((totals.get("passed").num(), totals.get("failed").num()), (2.0, 6.0));
-    assert_eq!(totals.get("stopped_early"), &Json::Null);
-    let summary = totals.get("summary");
-    let by_class = summary.get("by_class").arr();
-    let rows: Vec<(&str, f64)> = by_class.iter().map(|g| (g.get("key").str(), g.get("count").num())).collect();
+    // No class comment: the oracle's class.
+    assert_eq!(json(lines[2]).get("mismatch").get("class").str(), "neg/neg/sext");
+    let summary = json(lines[6]);
+    let summary = summary.get("summary");
+    let cases = summary.get("cases");
+    assert_eq!((cases.get("passed").num(), cases.get("failed").num(), cases.get("unsupported").num()), (2.0, 6.0, 0.0));
+    assert_eq!(summary.get("stopped_early"), &Json::Null);
+    let classes = summary.get("bug_classes").arr();
+    assert_eq!(classes.len(), 5);
+    let tie = &classes[0];
     assert_eq!(
-        rows,
-        [
-            ("normal/normal/tie-even", 2.0),
-            ("(no class)", 2.0),
-            ("normal/normal/round-up", 1.0),
-            ("normal/normal/exact", 1.0)
-        ]
+        (tie.get("rule").str(), tie.get("event").str(), tie.get("cases").num()),
+        ("round-to-float", "tie-even", 2.0)
     );
-    let tie = &by_class[0].get("first");
-    assert_eq!((tie.get("file").str(), tie.get("line").num()), (f.path(), 2.0));
-    assert_eq!(tie.get("case").str(), "cvt.rn.f16.f32 3f801000 => 3c00");
-    assert_eq!(summary.get("by_rule").arr()[0].get("key").str(), "round-to-float");
-    assert_eq!(summary.get("by_rule").arr()[0].get("count").num(), 4.0);
-    let n: f64 = summary.get("by_instruction").arr().iter().map(|g| g.get("count").num()).sum();
+    let ex = tie.get("example");
+    assert_eq!((ex.get("file").str(), ex.get("line").num()), (f.path(), 2.0));
+    assert_eq!(ex.get("case").str(), "cvt.rn.f16.f32 3f801000 => 3c00");
+    let per_variant = summary.get("per_variant").arr();
+    assert_eq!(per_variant.len(), 5);
+    let n: f64 = per_variant.iter().map(|v| v.get("failed").num()).sum();
     assert_eq!(n, 6.0);
-    assert_eq!(lines[7], "2 passed, 6 failed");
-    // With --max-failures the totals say where it stopped.
+    // With --max-failures the summary says where it stopped.
     let s = run(&["check", "--json", "--max-failures", "2", f.path()]);
     s.expect_code(1);
     let l = s.out_lines();
-    assert_eq!(l.len(), 2 + 2, "{}", s.out);
-    let stop = json(l[2]).get("stopped_early").clone();
+    assert_eq!(l.len(), 2 + 1, "{}", s.out);
+    let stop = json(l[2]).get("summary").get("stopped_early").clone();
     assert_eq!((stop.get("file").str(), stop.get("line").num(), stop.get("max_failures").num()), (f.path(), 3.0, 2.0));
 }
 
@@ -1620,13 +1609,14 @@ fn check_reproducers_assemble_with_ptxas() {
         "cvt.rs.satfinite.e4m3x4.f32 3f880000 3f880000 3f880000 3f880000 00000000 => 38383839\n",
     );
     let f = TempFile::new("ptxas", cases);
-    let r = run(&["check", "--json", "--reproducers", "100", f.path()]);
+    let r = run(&["check", "--json", "--all", "--reproducers", "100", f.path()]);
     r.expect_code(1);
     let lines = r.out_lines();
-    assert_eq!(lines.len(), 7 + 2, "{}", r.out);
+    assert_eq!(lines.len(), 7 + 1, "{}", r.out);
     let dir = std::env::temp_dir();
     for l in &lines[..7] {
         let o = json(l);
+        let o = o.get("mismatch");
         let ptx = o.get("ptx").str();
         let target = ptx.lines().find_map(|l| l.strip_prefix(".target ")).expect(".target line").to_string();
         let n = o.get("line").num() as usize;

@@ -26,10 +26,11 @@ use std::sync::Mutex;
 use ptx_cvt::accept::AcceptSet;
 use ptx_cvt::eval::Evaluator;
 use ptx_cvt::evaluate_accept;
-use ptx_cvt::fast::{self, FastEngine, FastResult};
+use ptx_cvt::fast::{self, FastResult};
 use ptx_cvt::gen::{self, natural_regs, SeededRng as Rng};
 use ptx_cvt::instr::{self, Regs, Rounding, REG_WIDTHS};
-use ptx_cvt::{evaluate, format_case, parse_case, Cvt, Implementation, Operand, Profile, PtxVersion, Target, Type};
+use ptx_cvt::{evaluate, format_case, parse_case, Cvt, Operand, Profile, PtxVersion, Target, Type};
+use ptx_cvt_harness::{Answer, FastEngine, Implementation};
 use ptx_cvt_tests::compact_vectors;
 
 /// Seeded random inputs per variant whose sources total more than 16 bits.
@@ -511,19 +512,19 @@ fn batch_and_implementation_agree_with_evaluate() {
             let one = fast::evaluate(&c, &ops, dw).unwrap();
             assert_eq!(*r, one, "{c} {a:x}");
             assert!(one.to_accept(dw).contains(*o), "{c} {a:x}: batch gave {o:x}, not in {one}");
-            match engine.eval(&c, &ops, dw) {
-                Ok(v) => assert_eq!(Some(v), one.single(dw)),
-                Err(e) => assert!(one.single(dw).is_none(), "{c} {a:x}: {e}"),
+            match engine.eval(&c, &ops, dw).unwrap() {
+                Answer::Bits(v) => assert_eq!(Some(v), one.single(dw)),
+                Answer::Declined(e) => assert!(one.single(dw).is_none(), "{c} {a:x}: {e}"),
             }
         }
     }
-    // A NaN into f32 from bf16 is any NaN: a set, so the Implementation refuses one value.
+    // A NaN into f32 from bf16 is any NaN: a set, so the Implementation declines one value.
     let c = instr::parse("cvt.f32.bf16").unwrap();
     assert_eq!(
         fast::evaluate(&c, &[Operand { bits: 0x7fc1, width: 16 }], 32).unwrap(),
         FastResult::AnyNan(ptx_cvt::format::Format::F32)
     );
-    assert!(engine.eval(&c, &[Operand { bits: 0x7fc1, width: 16 }], 32).is_err());
+    assert!(matches!(engine.eval(&c, &[Operand { bits: 0x7fc1, width: 16 }], 32), Ok(Answer::Declined(_))));
     // Multi-operand forms are not for the batch API.
     let pair = instr::parse("cvt.rn.f16x2.f32").unwrap();
     assert!(fast::evaluate_batch(&pair, &[0], &mut [0]).is_err());

@@ -166,6 +166,27 @@ fn both_reject_malformed_lines() {
     }
 }
 
+/// A file that starts with a UTF-8 byte-order mark (as some Windows editors
+/// save text) reads like the same file without it: both readers skip it.
+#[test]
+fn both_skip_a_byte_order_mark() {
+    let scratch = Scratch::new("bom");
+    let file = scratch.0.join("bom.cases");
+    std::fs::write(&file, "\u{feff}cvt.rn.f16.f32 3f800000 => 3c00\ncvt.rzi.s32.f32 7fc00000 => 00000000\n").unwrap();
+    let mut runs = Vec::new();
+    if let Some(py) = python() {
+        runs.push(("read_cases.py", run(Command::new(py).arg("vectors/readers/read_cases.py").arg(&file), "")));
+    }
+    if let Some(exe) = c_reader(&scratch) {
+        runs.push(("read_cases.c", run(Command::new(&exe).arg(&file), "")));
+    }
+    for (who, out) in runs {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{who}: {err}");
+        assert_eq!(printed_counts(&out.stdout), vec![(file.display().to_string(), 2)], "{who}");
+    }
+}
+
 /// Runs the Python reader's `accepts` on "line<TAB>bits" pairs; one answer per pair.
 const PY_ACCEPTS: &str = r#"
 import sys

@@ -228,7 +228,7 @@ fn implementations_under_test() {
     let r = sweep(&["cvt.u16.u8", "--target-cmd", &toy()]);
     r.expect(0);
     assert!(r.out.contains("256 input(s) compared, 0 mismatch(es)"), "{}", r.out);
-    let r = sweep(&["cvt.s16.s8", "--target-cmd", &toy(), "--batch", "100", "--max-failures", "2"]);
+    let r = sweep(&["cvt.s16.s8", "--target-cmd", &toy(), "--batch", "100", "--show", "2"]);
     r.expect(1);
     assert!(r.out.contains("256 input(s) compared, 128 mismatch(es)"), "{}", r.out);
     assert!(r.out.contains("MISMATCH cvt.s16.s8 80"), "{}", r.out);

@@ -14,6 +14,9 @@
  *                   which is what sm_90 emits).
  * A deliberately wrong variant is exported as cvt_impl_truncating: it
  * rounds cvt.rn.f16.f32 toward zero, so tests can see a mismatch.
+ * Another, cvt_impl_buggy, has two bugs a real emulator could have:
+ *   - cvt.rn.f16.f32 writes NaN as 7e00 (sm_90 writes the canonical 7fff);
+ *   - cvt.u32.u16 does not chop a source register wider than 16 bits.
  */
 #include <stdint.h>
 #include <string.h>
@@ -78,12 +81,23 @@ static uint16_t f32_to_f16(uint32_t x, int toward_zero) {
     return (uint16_t)(sign | bits);
 }
 
+enum toy_bugs { TOY_RIGHT, TOY_TRUNCATING, TOY_BUGGY };
+
 static int toy(const char *instruction, const uint64_t *operands, const uint32_t *operand_widths,
-               size_t n_operands, uint32_t dst_width, uint64_t *result, int toward_zero) {
+               size_t n_operands, uint32_t dst_width, uint64_t *result, enum toy_bugs bugs) {
     if (instruction == NULL || operands == NULL || operand_widths == NULL || result == NULL || n_operands != 1) {
         return 1;
     }
     uint64_t a = operands[0];
+    if (bugs == TOY_BUGGY && strcmp(instruction, "cvt.u32.u16") == 0) {
+        *result = a & 0xffffffffu; /* bug: the source register is not chopped to 16 bits */
+        return 0;
+    }
+    if (bugs == TOY_BUGGY && strcmp(instruction, "cvt.rn.f16.f32") == 0 && (a & 0x7f800000u) == 0x7f800000u &&
+        (a & 0x7fffffu) != 0) {
+        *result = 0x7e00; /* bug: not the canonical NaN of sm_90 */
+        return 0;
+    }
     if (strcmp(instruction, "cvt.s16.s8") == 0) {
         int64_t v = (int8_t)(uint8_t)(a & 0xff);
         *result = (uint64_t)v & low_mask(dst_width);
@@ -94,7 +108,7 @@ static int toy(const char *instruction, const uint64_t *operands, const uint32_t
         return 0;
     }
     if (strcmp(instruction, "cvt.rn.f16.f32") == 0) {
-        *result = f32_to_f16((uint32_t)(a & 0xffffffffu), toward_zero);
+        *result = f32_to_f16((uint32_t)(a & 0xffffffffu), bugs == TOY_TRUNCATING);
         return 0;
     }
     return 1;
@@ -102,10 +116,15 @@ static int toy(const char *instruction, const uint64_t *operands, const uint32_t
 
 int cvt_impl(const char *instruction, const uint64_t *operands, const uint32_t *operand_widths,
              size_t n_operands, uint32_t dst_width, uint64_t *result) {
-    return toy(instruction, operands, operand_widths, n_operands, dst_width, result, 0);
+    return toy(instruction, operands, operand_widths, n_operands, dst_width, result, TOY_RIGHT);
 }
 
 int cvt_impl_truncating(const char *instruction, const uint64_t *operands, const uint32_t *operand_widths,
                         size_t n_operands, uint32_t dst_width, uint64_t *result) {
-    return toy(instruction, operands, operand_widths, n_operands, dst_width, result, 1);
+    return toy(instruction, operands, operand_widths, n_operands, dst_width, result, TOY_TRUNCATING);
+}
+
+int cvt_impl_buggy(const char *instruction, const uint64_t *operands, const uint32_t *operand_widths,
+                   size_t n_operands, uint32_t dst_width, uint64_t *result) {
+    return toy(instruction, operands, operand_widths, n_operands, dst_width, result, TOY_BUGGY);
 }

@@ -21,13 +21,18 @@ Planted bugs (the kind a hand-written interpreter really has):
    source on sm_90, wrong for f64, where PTX gives 0x80000000.
 3. cvt.s32.s8 and cvt.s16.s8 zero-extend the source byte instead of
    sign-extending it (it is read like a u8).
+4. A register-width bug: cvt.u32.u8 into a 64-bit destination register fills
+   bits 63..32 with the source byte's sign bit instead of zeros.
 
-Everything else it implements is right: cvt.u16.u8, cvt.u32.u8, cvt.u32.u16,
+Everything else it implements is right: cvt.u16.u8, cvt.u32.u16,
 cvt.s32.s16, cvt.u64.u32, cvt.s64.s32, including wide registers (a source
 register wider than its type is chopped; the result is sign-extended to a
 wider destination register for signed types, zero-extended otherwise).
 
-`--fixed` fixes the three bugs (then `ptx-cvt fuzz` finds nothing).
+Every other instruction is declined with an `error: ...` line: ptx-cvt counts
+those cases as unsupported and goes on.
+
+`--fixed` fixes the four bugs (then `ptx-cvt fuzz` finds nothing).
 
 Standard library only; Python 3.8+.
 """
@@ -172,6 +177,8 @@ def answer(line):
     result = fn(src)
     if dst_signed:
         result = sign_extend(result, dst_type_bits)
+    if instr == "cvt.u32.u8" and reg > 32 and src & 0x80 and not FIXED:
+        result |= mask(reg) & ~mask(32)         # BUG 4: register extended with the byte's sign
     result &= mask(reg)
     return "%s %s => %0*x" % (instr, operand, len(right), result)
 

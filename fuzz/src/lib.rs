@@ -7,19 +7,17 @@ use std::sync::OnceLock;
 use arbitrary::Arbitrary;
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::eval::fmt_hex;
-use ptx_cvt::fast::{self, FastEngine};
+use ptx_cvt::fast;
 use ptx_cvt::gen::{all_spellings, natural_regs};
 use ptx_cvt::instr::{self, REG_WIDTHS};
-use ptx_cvt::{
-    evaluate_accept, format_case, AcceptSet, Cvt, Implementation, Operand, Profile, PtxVersion, Regs, Target,
-};
+use ptx_cvt::{evaluate_accept, format_case, AcceptSet, Cvt, Operand, Profile, PtxVersion, Regs, Target};
+use ptx_cvt_harness::shared_lib;
+use ptx_cvt_harness::{Answer, FastEngine, Implementation};
 
 pub mod parse;
 /// The loader of `ptx-cvt fuzz --target-lib`, compiled here from the command
 /// line's source (the fuzz crate cannot depend on a binary crate): one loader,
 /// one contract (`capi/include/ptx_cvt_impl.h`).
-#[path = "../../tools/src/shared_lib.rs"]
-pub mod shared_lib;
 
 /// The raw fuzzer input of the `cvt` target; [`Raw::decode`] makes it a case.
 #[derive(Arbitrary, Clone)]
@@ -264,8 +262,8 @@ pub enum Subject {
     Fast(FastEngine),
     /// Any other implementation (e.g. a shared library loaded from
     /// `PTX_CVT_FUZZ_LIB`): asked only legal cases; its answer must be in
-    /// the exact engine's acceptance set. It may decline a case (`Err`): not
-    /// a failure, unless `strict`.
+    /// the exact engine's acceptance set. It may decline a case: not a
+    /// failure, unless `strict`.
     Other { imp: Box<dyn Implementation + Send>, strict: bool },
 }
 
@@ -333,15 +331,21 @@ impl Subject {
                     }
                 }
                 // The same through the Implementation trait.
-                match (&exact, engine.eval(c, ops, *w)) {
-                    (Ok(e), Ok(v)) if e.contains(v) && e.single().is_none_or(|s| s == v) => {}
-                    (Ok(e), Ok(v)) => return fail(format!("FastEngine::eval gives {}, not {}", fmt_hex(v, *w), e)),
-                    (Ok(e), Err(_)) if e.single().is_none() => {}
-                    (Ok(e), Err(m)) => {
+                let answer = match engine.eval(c, ops, *w) {
+                    Ok(a) => a,
+                    Err(m) => return fail(format!("FastEngine::eval fails: {m}")),
+                };
+                match (&exact, answer) {
+                    (Ok(e), Answer::Bits(v)) if e.contains(v) && e.single().is_none_or(|s| s == v) => {}
+                    (Ok(e), Answer::Bits(v)) => {
+                        return fail(format!("FastEngine::eval gives {}, not {}", fmt_hex(v, *w), e))
+                    }
+                    (Ok(e), Answer::Declined(_)) if e.single().is_none() => {}
+                    (Ok(e), Answer::Declined(m)) => {
                         return fail(format!("FastEngine::eval declines the single-valued result {}: {m}", e))
                     }
-                    (Err(_), Err(_)) => {}
-                    (Err(a), Ok(v)) => {
+                    (Err(_), Answer::Declined(_)) => {}
+                    (Err(a), Answer::Bits(v)) => {
                         return fail(format!(
                             "FastEngine::eval answers {} where the exact engine rejects: {a}",
                             fmt_hex(v, *w)
@@ -353,10 +357,11 @@ impl Subject {
             Subject::Other { imp, strict } => {
                 let Ok(e) = &exact else { return Ok(()) };
                 match imp.eval(c, ops, *w) {
-                    Ok(v) if e.contains(v) => Ok(()),
-                    Ok(v) => fail(format!("answers {}, not in {}", fmt_hex(v, *w), e)),
-                    Err(m) if *strict => fail(format!("declines the case: {m}")),
-                    Err(_) => Ok(()),
+                    Ok(Answer::Bits(v)) if e.contains(v) => Ok(()),
+                    Ok(Answer::Bits(v)) => fail(format!("answers {}, not in {}", fmt_hex(v, *w), e)),
+                    Ok(Answer::Declined(m)) if *strict => fail(format!("declines the case: {m}")),
+                    Ok(Answer::Declined(_)) => Ok(()),
+                    Err(m) => fail(format!("adapter error: {m}")),
                 }
             }
         }

@@ -139,6 +139,11 @@ impl AcceptSet {
         let mut alts = Vec::new();
         for part in text.split('|') {
             let (alt, w) = parse_alt(part, nan_format)?;
+            // Lanes that are all exact bits are one exact value: `3c00_3c00` is `3c003c00`.
+            let alt = match alt {
+                Alt::Lanes { bits, lanes } => AcceptSet::from_lanes(w, bits, lanes).alts.remove(0),
+                other => other,
+            };
             match width {
                 None => width = Some(w),
                 Some(w0) if w0 != w => {
@@ -338,6 +343,11 @@ mod tests {
         assert!(AcceptSet::exact(32, 0x3f80_0001).is_subset_of(&m));
         let lanes = AcceptSet::parse("nan_3c00", Some(Format::F16)).unwrap();
         assert!(lanes.contains(0xfc01_3c00) && !lanes.contains(0x7c00_3c00) && !lanes.contains(0x7e00_3c01));
+        // Issue 11: exact lanes are the exact value, so `check` compares them as such.
+        let exact = AcceptSet::parse("3c00_3c00", Some(Format::F16)).unwrap();
+        assert_eq!(exact, AcceptSet::exact(32, 0x3c00_3c00));
+        assert!(exact.is_subset_of(&AcceptSet::exact(32, 0x3c00_3c00)));
+        assert_eq!(AcceptSet::parse("3c0?_3c00", Some(Format::F16)).unwrap().to_string(), "3c0?3c00");
         for bad in ["", "123", "xyz0", "0x12", "12|1234", "nan:12", "12/1234", "1g", "3c00_3c0", "3c_3c_3c", "nan_"] {
             assert!(AcceptSet::parse(bad, Some(Format::F16)).is_err(), "{bad}");
         }

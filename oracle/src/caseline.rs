@@ -47,9 +47,12 @@ impl Case {
     }
 }
 
-/// Parse one line. `Ok(None)` for blank and comment-only lines.
+/// Parse one line. `Ok(None)` for blank and comment-only lines. A leading
+/// byte-order mark (U+FEFF, as some editors write at the start of a file)
+/// is skipped.
 pub fn parse_case(line: &str) -> Result<Option<Case>, CaseError> {
     let err = |m: String| Err(CaseError(m));
+    let line = line.strip_prefix('\u{feff}').unwrap_or(line);
     if line.len() > MAX_LINE {
         return err(format!("line is {} bytes long; case lines are at most {MAX_LINE}", line.len()));
     }

@@ -1,8 +1,8 @@
 //! The PTX policy layer's vocabulary: every rule that can decide a result,
 //! with its evidence, and the two evidence profiles.
 //!
-//! Where the ISA leaves a choice open ([OPEN]) or only NVIDIA's host
-//! emulation speaks ([EMU]), the profile decides here, in one place, so a
+//! Where the ISA leaves a choice open (`[OPEN]`) or only NVIDIA's host
+//! emulation speaks (`[EMU]`), the profile decides here, in one place, so a
 //! hardware run can confirm or change it.
 
 use std::fmt;
@@ -100,6 +100,30 @@ rules! {
     DestExtend "dest-extend" Ptx "a destination register wider than the type: sign-extend signed integers, zero-extend the rest (SPEC §4)";
 }
 
+impl Rule {
+    /// The section of `docs/semantics.md` that states this rule, e.g. `"5.3"`.
+    /// A new rule needs an arm here and a row in that document's rule index (§8.1).
+    pub fn section(self) -> &'static str {
+        use Rule::*;
+        match self {
+            Decode => "1",
+            Tf32LowBits => "1.3",
+            SourceChop | DestExtend => "4",
+            IntWrap | IntSatClamp => "5.1",
+            RoundToInt | IntClamp | NanToIntZero | NanToIntSignBit | NanToIntNarrowFromF64 => "5.3",
+            RoundToFloat | DefaultRounding | OverflowToInf | OverflowToMax | InfToInf => "5.4",
+            RoundToIntegral | Exact | Copy => "5.5",
+            FtzInput | FtzErratumF16 | FtzOutput | FtzTininess => "5.6",
+            SatClamp | SatNan | SatNegZero => "5.7",
+            Relu | ReluNegZero | ReluNan | SatFinite | SatFiniteNan | SatFiniteNanToMax => "5.8",
+            NanPayload | NanCanonical | NanUnspecified | NanOpen | NanCopy => "5.9",
+            RoundStochastic => "5.10",
+            Pack => "5.11",
+            OverflowToNan | Ue8m0Unsigned | Ue8m0NoZero | Ue8m0Nan => "5.12",
+        }
+    }
+}
+
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} [{}]", self.name(), self.evidence().tag())
@@ -111,7 +135,7 @@ impl fmt::Display for Rule {
 pub enum Profile {
     /// The ISA contract: every result the PTX text permits is accepted.
     Isa,
-    /// The best evidence of what an sm_90 GPU emits, bit for bit ([HW], then [EMU]).
+    /// The best evidence of what an sm_90 GPU emits, bit for bit (`[HW]`, then `[EMU]`).
     #[default]
     Sm90,
 }
@@ -229,7 +253,7 @@ impl Profile {
             _ => (NanOut::Any(Rule::NanOpen), Rule::NanOpen),
         }
     }
-    /// NaN produced by .relu / .satfinite: the canonical NaN (bits [OPEN] under the ISA profile).
+    /// NaN produced by .relu / .satfinite: the canonical NaN (bits `[OPEN]` under the ISA profile).
     pub fn canonical_nan(self, rule: Rule) -> (NanOut, Rule) {
         match self {
             Profile::Isa => (NanOut::Any(Rule::NanOpen), rule),
@@ -240,7 +264,7 @@ impl Profile {
 
 impl Profile {
     /// Which bits of a tf32 result are compared: the ISA leaves bits 12..0
-    /// implementation defined; the sm90 profile expects zeros [OPEN].
+    /// implementation defined; the sm90 profile expects zeros `[OPEN]`.
     pub fn tf32_low_bits_mask(self) -> u64 {
         match self {
             Profile::Isa => 0xffff_e000,
@@ -252,11 +276,11 @@ impl Profile {
 /// The random bits `.rs` adds for lane `lane` (0 = lowest) of `dtype`, and
 /// how many there are (SPEC §5.10).
 ///
-/// f16x2: rbits[28:16] for a, [12:0] for b; bf16x2: [31:16] for a, [15:0] for b.
-/// x4 forms: a and b share one 16-bit field, e and f another ([31:16] and
-/// [15:0]; for e2m1x4 the upper bytes of each half feed a, b and the lower
+/// f16x2: `rbits[28:16]` for a, `[12:0]` for b; bf16x2: `[31:16]` for a, `[15:0]` for b.
+/// x4 forms: a and b share one 16-bit field, e and f another (`[31:16]` and
+/// `[15:0]`; for e2m1x4 the upper bytes of each half feed a, b and the lower
 /// bytes e, f). Within a pair the first lane (a, e) reads its field
-/// bit-reversed: a public B200 measurement reports this; unconfirmed here [OPEN].
+/// bit-reversed: a public B200 measurement reports this; unconfirmed here `[OPEN]`.
 pub fn stochastic_bits(dtype: Type, rbits: u64, lane: u32) -> (u64, u32) {
     let r = rbits as u32;
     match dtype {

@@ -62,6 +62,7 @@ class Step:
     detail: str
     rule_text: str
     lane: str
+    section: str
 
 @final
 class Explanation:
@@ -105,7 +106,8 @@ class Mismatch:
     rule: str
     evidence: str
     rule_text: str
-    coverage_class: Optional[str]
+    section: str
+    coverage_class: str
     case: str
     text: str
 

@@ -7,8 +7,8 @@ use pyo3::IntoPyObjectExt;
 use ptx_cvt::{evaluate as eval_explained, evaluate_accept, gen, instr, parse_case as parse_line, AcceptSet, Regs};
 
 use crate::args::{self, eval_error, value_error, Legality};
-use crate::describe::{coverage_class, describe_bits, describe_set, mismatch_rule};
 use crate::objects::{result_object, Accept, Case, Explanation, Mismatch, Step};
+use ptx_cvt_harness::report::{comment_class, describe_set, Mismatch as Report, Origin};
 
 /// What the destination register holds after ``instruction`` on the operands:
 /// an int, or an Accept when the answer is a set (NaN bits the profile leaves
@@ -76,7 +76,7 @@ pub fn explain(
     let mut text =
         format!("instruction {c}  ({})\nprofile     {profile}\nlegality    {legality}\nsteps\n", c.family().describe());
     for s in &o.trace {
-        text.push_str(&format!("  {s}\n"));
+        text.push_str(&format!("  {s}  (docs/semantics.md §{})\n", s.rule.section()));
     }
     text.push_str(&format!("result      {meaning}"));
     Ok(Explanation {
@@ -155,7 +155,7 @@ fn case_object(py: Python<'_>, c: ptx_cvt::Case, line: usize) -> PyResult<Case> 
         operand_widths: c.operands.iter().map(|o| o.width).collect(),
         dst_width: c.dst_width(),
         result: c.result.clone().map(|set| Py::new(py, Accept { set })).transpose()?,
-        coverage_class: coverage_class(c.comment.as_deref()).map(str::to_string),
+        coverage_class: comment_class(c.comment.as_deref()).map(str::to_string),
         comment: c.comment,
         line,
         text,
@@ -223,55 +223,33 @@ pub fn check(
         }
         legal.check(&c.instr, &c.operands, c.dst_width()).map_err(at)?;
         let accept = evaluate_accept(&c.instr, &c.operands, c.dst_width(), profile).map_err(|e| at(eval_error(e)))?;
-        let got = c.result.clone().expect("checked above");
+        let got = c.result.as_ref().expect("checked above");
         if !got.is_subset_of(&accept) {
             let o = eval_explained(&c.instr, &c.operands, c.dst_width(), profile).map_err(|e| at(eval_error(e)))?;
-            out.push(mismatch(py, name, n, &c, &o, got)?);
+            let report = Report::new(Origin { file: Some(name.to_string()), line: Some(n) }, c, o);
+            out.push(mismatch(py, &report)?);
         }
     }
     Ok(out)
 }
 
-fn mismatch(
-    py: Python<'_>,
-    name: &str,
-    n: usize,
-    c: &ptx_cvt::Case,
-    o: &ptx_cvt::Outcome,
-    got: AcceptSet,
-) -> PyResult<Mismatch> {
-    let rule = mismatch_rule(c, o);
-    let class = coverage_class(c.comment.as_deref());
-    let operands: Vec<String> = c.operands.iter().map(args::hex).collect();
-    let case = ptx_cvt::format_case(&c.instr, &c.operands, &o.accept);
-    let got_text = match got.single() {
-        Some(b) => describe_bits(&c.instr, b, got.width),
-        None => got.to_string(),
-    };
-    let ops = operands.join(" ");
-    let mut text = format!("{name}:{n}: MISMATCH {} {ops}\n", c.instr);
-    text.push_str(&format!("  input    {} {ops} = {}\n", c.instr.atype.name(), o.inputs_text()));
-    text.push_str(&format!("  expected {}\n", describe_set(&c.instr, &o.accept)));
-    text.push_str(&format!("  got      {got_text}\n"));
-    text.push_str(&format!("  rule     {} [{}]: {}\n", rule.name(), rule.evidence().tag(), rule.text()));
-    if let Some(k) = class {
-        text.push_str(&format!("  class    {k}\n"));
-    }
-    text.push_str(&format!("  case     {case}"));
+/// The Python view of a mismatch report (its text is the command line's).
+fn mismatch(py: Python<'_>, m: &Report) -> PyResult<Mismatch> {
     Ok(Mismatch {
-        file: name.to_string(),
-        line: n,
-        instruction: c.instr.to_string(),
-        operands,
-        input: o.inputs_text(),
-        expected: Py::new(py, Accept { set: o.accept.clone() })?,
-        got: Py::new(py, Accept { set: got })?,
-        rule: rule.name().to_string(),
-        evidence: rule.evidence().tag().to_string(),
-        rule_text: rule.text().to_string(),
-        coverage_class: class.map(str::to_string),
-        case,
-        text,
+        file: m.origin.file.clone().unwrap_or_default(),
+        line: m.origin.line.unwrap_or(0),
+        instruction: m.case.instr.to_string(),
+        operands: m.case.operands.iter().map(args::hex).collect(),
+        input: m.outcome.inputs_text(),
+        expected: Py::new(py, Accept { set: m.outcome.accept.clone() })?,
+        got: Py::new(py, Accept { set: m.got.clone() })?,
+        rule: m.rule.name().to_string(),
+        evidence: m.rule.evidence().tag().to_string(),
+        rule_text: m.rule.text().to_string(),
+        section: m.rule.section().to_string(),
+        coverage_class: m.class.clone(),
+        case: m.repro.clone(),
+        text: m.text(None),
     })
 }
 

@@ -4,7 +4,6 @@
 mod api;
 mod args;
 mod arrays;
-mod describe;
 mod objects;
 
 use pyo3::prelude::*;

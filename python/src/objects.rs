@@ -106,12 +106,14 @@ pub struct Step {
     pub rule_text: String,
     /// The lane of a packed form (``a``, ``b``, ...), empty for scalar forms.
     pub lane: String,
+    /// The section of docs/semantics.md that states the rule, e.g. ``5.4``.
+    pub section: String,
 }
 
 #[pymethods]
 impl Step {
     fn __str__(&self) -> String {
-        format!("{:<24} [{}] {}", self.rule, self.evidence, self.detail)
+        format!("{:<24} [{}] {}  (docs/semantics.md §{})", self.rule, self.evidence, self.detail, self.section)
     }
     fn __repr__(&self) -> String {
         format!("Step(rule='{}', evidence='{}', detail={:?})", self.rule, self.evidence, self.detail)
@@ -126,6 +128,7 @@ impl Step {
             detail: s.detail.clone(),
             rule_text: s.rule.text().to_string(),
             lane: s.lane.to_string(),
+            section: s.rule.section().to_string(),
         }
     }
 }
@@ -206,11 +209,14 @@ pub struct Mismatch {
     pub input: String,
     pub expected: Py<Accept>,
     pub got: Py<Accept>,
-    /// The rule that decided the expected result, and its evidence tag.
+    /// The rule that decides the differing bits, its evidence tag, its
+    /// statement and its section of docs/semantics.md.
     pub rule: String,
     pub evidence: String,
     pub rule_text: String,
-    pub coverage_class: Option<String>,
+    pub section: String,
+    /// The line's coverage class (from its comment), else the oracle's.
+    pub coverage_class: String,
     /// The one-line reproducer: the case with the expected result.
     pub case: String,
     pub text: String,

@@ -57,8 +57,8 @@ def test_check_reports_match():
         "cvt.f32.bf16 7fc1 => 3f800000",
         "cvt.rn.f16.f32 3f800000 => 3c00",
     ]
-    text = cli("check", "--reproducers", "0", "-", stdin="\n".join(lines) + "\n")
-    reports = text.split("\n\nsummary")[0].split("\n<stdin>")
+    text = cli("check", "--all", "--reproducers", "0", "-", stdin="\n".join(lines) + "\n")
+    reports = text.split("\n\n")[0].split("\n<stdin>")
     mine = [str(m) for m in ptx_cvt.check(lines, name="<stdin>")]
     assert len(mine) == 4
     assert mine == [r if r.startswith("<stdin>") else "<stdin>" + r for r in reports]

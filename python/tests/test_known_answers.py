@@ -41,13 +41,14 @@ def test_readme_explain():
         "profile     sm90",
         "legality    legal (form and registers; give --target to check a target)",
         "steps",
-        "  decode                   [PTX] f32 3f801000 = 1.00048828125",
+        "  decode                   [PTX] f32 3f801000 = 1.00048828125  (docs/semantics.md §1)",
         "  round-to-float           [IEEE] 1.00048828125 lies between 1 and 1.0009765625, exactly half an ulp"
-        " (tie); to nearest, ties to even → 1",
+        " (tie); to nearest, ties to even → 1  (docs/semantics.md §5.4)",
         "result      3c00 (1)",
     ]
     assert [s.rule for s in e.steps] == ["decode", "round-to-float"]
     assert [s.evidence for s in e.steps] == ["PTX", "IEEE"]
+    assert [s.section for s in e.steps] == ["1", "5.4"]
     assert e.result == 0x3C00 and e.input == "1.00048828125"
 
 
@@ -60,9 +61,10 @@ def test_readme_check_mismatch():
         "  expected 3c02 (1.001953125)",
         "  got      3c01 (1.0009765625)",
         "  rule     round-to-float [IEEE]: round the exact value once to the destination precision and exponent range",
+        "  class    normal/normal/tie-even-up",
         "  case     cvt.rn.f16.f32 3f803000 => 3c02",
     ]
-    assert (m.rule, m.evidence, m.expected, m.got) == ("round-to-float", "IEEE", 0x3C02, 0x3C01)
+    assert (m.rule, m.evidence, m.section, m.expected, m.got) == ("round-to-float", "IEEE", "5.4", 0x3C02, 0x3C01)
 
 
 def test_readme_list_head():

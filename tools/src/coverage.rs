@@ -24,7 +24,13 @@ pub struct CoverageArgs {
     /// Exit with status 1 when a variant misses a reachable class.
     #[arg(long)]
     fail_on_missing: bool,
-    /// Machine-readable JSON output (one object per variant, then a summary).
+    /// Count only the cases of these variants.
+    #[arg(long = "filter", value_name = "GLOB", help = crate::options::FILTER_HELP)]
+    filters: Vec<String>,
+    /// Exit 0 when the files hold no case (default: "no cases", exit 2).
+    #[arg(long)]
+    allow_empty: bool,
+    /// Machine-readable JSON output (one object per variant, then `{"summary": ...}`).
     #[arg(long)]
     json: bool,
 }
@@ -33,6 +39,13 @@ pub fn run(a: CoverageArgs) -> u8 {
     // variant → class → count
     let mut hits: BTreeMap<Cvt, BTreeMap<String, usize>> = BTreeMap::new();
     let mut errors = 0;
+    let filter = match crate::options::VariantFilter::new(&a.filters) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
     for f in &a.files {
         let reader = match crate::common::open_input(f) {
             Ok(r) => r,
@@ -42,9 +55,10 @@ pub fn run(a: CoverageArgs) -> u8 {
                 continue;
             }
         };
-        for (n, line) in crate::check::lines(BufReader::new(reader)).enumerate() {
+        for (n, line) in ptx_cvt_harness::lines::lines(BufReader::new(reader)).enumerate() {
             let res = line.and_then(|l| parse_case(&l).map_err(|e| e.to_string())).and_then(|c| match c {
                 None => Ok(None),
+                Some(c) if !filter.matches(&c.instr) => Ok(None),
                 Some(c) => evaluate(&c.instr, &c.operands, c.dst_width(), a.profile)
                     .map(|o| Some((c, o)))
                     .map_err(|e| e.to_string()),
@@ -55,7 +69,7 @@ pub fn run(a: CoverageArgs) -> u8 {
                     *hits.entry(c.instr).or_default().entry(coverage::classify(&c.instr, &o)).or_default() += 1
                 }
                 Err(e) => {
-                    eprintln!("{f}:{}: error: {e}", n + 1);
+                    eprintln!("{}:{}: error: {e}", crate::options::input_name(f), n + 1);
                     errors += 1;
                 }
             }
@@ -95,12 +109,22 @@ pub fn run(a: CoverageArgs) -> u8 {
             say!("  missing: {}", missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "));
         }
     }
+    let total: usize = hits.values().flat_map(|k| k.values()).sum();
     if a.json {
-        say!("{}", json!({"variants": hits.len(), "missing": missing_total, "errors": errors}));
+        say!(
+            "{}",
+            json!({"summary": {"variants": hits.len(), "cases": total, "missing": missing_total, "errors": errors}})
+        );
     }
     let note = if a.no_reachable { String::new() } else { format!(", {missing_total} reachable classes missing") };
     eprintln!("{} variants{note} (reachable = classes some deep-level input reaches)", hits.len());
     if errors > 0 {
+        2
+    } else if total == 0 && !a.allow_empty {
+        eprintln!(
+            "error: no cases (the files hold no case line{}; --allow-empty accepts that)",
+            if filter.is_empty() { "" } else { " of a variant --filter chooses" }
+        );
         2
     } else if a.fail_on_missing && missing_total > 0 {
         1

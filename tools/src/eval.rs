@@ -1,10 +1,12 @@
-use std::io::{self, BufWriter, Write};
+use std::fmt::Write as _;
+use std::io;
 
 use clap::Args;
 use ptx_cvt::{format_case, parse_case, Case};
 use serde_json::json;
 
 use crate::common::{eval_case, parse_operands};
+use crate::output::write_stdout;
 use crate::EvalOpts;
 
 #[derive(Args)]
@@ -69,12 +71,14 @@ pub fn placeholder(width: u32) -> ptx_cvt::AcceptSet {
     ptx_cvt::AcceptSet { width, alts: vec![ptx_cvt::accept::Alt::Bits { value: 0, mask: 0 }] }
 }
 
-/// Stream stdin to stdout: one complete case line per input line.
+/// Stream stdin to stdout: one complete case line per input line (with
+/// --json, one object per line, then `{"summary": ...}`).
 fn stream(opts: &EvalOpts, dst_width: Option<u32>) -> u8 {
     let stdin = io::stdin().lock();
-    let mut out = BufWriter::new(io::stdout().lock());
-    let mut errors = 0u64;
-    for (n, line) in crate::check::lines(stdin).enumerate() {
+    // Output goes out in blocks through the one stdout writer (output.rs).
+    let mut out = String::new();
+    let (mut lines, mut errors) = (0u64, 0u64);
+    for (n, line) in ptx_cvt_harness::lines::lines(stdin).enumerate() {
         let n = n + 1;
         let res = line.and_then(|l| parse_case(&l).map_err(|e| e.to_string())).and_then(|c| match c {
             None => Ok(None),
@@ -86,30 +90,35 @@ fn stream(opts: &EvalOpts, dst_width: Option<u32>) -> u8 {
                 eval_case(&c, opts).map(|o| Some((c, o)))
             }
         });
-        let written = match res {
-            Ok(None) => Ok(()),
+        match res {
+            Ok(None) => {}
             Ok(Some((c, o))) => {
+                lines += 1;
                 if opts.json {
-                    writeln!(
-                        out,
-                        "{}",
-                        json!({"line": n, "instruction": c.instr.to_string(), "operands": c.operands.iter().map(|o| ptx_cvt::eval::fmt_hex(o.bits, o.width)).collect::<Vec<_>>(), "result": o.accept.to_string()})
-                    )
+                    let operands: Vec<String> =
+                        c.operands.iter().map(|o| ptx_cvt::eval::fmt_hex(o.bits, o.width)).collect();
+                    let v = json!({"line": n, "instruction": c.instr.to_string(), "operands": operands, "result": o.accept.to_string()});
+                    let _ = writeln!(out, "{v}");
                 } else {
-                    writeln!(out, "{}", format_case(&c.instr, &c.operands, &o.accept))
+                    let _ = writeln!(out, "{}", format_case(&c.instr, &c.operands, &o.accept));
                 }
             }
             Err(e) => {
                 errors += 1;
-                eprintln!("stdin line {n}: {e}");
-                Ok(())
+                eprintln!("<stdin>:{n}: error: {e}");
             }
-        };
-        if written.is_err() {
-            return 0; // stdout closed (e.g. piped into head): stop quietly
+        }
+        if out.len() >= 1 << 16 {
+            if !write_stdout(out.as_bytes()) {
+                break; // stdout closed or failing: main reports a failure
+            }
+            out.clear();
         }
     }
-    let _ = out.flush();
+    if opts.json {
+        let _ = writeln!(out, "{}", json!({"summary": {"evaluated": lines, "errors": errors}}));
+    }
+    write_stdout(out.as_bytes());
     if errors > 0 {
         eprintln!("{errors} line(s) could not be evaluated");
         2

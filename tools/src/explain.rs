@@ -39,7 +39,10 @@ pub fn run(a: ExplainArgs) -> u8 {
             let steps: Vec<_> = o
                 .trace
                 .iter()
-                .map(|s| json!({"rule": s.rule.name(), "evidence": s.rule.evidence().tag(), "detail": s.detail}))
+                .map(|s| {
+                    json!({"rule": s.rule.name(), "evidence": s.rule.evidence().tag(), "detail": s.detail,
+                           "section": s.rule.section()})
+                })
                 .collect();
             say!(
                 "{}",
@@ -54,7 +57,7 @@ pub fn run(a: ExplainArgs) -> u8 {
         say!("legality    {legality}");
         say!("steps");
         for s in &o.trace {
-            say!("  {s}");
+            say!("  {s}  ({})", section_ref(s.rule));
         }
         say!("result      {}", describe_set(&c, &o.accept));
         Ok(())
@@ -66,4 +69,9 @@ pub fn run(a: ExplainArgs) -> u8 {
             2
         }
     }
+}
+
+/// Where `docs/semantics.md` states a rule, as explain prints it.
+fn section_ref(rule: ptx_cvt::Rule) -> String {
+    format!("docs/semantics.md §{}", rule.section())
 }

@@ -7,7 +7,7 @@
 //! generator's seed-dependent cases under fresh seeds, structured cases with
 //! a few bits flipped, and uniformly random operands in the same registers.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -16,14 +16,11 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::gen::{self, GenCase, Level, SeededRng as Rng};
-use ptx_cvt::{
-    evaluate, evaluate_accept, format_case, instr, AcceptSet, Case, Cvt, Implementation, Outcome, Profile, PtxVersion,
-    Regs, Rule, Target,
-};
+use ptx_cvt::{evaluate, evaluate_accept, format_case, instr, AcceptSet, Case, Cvt, Profile, PtxVersion, Target};
+use ptx_cvt_harness::{Answer, Implementation, Mismatch, Origin, Triage};
+use serde_json::json;
 
-use crate::common::{describe_bits, describe_set};
-use crate::process::ProcessImpl;
-use crate::reproducer::{case_line, default_target, ptx_snippet};
+use crate::implementation::ImplArgs;
 
 const PROTOCOL_HELP: &str = "\
 Process protocol (--target-cmd):
@@ -40,15 +37,21 @@ Process protocol (--target-cmd):
       cvt.s16.s8 139231c2 => ffffffc2
   Lines are sent in batches before answers are read, so flush stdout after
   every answer (Python: print(..., flush=True)). A line `error: MESSAGE`
-  declines a case (e.g. an unsupported instruction). Diagnostics go to stderr.
+  declines a case (e.g. an unsupported instruction): it counts as
+  unsupported for its variant and the run goes on. Diagnostics go to stderr.
   Stdin is closed at the end. Case lines are specified in vectors/README.md.
+  A shared library (--target-lib) declines a case by returning non-zero.
 
 Failures of the implementation (it exits or dies, hangs past --timeout,
-answers garbage or `error:`) are adapter errors: reported with the case, the
-exit status and the program's last stderr lines; the run stops unless
---restart.
+answers garbage) are adapter errors: reported with the case, the exit status
+and the program's last stderr lines; the run stops unless --restart.
 
-Exit status: 0 no mismatch, 1 mismatches, 2 adapter errors or bad options.
+Output: the full report of the first mismatch of each bug class (family /
+deciding rule / coverage event; --all: every mismatch), then the bug classes,
+the unsupported cases and the totals (--table: every variant's tally).
+
+Exit status: 0 no mismatch, 1 mismatches (or declined cases with
+--fail-on-unsupported), 2 adapter errors or bad options.
 
 Examples:
   ptx-cvt fuzz --target-cmd 'python3 examples/toy-interp/toy_interp.py' \\
@@ -59,16 +62,8 @@ Examples:
 #[derive(Args)]
 #[command(after_long_help = PROTOCOL_HELP)]
 pub struct FuzzArgs {
-    /// Program under test, run as `sh -c 'CMD'` and spoken to in case lines
-    /// over stdin/stdout (protocol: see --help).
-    #[arg(long, value_name = "CMD", required_unless_present = "target_lib", conflicts_with = "target_lib")]
-    target_cmd: Option<String>,
-    /// Shared library under test (C ABI, see capi/include/ptx_cvt.h).
-    #[arg(long, value_name = "PATH")]
-    target_lib: Option<PathBuf>,
-    /// Symbol of the conversion function in --target-lib.
-    #[arg(long, value_name = "NAME", default_value = "cvt_impl")]
-    symbol: String,
+    #[command(flatten)]
+    imp: ImplArgs,
     /// Only variants whose canonical spelling matches this glob (`*`, `?`,
     /// `[…]`, and `{a,b}` alternatives), e.g. 'cvt.*.f16.f32'. Repeatable; the
     /// patterns are OR-ed. Default: every variant legal on --target.
@@ -81,7 +76,7 @@ pub struct FuzzArgs {
     #[arg(long, value_parser = crate::parse_version)]
     ptx_version: Option<PtxVersion>,
     /// Time budget in seconds (0: none; then --cases or --max-failures ends the run).
-    #[arg(long, value_name = "N", default_value_t = 10.0)]
+    #[arg(long, value_name = "N", default_value_t = 10.0, value_parser = crate::options::parse_seconds_or_zero)]
     seconds: f64,
     /// Stop after N cases.
     #[arg(long, value_name = "N")]
@@ -89,75 +84,30 @@ pub struct FuzzArgs {
     /// Seed for the inputs (default: from the clock; the summary prints it).
     #[arg(long)]
     seed: Option<u64>,
-    /// Stop after N distinct failures (a failure is an instruction and the
-    /// rule that decides the expected result; repeats are counted, not
-    /// printed). With --all: after N mismatches.
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
-    max_failures: u64,
-    /// Print every mismatch, not only the first of each failure.
+    /// Stop after N mismatches, or (with --restart) N adapter errors
+    /// (default: run until --seconds or --cases).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_failures: Option<u64>,
+    /// Print every mismatch, not only the first of each bug class.
     #[arg(long)]
     all: bool,
-    /// Show a ready-to-assemble PTX module for the first N failures (0: none).
-    #[arg(long, value_name = "N", default_value_t = 5)]
+    /// Add the per-variant table (passed, failed, unsupported) to the summary.
+    #[arg(long)]
+    table: bool,
+    /// Show a ready-to-assemble PTX module for the first N reported mismatches.
+    #[arg(long, value_name = "N", default_value_t = 0)]
     reproducers: u64,
     /// Evidence profile of the expected results: `sm90` or `isa`.
     #[arg(long, default_value = "sm90", value_parser = |s: &str| s.parse::<Profile>())]
     profile: Profile,
-    /// Seconds to wait for each answer of a --target-cmd program.
-    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
-    timeout: f64,
-    /// Start the --target-cmd program again after it fails, and go on
-    /// (each failure is still reported; the exit status is then 2).
-    #[arg(long)]
-    restart: bool,
-    /// Cases sent to the implementation at once.
-    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    batch: u64,
     /// Write every case with the implementation's answer as case lines to FILE
     /// (re-check them with `ptx-cvt check FILE`).
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
-}
-
-/// Expand `{a,b}` alternatives (nested allowed) into plain glob patterns.
-pub fn expand_braces(p: &str) -> Result<Vec<String>, String> {
-    let bytes: Vec<char> = p.chars().collect();
-    let Some(open) = bytes.iter().position(|&c| c == '{') else {
-        if p.contains('}') {
-            return Err(format!("`{p}`: `}}` without `{{`"));
-        }
-        return Ok(vec![p.to_string()]);
-    };
-    // The matching close brace and the top-level commas between.
-    let mut depth = 0;
-    let mut commas = Vec::new();
-    let mut close = None;
-    for (i, &c) in bytes.iter().enumerate().skip(open) {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    close = Some(i);
-                    break;
-                }
-            }
-            ',' if depth == 1 => commas.push(i),
-            _ => {}
-        }
-    }
-    let close = close.ok_or_else(|| format!("`{p}`: `{{` without `}}`"))?;
-    let head: String = bytes[..open].iter().collect();
-    let tail: String = bytes[close + 1..].iter().collect();
-    let mut bounds = vec![open];
-    bounds.extend(commas);
-    bounds.push(close);
-    let mut out = Vec::new();
-    for w in bounds.windows(2) {
-        let alt: String = bytes[w[0] + 1..w[1]].iter().collect();
-        out.extend(expand_braces(&format!("{head}{alt}{tail}"))?);
-    }
-    Ok(out)
+    /// JSON Lines on stdout: `{"mismatch": …}` per reported mismatch,
+    /// `{"adapter_error": …}`, then one `{"summary": …}`.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Where the inputs of one variant come from, and what it has seen.
@@ -173,27 +123,13 @@ struct Variant {
     reseeds: u64,
     /// Whether fresh seeds still give new cases.
     seeds_help: bool,
-    cases: u64,
-    mismatches: u64,
+    /// Inputs not sent: invalid operands, or not natural widths.
     skipped: u64,
-    /// First mismatch: its reproducer case line.
-    first: Option<String>,
 }
 
 impl Variant {
     fn new(c: Cvt) -> Variant {
-        Variant {
-            c,
-            structured: None,
-            next: 0,
-            fresh: Vec::new(),
-            reseeds: 0,
-            seeds_help: true,
-            cases: 0,
-            mismatches: 0,
-            skipped: 0,
-            first: None,
-        }
+        Variant { c, structured: None, next: 0, fresh: Vec::new(), reseeds: 0, seeds_help: true, skipped: 0 }
     }
 
     /// The next batch of at most `n` cases.
@@ -265,22 +201,14 @@ fn key(g: &GenCase) -> (Vec<(u64, u32)>, u32) {
     (g.operands.iter().map(|o| (o.bits, o.width)).collect(), g.dst_width)
 }
 
-/// One distinct failure: an instruction and the rule deciding the expected result.
-struct Failure {
-    variant: String,
-    rule: Rule,
-    count: u64,
-    first: String,
-}
-
 struct Run<'a> {
     a: &'a FuzzArgs,
     version: PtxVersion,
-    failures: Vec<Failure>,
-    index: HashMap<(String, Rule), usize>,
+    triage: Triage,
     mismatches: u64,
     cases: u64,
     errors: u64,
+    reported: u64,
     record: Option<BufWriter<File>>,
     record_error: Option<String>,
 }
@@ -300,82 +228,23 @@ fn variants(a: &FuzzArgs, version: PtxVersion) -> Result<Vec<Cvt>, String> {
     if let Some(min) = a.target.min_version().filter(|m| version < *m) {
         return Err(format!("target {} needs PTX ISA {min} or later, not {version}", a.target));
     }
-    let mut patterns = Vec::new();
-    for f in &a.filters {
-        for p in expand_braces(f).map_err(|e| format!("--filter {e}"))? {
-            patterns.push(glob::Pattern::new(&p).map_err(|e| format!("--filter `{p}`: {e}"))?);
-        }
-    }
+    let filter = crate::options::VariantFilter::new(&a.filters)?;
     let legal = gen::legal_variants(&[(a.target, version)]);
-    let chosen: Vec<Cvt> = legal
-        .iter()
-        .map(|(c, _)| *c)
-        .filter(|c| patterns.is_empty() || patterns.iter().any(|p| p.matches(&c.to_string())))
-        .collect();
+    let chosen: Vec<Cvt> = legal.iter().map(|(c, _)| *c).filter(|c| filter.matches(c)).collect();
     if chosen.is_empty() {
-        let f: Vec<String> = a.filters.iter().map(|f| format!("`{f}`")).collect();
         return Err(format!(
             "no variant legal on {} (PTX ISA {version}) matches --filter {} (`ptx-cvt list --target {}` lists them)",
             a.target,
-            f.join(", "),
+            filter.describe(),
             a.target
         ));
     }
     Ok(chosen)
 }
 
-/// The implementation under test.
-enum Under {
-    /// A program: answers come one by one, so those before a failure count.
-    Process(ProcessImpl),
-    Other(Box<dyn Implementation>),
-}
-
-impl Under {
-    fn name(&self) -> String {
-        match self {
-            Under::Process(p) => p.name(),
-            Under::Other(i) => i.name(),
-        }
-    }
-    /// The answers up to the first failure, and the failure.
-    fn eval_partial(&mut self, c: &Cvt, cases: &[(Vec<ptx_cvt::Operand>, u32)]) -> (Vec<u64>, Option<String>) {
-        match self {
-            Under::Process(p) => p.eval_partial(c, cases),
-            Under::Other(i) => match i.eval_batch(c, cases) {
-                Ok(g) if g.len() == cases.len() => (g, None),
-                Ok(g) => {
-                    (Vec::new(), Some(format!("answered {} results to a batch of {} cases", g.len(), cases.len())))
-                }
-                Err(e) => (Vec::new(), Some(e)),
-            },
-        }
-    }
-    /// Whether the run goes on after a failure.
-    fn restarts(&self, a: &FuzzArgs) -> bool {
-        matches!(self, Under::Process(_)) && a.restart
-    }
-}
-
-fn open(a: &FuzzArgs) -> Result<Under, String> {
-    if let Some(cmd) = &a.target_cmd {
-        if !(a.timeout > 0.0 && a.timeout.is_finite()) {
-            return Err(format!("--timeout must be a positive number of seconds, not {}", a.timeout));
-        }
-        return Ok(Under::Process(ProcessImpl::spawn(cmd, Duration::from_secs_f64(a.timeout), a.restart)?));
-    }
-    let path = a.target_lib.as_ref().expect("clap requires --target-cmd or --target-lib");
-    Ok(Under::Other(open_library(path, &a.symbol)?))
-}
-
-/// --target-lib: the one place the shared-library adapter is constructed.
-fn open_library(path: &std::path::Path, symbol: &str) -> Result<Box<dyn Implementation>, String> {
-    crate::shared_lib::SharedLib::open(path, symbol).map(|l| Box::new(l) as Box<dyn Implementation>)
-}
-
 fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
-    if !(a.seconds >= 0.0 && a.seconds.is_finite()) {
-        return Err(format!("--seconds must be a number of seconds ≥ 0, not {}", a.seconds));
+    if !a.imp.given() {
+        return Err("name the implementation under test: --target-cmd CMD or --target-lib PATH".into());
     }
     let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
     let chosen = variants(a, version)?;
@@ -385,11 +254,14 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
     });
     let record = match &a.record {
         None => None,
-        Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?)),
+        Some(p) => {
+            crate::output::check_output_file(p)?;
+            Some(BufWriter::new(File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?))
+        }
     };
-    let mut imp = open(a)?;
+    let mut imp = a.imp.open()?.expect("given");
     let budget = (a.seconds > 0.0).then(|| Duration::from_secs_f64(a.seconds));
-    say!(
+    let plan = format!(
         "fuzzing {} on {} variant(s) legal on {}; seed {seed}, profile {}, {}",
         imp.name(),
         chosen.len(),
@@ -402,14 +274,19 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
             (None, None) => "until --max-failures".to_string(),
         }
     );
+    if a.json {
+        eprintln!("{plan}");
+    } else {
+        say!("{plan}");
+    }
     let mut r = Run {
         a,
         version,
-        failures: Vec::new(),
-        index: HashMap::new(),
+        triage: Triage::default(),
         mismatches: 0,
         cases: 0,
         errors: 0,
+        reported: 0,
         record,
         record_error: None,
     };
@@ -440,12 +317,20 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
                 stop = Some(format!("stopped after {} cases (--cases)", r.cases));
                 break 'outer;
             }
-            let batch = v.batch((a.batch.min(room)) as usize, seed, &mut rng);
+            let mut batch = v.batch((a.imp.batch.min(room)) as usize, seed, &mut rng);
             if batch.is_empty() {
                 continue;
             }
             any = true;
-            if let Some(s) = run_batch(&mut r, &mut imp, v, batch) {
+            if a.imp.natural_widths {
+                let shape = instr::shape(&v.c);
+                let before = batch.len();
+                batch.retain(|g| {
+                    g.operands.iter().map(|o| o.width).eq(shape.srcs.iter().copied()) && g.dst_width == v.c.dtype.bits()
+                });
+                v.skipped += (before - batch.len()) as u64;
+            }
+            if let Some(s) = run_batch(&mut r, imp.as_mut(), v, batch) {
                 stop = Some(s);
                 break 'outer;
             }
@@ -469,9 +354,10 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
         eprintln!("error: writing {}: {e}", a.record.as_ref().unwrap().display());
         return Ok(2);
     }
+    let unsupported = r.triage.cases().2;
     Ok(if r.errors > 0 {
         2
-    } else if r.mismatches > 0 {
+    } else if r.mismatches > 0 || (unsupported > 0 && a.imp.fail_on_unsupported) {
         1
     } else {
         0
@@ -480,7 +366,7 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
 
 /// Evaluate one batch on the oracle and the implementation and compare.
 /// Returns why the run must stop, if it must.
-fn run_batch(r: &mut Run, imp: &mut Under, v: &mut Variant, batch: Vec<GenCase>) -> Option<String> {
+fn run_batch(r: &mut Run, imp: &mut dyn Implementation, v: &mut Variant, batch: Vec<GenCase>) -> Option<String> {
     let mut asked = Vec::with_capacity(batch.len());
     let mut outcomes = Vec::with_capacity(batch.len());
     for g in batch {
@@ -496,97 +382,74 @@ fn run_batch(r: &mut Run, imp: &mut Under, v: &mut Variant, batch: Vec<GenCase>)
     if asked.is_empty() {
         return None;
     }
-    let (got, failure) = imp.eval_partial(&v.c, &asked);
-    for (((ops, w), o), bits) in asked.iter().zip(&outcomes).zip(&got) {
+    let (got, failure) = imp.eval_batch(&v.c, &asked);
+    for (((ops, w), o), answer) in asked.iter().zip(&outcomes).zip(got) {
         r.cases += 1;
-        v.cases += 1;
+        let bits = match answer {
+            Answer::Bits(b) => b,
+            Answer::Declined(why) => {
+                r.triage.unsupported(&v.c, &why);
+                continue;
+            }
+        };
         if let Some(f) = r.record.as_mut().filter(|_| r.record_error.is_none()) {
-            let line = format_case(&v.c, ops, &AcceptSet::exact(*w, *bits));
+            let line = format_case(&v.c, ops, &AcceptSet::exact(*w, bits));
             if let Err(e) = writeln!(f, "{line}") {
                 r.record_error = Some(e.to_string());
             }
         }
-        if !o.contains(*bits) {
-            let case =
-                Case { instr: v.c, operands: ops.clone(), result: Some(AcceptSet::exact(*w, *bits)), comment: None };
-            // Evaluated again with the explanation, which the report shows.
-            let o = evaluate(&v.c, ops, *w, r.a.profile).expect("evaluated once already");
-            mismatch(r, v, &case, &o);
-            if let Some(stop) = failure_limit(r) {
-                // The rest of the batch stays unchecked (and unrecorded).
-                if let Some(e) = failure {
-                    r.errors += 1;
-                    eprintln!("error: {}: {e}", imp.name());
-                }
-                return Some(stop);
+        if o.contains(bits) {
+            r.triage.passed(&v.c);
+            continue;
+        }
+        let case = Case { instr: v.c, operands: ops.clone(), result: Some(AcceptSet::exact(*w, bits)), comment: None };
+        // Evaluated again with the explanation, which the report shows.
+        let o = evaluate(&v.c, ops, *w, r.a.profile).expect("evaluated once already");
+        mismatch(r, Mismatch::new(Origin::default(), case, o));
+        if r.a.max_failures.is_some_and(|m| r.mismatches >= m) {
+            // The rest of the batch stays unchecked (and unrecorded).
+            if let Some(e) = failure {
+                adapter_error(r, imp, &e);
             }
+            return Some(format!("stopped after {} mismatches (--max-failures)", r.mismatches));
         }
     }
     if let Some(e) = failure {
-        r.errors += 1;
-        eprintln!("error: {}: {e}", imp.name());
-        if !imp.restarts(r.a) {
+        adapter_error(r, imp, &e);
+        if !r.a.imp.goes_on_after_errors() {
             let hint =
-                if matches!(imp, Under::Process(_)) { " (--restart starts the program again and goes on)" } else { "" };
+                if r.a.imp.target_cmd.is_some() { " (--restart starts the program again and goes on)" } else { "" };
             return Some(format!("stopped at the adapter error above{hint}"));
         }
-        if r.errors >= r.a.max_failures {
+        if r.a.max_failures.is_some_and(|m| r.errors >= m) {
             return Some(format!("stopped after {} adapter errors (--max-failures)", r.errors));
         }
     }
     None
 }
 
-/// Why the run stops after the latest mismatch, if the --max-failures limit is reached.
-fn failure_limit(r: &Run) -> Option<String> {
-    if r.a.all {
-        (r.mismatches >= r.a.max_failures)
-            .then(|| format!("stopped after {} mismatches (--max-failures)", r.mismatches))
+fn adapter_error(r: &mut Run, imp: &dyn Implementation, e: &str) {
+    r.errors += 1;
+    if r.a.json {
+        say!("{}", json!({"adapter_error": {"implementation": imp.name(), "message": e}}));
     } else {
-        (r.failures.len() as u64 >= r.a.max_failures)
-            .then(|| format!("stopped after {} distinct failures (--max-failures)", r.failures.len()))
+        eprintln!("error: {}: {e}", imp.name());
     }
 }
 
-fn mismatch(r: &mut Run, v: &mut Variant, case: &Case, o: &Outcome) {
-    let rule = crate::check::mismatch_rule(case, o);
-    let repro = case_line(case, &o.accept);
+fn mismatch(r: &mut Run, m: Mismatch) {
     r.mismatches += 1;
-    v.mismatches += 1;
-    v.first.get_or_insert_with(|| repro.clone());
-    let k = (v.c.to_string(), rule);
-    let new = !r.index.contains_key(&k);
-    if new {
-        r.index.insert(k.clone(), r.failures.len());
-        r.failures.push(Failure { variant: k.0.clone(), rule, count: 0, first: repro.clone() });
-    }
-    r.failures[r.index[&k]].count += 1;
-    if !(new || r.a.all) {
+    let new_class = r.triage.mismatch(&m);
+    if !(new_class || r.a.all) {
         return;
     }
-    let c = &case.instr;
-    let got = case.result.as_ref().expect("has the answer");
-    let operands: Vec<String> = case.operands.iter().map(|x| ptx_cvt::eval::fmt_hex(x.bits, x.width)).collect();
-    say!("");
-    say!("MISMATCH {c} {}", operands.join(" "));
-    say!("  input    {} {} = {}", c.atype.name(), operands.join(" "), o.inputs_text());
-    say!("  expected {}", describe_set(c, &o.accept));
-    say!("  got      {}", describe_bits(c, got.single().expect("exact"), got.width));
-    say!("  rule     {} [{}]: {}", rule.name(), rule.evidence().tag(), rule.text());
-    say!("  class    {}", gen::coverage::classify(c, o));
-    say!("  case     {repro}");
-    if (r.failures.len() as u64) <= r.a.reproducers && new {
-        let expected = Case { result: Some(o.accept.clone()), comment: None, ..case.clone() };
-        let regs = Regs { dst: expected.dst_width(), src: case.operands.first().map_or(c.atype.bits(), |x| x.width) };
-        let target = if instr::check(c, regs, Some(r.a.target), Some(r.version)).is_ok() {
-            r.a.target
-        } else {
-            default_target(&expected, r.version)
-        };
-        say!("  ptx      (assemble with ptxas -arch=<the .target>)");
-        for l in ptx_snippet(&expected, target, r.version).lines() {
-            say!("    {l}");
-        }
+    r.reported += 1;
+    let ptx = (r.reported <= r.a.reproducers).then(|| m.ptx(Some(r.a.target), r.version));
+    if r.a.json {
+        say!("{}", json!({"mismatch": m.json(ptx.as_deref())}));
+    } else {
+        say!("");
+        say!("{}", m.text(ptx.as_deref()));
     }
 }
 
@@ -599,70 +462,51 @@ fn rate(n: u64, d: Duration) -> String {
     format!("{:.0}", n as f64 / s)
 }
 
-/// Variants listed one by one in the summary when there are at most this many.
+/// Variants listed one by one in the summary (without --table) when there are at most this many.
 const LIST_ALL: usize = 30;
 
 fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&str>) {
+    let tried = r.triage.variants.len();
+    let skipped: u64 = vs.iter().map(|v| v.skipped).sum();
+    let (passed, failed, unsupported) = r.triage.cases();
+    if r.a.json {
+        let mut s = r.triage.json();
+        s["seed"] = json!(seed);
+        s["seconds"] = json!(elapsed.as_secs_f64());
+        s["variants_chosen"] = json!(vs.len());
+        s["variants_tried"] = json!(tried);
+        s["skipped_inputs"] = json!(skipped);
+        s["adapter_errors"] = json!(r.errors);
+        s["stopped"] = json!(stop);
+        say!("{}", json!({"summary": s}));
+        return;
+    }
     say!("");
     if let Some(s) = stop {
         say!("{s}");
     }
-    let tried: Vec<&Variant> = vs.iter().filter(|v| v.cases > 0).collect();
     say!(
-        "{} cases in {:.1} s ({} cases/s) over {} of {} variant(s); seed {seed} (rerun with --seed {seed})",
+        "{} cases in {:.1} s ({} cases/s) over {tried} of {} variant(s); seed {seed} (rerun with --seed {seed})",
         r.cases,
         elapsed.as_secs_f64(),
         rate(r.cases, elapsed),
-        tried.len(),
         vs.len()
     );
-    let failing: Vec<&&Variant> = tried.iter().filter(|v| v.mismatches > 0).collect();
-    let listed: Vec<&Variant> =
-        if tried.len() <= LIST_ALL { tried.clone() } else { failing.iter().map(|v| **v).collect() };
-    if !listed.is_empty() {
-        say!("per variant:");
-        let w = listed.iter().map(|v| v.c.to_string().len()).max().unwrap_or(0);
-        say!("  {:<w$}  {:>9}  {:>10}", "variant", "cases", "mismatches");
-        for v in &listed {
-            let first = v.first.as_deref().map(|f| format!("  first: {f}")).unwrap_or_default();
-            say!("  {:<w$}  {:>9}  {:>10}{first}", v.c.to_string(), v.cases, v.mismatches);
-        }
-        if listed.len() < tried.len() {
-            let rest: u64 = tried.iter().filter(|v| v.mismatches == 0).map(|v| v.cases).sum();
-            say!("  … {} other variant(s) passed all {rest} of their cases", tried.len() - listed.len());
-        }
-    }
-    let skipped: u64 = vs.iter().map(|v| v.skipped).sum();
     if skipped > 0 {
-        say!("{skipped} random input(s) skipped (not valid operands of their form)");
+        say!("{skipped} input(s) skipped (not valid operands of their form, or not natural widths)");
     }
-    if !r.failures.is_empty() {
-        say!("failures (instruction, deciding rule):");
-        for f in &r.failures {
-            say!("  {:>8}  {} / {}  first: {}", f.count, f.variant, f.rule.name(), f.first);
-        }
-    }
-    say!(
-        "{} passed, {} failed{}",
-        r.cases - r.mismatches,
-        r.mismatches,
-        if r.errors > 0 { format!(", {} adapter error(s)", r.errors) } else { String::new() }
-    );
+    say!("{}", r.triage.text(r.a.table || tried <= LIST_ALL));
+    let extra = [(unsupported, "unsupported"), (r.errors, "adapter error(s)")]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, w)| format!(", {n} {w}"))
+        .collect::<String>();
+    say!("{passed} passed, {failed} failed{extra}");
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn braces() {
-        assert_eq!(expand_braces("cvt.*.f16").unwrap(), vec!["cvt.*.f16"]);
-        assert_eq!(expand_braces("cvt.{a,b}.x").unwrap(), vec!["cvt.a.x", "cvt.b.x"]);
-        assert_eq!(expand_braces("{a,b{c,d}}{1,2}").unwrap(), vec!["a1", "a2", "bc1", "bc2", "bd1", "bd2"]);
-        assert_eq!(expand_braces("x{}y").unwrap(), vec!["xy"]);
-        assert!(expand_braces("x{a,b").is_err());
-        assert!(expand_braces("x}").is_err());
-    }
 
     #[test]
     fn batches_start_structured_then_vary() {

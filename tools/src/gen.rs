@@ -1,18 +1,20 @@
 //! `ptx-cvt gen`: write golden-vector files for every legal variant of the
 //! chosen targets, in parallel, deterministically, atomically.
 
+use std::collections::BTreeSet;
 use std::fs;
-use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptx_cvt::gen::{self, Level};
 use ptx_cvt::{Cvt, Profile, PtxVersion, Target};
 use rayon::prelude::*;
+use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::common::{legal_variants_matching, write_atomic};
+use crate::common::{legal_variants_matching, write_atomic, VariantFilter};
+use crate::output::write_stdout;
 
 #[derive(Args)]
 pub struct GenArgs {
@@ -22,9 +24,8 @@ pub struct GenArgs {
     /// PTX ISA version for legality (default: 9.5).
     #[arg(long, value_parser = crate::parse_version)]
     ptx_version: Option<PtxVersion>,
-    /// Only variants whose canonical spelling matches this glob, e.g. 'cvt.*.f16.f32'.
-    #[arg(long)]
-    filter: Option<String>,
+    #[arg(long = "filter", value_name = "GLOB", help = crate::options::FILTER_HELP)]
+    filters: Vec<String>,
     /// `compact` (structured + one case per coverage class) or `deep` (exhaustive for ≤16-bit sources).
     #[arg(long, default_value = "compact", value_parser = |s: &str| s.parse::<Level>())]
     level: Level,
@@ -34,12 +35,67 @@ pub struct GenArgs {
     /// Evidence profile of the expected results.
     #[arg(long, default_value = "sm90", value_parser = |s: &str| s.parse::<Profile>())]
     profile: Profile,
-    /// Output folder: one `<spelling>.cases` file per variant and a MANIFEST. `-` writes all cases to stdout.
+    /// Output folder: one `<spelling>.cases` file per variant and a MANIFEST
+    /// listing them. `-` writes all cases to stdout. The folder must hold no
+    /// other `*.cases` files (stale ones from a wider run): gen refuses and
+    /// lists them, unless --clean.
     #[arg(long, short)]
     out: String,
-    /// Worker threads (default: all cores). The output does not depend on it.
+    /// Remove the `*.cases` files in the --out folder that this run does not
+    /// write (e.g. after narrowing --filter), so the folder matches its
+    /// MANIFEST. Only `*.cases` files are removed, nothing else.
     #[arg(long)]
+    clean: bool,
+    /// Worker threads (default: all cores; at most 256, or 4 per core where that is more). The output does not depend on it.
+    #[arg(long, value_parser = crate::options::parse_jobs)]
     jobs: Option<usize>,
+    /// Print one JSON object summarising what was written (needs --out DIR).
+    #[arg(long)]
+    json: bool,
+}
+
+/// The `*.cases` regular files in `dir` that are not among `keep`, sorted.
+fn stale_files(dir: &Path, keep: &BTreeSet<String>) -> Result<Vec<String>, String> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("cannot read {}: {e}", dir.display())),
+    };
+    let mut stale = Vec::new();
+    for e in entries {
+        let e = e.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let regular = e.file_type().is_ok_and(|t| t.is_file());
+        if regular && name.ends_with(".cases") && !keep.contains(&name) {
+            stale.push(name);
+        }
+    }
+    stale.sort();
+    Ok(stale)
+}
+
+/// Check the --out folder before any work: a folder (or nothing yet), and
+/// no stale `*.cases` unless --clean. Returns the stale files to remove.
+fn prepare_dir(a: &GenArgs, dir: &Path, names: &BTreeSet<String>) -> Result<Vec<String>, String> {
+    if let Ok(m) = fs::metadata(dir) {
+        if !m.is_dir() {
+            return Err(format!("--out {} exists and is not a folder", dir.display()));
+        }
+    }
+    let stale = stale_files(dir, names)?;
+    if !stale.is_empty() && !a.clean {
+        let shown: Vec<&str> = stale.iter().take(10).map(String::as_str).collect();
+        let more =
+            if stale.len() > shown.len() { format!(" and {} more", stale.len() - shown.len()) } else { String::new() };
+        return Err(format!(
+            "{} holds {} `*.cases` file(s) this run would not write (stale, or not generated): {}{more}; \
+             give --clean to remove them, or choose another folder",
+            dir.display(),
+            stale.len(),
+            shown.join(", ")
+        ));
+    }
+    Ok(stale)
 }
 
 /// One generated file.
@@ -51,25 +107,31 @@ struct Output {
 }
 
 pub fn run(a: GenArgs) -> u8 {
-    let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
-    let variants = match legal_variants_matching(&a.targets, version, a.filter.as_deref()) {
-        Ok(v) => v,
+    match generate(&a) {
+        Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e}");
-            return 2;
+            2
         }
-    };
-    if variants.is_empty() {
-        eprintln!("error: no legal variant matches");
-        return 2;
     }
-    let pool = match rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
+}
+
+fn generate(a: &GenArgs) -> Result<(), String> {
+    if a.out.is_empty() {
+        return Err("--out is empty: give a folder, or `-` for stdout".into());
+    }
+    if a.json && a.out == "-" {
+        return Err("--json prints a summary on stdout: give --out a folder, not `-`".into());
+    }
+    let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
+    let variants = legal_variants_matching(&a.targets, version, &VariantFilter::new(&a.filters)?)?;
+    if variants.is_empty() {
+        return Err("no legal variant matches".into());
+    }
+    let names: BTreeSet<String> = variants.iter().map(|(c, _)| format!("{c}.cases")).collect();
+    let dir = PathBuf::from(&a.out);
+    let stale = if a.out == "-" { Vec::new() } else { prepare_dir(a, &dir, &names)? };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build().map_err(|e| e.to_string())?;
     let bar = ProgressBar::new(variants.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} variants, {elapsed} elapsed, eta {eta} {msg}").unwrap(),
@@ -92,41 +154,45 @@ pub fn run(a: GenArgs) -> u8 {
     });
     bar.finish_and_clear();
     let total: usize = outputs.iter().map(|o| o.count).sum();
+    let mut files = Vec::new();
     if a.out == "-" {
-        let mut stdout = std::io::stdout().lock();
         for o in &outputs {
-            if stdout.write_all(o.text.as_bytes()).is_err() {
-                return 0;
+            if !write_stdout(o.text.as_bytes()) {
+                break;
             }
         }
     } else {
-        let dir = PathBuf::from(&a.out);
-        if let Err(e) = fs::create_dir_all(&dir) {
-            eprintln!("error: cannot create {}: {e}", dir.display());
-            return 2;
-        }
+        fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let mut manifest = String::from("# ptx-cvt vector manifest v1\n# file\tvariant\tcases\tsha256\n");
         for o in &outputs {
-            if let Err(e) = write_atomic(&dir.join(&o.name), o.text.as_bytes()) {
-                eprintln!("error: cannot write {}: {e}", dir.join(&o.name).display());
-                return 2;
-            }
+            write_atomic(&dir.join(&o.name), o.text.as_bytes())?;
             let hash = Sha256::digest(o.text.as_bytes());
             let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
             manifest.push_str(&format!("{}\t{}\t{}\t{hex}\n", o.name, o.variant, o.count));
+            files.push(json!({"file": o.name, "variant": o.variant.to_string(), "cases": o.count, "sha256": hex}));
         }
-        if let Err(e) = write_atomic(&dir.join("MANIFEST"), manifest.as_bytes()) {
-            eprintln!("error: cannot write MANIFEST: {e}");
-            return 2;
+        write_atomic(&dir.join("MANIFEST"), manifest.as_bytes())?;
+        for name in &stale {
+            fs::remove_file(dir.join(name)).map_err(|e| format!("cannot remove {}: {e}", dir.join(name).display()))?;
+        }
+        if !stale.is_empty() {
+            eprintln!("removed {} stale `*.cases` file(s) (--clean)", stale.len());
         }
     }
+    let secs = start.elapsed().as_secs_f64();
     eprintln!(
-        "{} variants, {total} cases, {:.1} s ({} level, seed {}, profile {})",
+        "{} variants, {total} cases, {secs:.1} s ({} level, seed {}, profile {})",
         outputs.len(),
-        start.elapsed().as_secs_f64(),
         a.level,
         a.seed,
         a.profile
     );
-    0
+    if a.json {
+        say!(
+            "{}",
+            json!({"out": a.out, "variants": outputs.len(), "cases": total, "level": a.level.to_string(),
+                   "seed": a.seed, "profile": a.profile.name(), "removed": stale, "files": files, "seconds": secs})
+        );
+    }
+    Ok(())
 }

@@ -18,7 +18,7 @@ use ptx_cvt::gen;
 use ptx_cvt::{evaluate_accept, format_case, instr, parse_case, AcceptSet, Cvt, Operand, Profile, PtxVersion, Target};
 use rayon::prelude::*;
 
-use crate::common::describe_bits;
+use crate::common::{describe_bits, write_atomic};
 
 #[derive(Args)]
 pub struct GpuArgs {
@@ -27,9 +27,8 @@ pub struct GpuArgs {
     /// Also run every input of every variant whose sources total 16 bits or less.
     #[arg(long)]
     exhaustive: bool,
-    /// Only variants whose canonical spelling matches this glob.
-    #[arg(long)]
-    filter: Option<String>,
+    #[arg(long = "filter", value_name = "GLOB", help = crate::options::FILTER_HELP)]
+    filters: Vec<String>,
     /// The `.target` of the kernels; only variants legal there run.
     #[arg(long, default_value = "sm_90", value_parser = crate::parse_target)]
     target: Target,
@@ -44,28 +43,41 @@ pub struct GpuArgs {
     profile: Profile,
     /// Write results here: one `<variant>.cases` per variant (the GPU's answers
     /// as case lines), `mismatches.cases` and `summary.txt`.
-    #[arg(long)]
+    #[arg(long, short)]
     out: Option<PathBuf>,
-    /// Print at most this many mismatches (all are recorded with --out).
-    #[arg(long, default_value_t = 20)]
-    max_failures: usize,
+    /// Stop checking after N mismatches (variants in name order); the summary still follows.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_failures: Option<u64>,
+    /// Print at most N mismatches (all are counted, and recorded with --out).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    show: u64,
+    /// Exit 0 when the files hold no case to run (default: "no cases", exit 2).
+    #[arg(long)]
+    allow_empty: bool,
+    /// JSON Lines: one object per shown mismatch, then `{"summary": ...}`.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Cases of one variant: operands and destination width (natural widths).
 type Cases = BTreeMap<Cvt, Vec<Vec<Operand>>>;
 
+/// The cases to run; errors come formatted (`FILE:LINE: error: ...` or `error: ...`).
 fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
-    let pattern = a.filter.as_deref().map(glob::Pattern::new).transpose().map_err(|e| format!("--filter: {e}"))?;
+    let filter = crate::options::VariantFilter::new(&a.filters).map_err(|e| format!("error: {e}"))?;
     let legal = |c: &Cvt| {
-        instr::check(c, gen::natural_regs(c), Some(a.target), Some(a.ptx_version)).is_ok()
-            && pattern.as_ref().is_none_or(|p| p.matches(&c.to_string()))
+        instr::check(c, gen::natural_regs(c), Some(a.target), Some(a.ptx_version)).is_ok() && filter.matches(c)
     };
     let mut cases: Cases = BTreeMap::new();
     let mut skipped = 0;
     for f in &a.files {
-        let text = fs::read_to_string(f).map_err(|e| format!("cannot read {f}: {e}"))?;
+        let text = fs::read_to_string(f).map_err(|e| format!("error: cannot read {f}: {e}"))?;
         for (n, line) in text.lines().enumerate() {
-            let Some(c) = parse_case(line).map_err(|e| format!("{f}:{}: {e}", n + 1))? else { continue };
+            let Some(c) =
+                parse_case(line).map_err(|e| format!("{}:{}: error: {e}", crate::options::input_name(f), n + 1))?
+            else {
+                continue;
+            };
             let shape = instr::shape(&c.instr);
             let natural = c.operands.iter().map(|o| o.width).eq(shape.srcs.iter().copied())
                 && c.dst_width() == c.instr.dtype.bits();
@@ -152,8 +164,11 @@ fn open(device: usize) -> Result<std::sync::Arc<CudaContext>, String> {
 }
 
 /// Run every variant's cases on the GPU: the results, in case order.
-fn run_on_gpu(a: &GpuArgs, cases: &Cases) -> Result<BTreeMap<Cvt, Vec<u64>>, String> {
-    let ctx = open(a.device)?;
+fn run_on_gpu(
+    ctx: &std::sync::Arc<CudaContext>,
+    a: &GpuArgs,
+    cases: &Cases,
+) -> Result<BTreeMap<Cvt, Vec<u64>>, String> {
     let stream = ctx.default_stream();
     let variants: Vec<Cvt> = cases.keys().copied().collect();
     let ptx = crate::ptx::module(&variants, a.target, a.ptx_version);
@@ -202,10 +217,18 @@ pub fn run(a: GpuArgs) -> u8 {
         eprintln!("error: give case files and/or --exhaustive");
         return 2;
     }
+    // The driver first: no plan is printed for a machine that cannot run it.
+    let ctx = match open(a.device) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
     let (cases, skipped) = match collect(&a) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("{e}"); // FILE:LINE: error: ..., or error: ...
             return 2;
         }
     };
@@ -216,9 +239,13 @@ pub fn run(a: GpuArgs) -> u8 {
         );
     }
     let total: usize = cases.values().map(Vec::len).sum();
+    if total == 0 && !a.allow_empty {
+        eprintln!("error: no cases to run (--allow-empty accepts that)");
+        return 2;
+    }
     eprintln!("{} variants, {total} cases on device {} ({})", cases.len(), a.device, a.target);
     let start = std::time::Instant::now();
-    let results = match run_on_gpu(&a, &cases) {
+    let results = match run_on_gpu(&ctx, &a, &cases) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
@@ -247,36 +274,51 @@ pub fn run(a: GpuArgs) -> u8 {
         .collect();
     let mut summary = String::from("variant\tcases\tmismatches\n");
     let mut mismatches = String::new();
-    let mut failed = 0;
-    for (c, lines, bad) in &checked {
+    let (mut failed, mut passed, mut shown) = (0u64, 0u64, 0u64);
+    let mut stopped = false;
+    'variants: for (c, lines, bad) in &checked {
         summary.push_str(&format!("{c}\t{}\t{}\n", lines.len(), bad.len()));
+        passed += (lines.len() - bad.len()) as u64;
         for (line, expected, got) in bad {
-            if failed < a.max_failures {
-                say!("MISMATCH {line}\n  expected {expected}\n  got      {}", describe_bits(c, *got, c.dtype.bits()));
+            if a.max_failures.is_some_and(|m| failed >= m) {
+                stopped = true;
+                break 'variants;
+            }
+            if shown < a.show {
+                shown += 1;
+                if a.json {
+                    say!(
+                        "{}",
+                        serde_json::json!({"case": line, "instruction": c.to_string(), "expected": expected.to_string(), "got": ptx_cvt::eval::fmt_hex(*got, c.dtype.bits())})
+                    );
+                } else {
+                    say!(
+                        "MISMATCH {line}\n  expected {expected}\n  got      {}",
+                        describe_bits(c, *got, c.dtype.bits())
+                    );
+                }
             }
             failed += 1;
             mismatches.push_str(&format!("{line}  # oracle: {expected}\n"));
         }
     }
     if let Some(dir) = &a.out {
-        let write = || -> std::io::Result<()> {
-            fs::create_dir_all(dir)?;
+        let write = || -> Result<(), String> {
+            fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             for (c, lines, _) in &checked {
-                fs::write(
-                    dir.join(format!("{c}.cases")),
-                    format!(
-                        "# ptx-cvt case lines v1\n# recorded: device {} {}\n{}\n",
-                        a.device,
-                        a.target,
-                        lines.join("\n")
-                    ),
-                )?;
+                let text = format!(
+                    "# ptx-cvt case lines v1\n# recorded: device {} {}\n{}\n",
+                    a.device,
+                    a.target,
+                    lines.join("\n")
+                );
+                write_atomic(&dir.join(format!("{c}.cases")), text.as_bytes())?;
             }
-            fs::write(dir.join("mismatches.cases"), &mismatches)?;
-            fs::write(dir.join("summary.txt"), &summary)
+            write_atomic(&dir.join("mismatches.cases"), mismatches.as_bytes())?;
+            write_atomic(&dir.join("summary.txt"), summary.as_bytes())
         };
         if let Err(e) = write() {
-            eprintln!("error: writing {}: {e}", dir.display());
+            eprintln!("error: {e}");
             return 2;
         }
     }
@@ -285,6 +327,21 @@ pub fn run(a: GpuArgs) -> u8 {
         gpu_time.as_secs_f64(),
         start.elapsed().as_secs_f64() - gpu_time.as_secs_f64()
     );
-    say!("{} passed, {failed} failed", total - failed);
+    if stopped {
+        eprintln!("stopped after {failed} mismatch(es) (--max-failures)");
+    }
+    if shown < failed && !a.json {
+        eprintln!("{shown} mismatch(es) shown of {failed} (--show N shows more)");
+    }
+    if a.json {
+        say!(
+            "{}",
+            serde_json::json!({"summary": {"variants": cases.len(), "cases": total, "passed": passed, "failed": failed,
+                "stopped": stopped, "skipped": skipped, "target": a.target.to_string(), "device": a.device,
+                "gpu_seconds": gpu_time.as_secs_f64()}})
+        );
+    } else {
+        say!("{passed} passed, {failed} failed");
+    }
     u8::from(failed > 0)
 }

@@ -1,8 +1,9 @@
 //! `ptx-cvt`: the command line over the ptx-cvt oracle.
 
-/// `println!` that stops quietly when stdout is closed.
+/// `println!` through the one stdout writer (`output::say_line`): a closed
+/// pipe ends output quietly, other write errors make the exit status 2.
 macro_rules! say {
-    ($($t:tt)*) => { $crate::common::say_line(format_args!($($t)*)) };
+    ($($t:tt)*) => { $crate::output::say_line(format_args!($($t)*)) };
 }
 
 mod check;
@@ -13,17 +14,18 @@ mod explain;
 mod fuzz;
 mod gen;
 mod gpu;
+mod implementation;
 mod list;
-mod process;
+mod options;
+mod output;
 mod ptx;
-mod reproducer;
-mod shared_lib;
 mod sweep;
 
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use ptx_cvt::{Profile, PtxVersion, Target};
+use ptx_cvt_harness::reproducer;
 
 /// Bit-exact reference oracle for the PTX `cvt` instruction.
 ///
@@ -33,7 +35,7 @@ use ptx_cvt::{Profile, PtxVersion, Target};
 #[derive(Parser)]
 #[command(
     name = "ptx-cvt",
-    version,
+    version = version_text(),
     propagate_version = true,
     after_help = "Examples:\n  \
       ptx-cvt eval cvt.rn.f16.f32 3f800000            # prints 3c00\n  \
@@ -45,6 +47,12 @@ use ptx_cvt::{Profile, PtxVersion, Target};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// `--version`: the package version and the semantics version of the oracle.
+fn version_text() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| format!("{} (semantics {})", env!("CARGO_PKG_VERSION"), ptx_cvt::SEMANTICS_VERSION))
 }
 
 #[derive(Subcommand)]
@@ -132,7 +140,20 @@ pub(crate) fn parse_version(s: &str) -> Result<PtxVersion, String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    output::exit_2_when_stderr_fails();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // --help and --version print to stdout: their write errors count too.
+            let printed = e.print();
+            let flushed = std::io::Write::flush(&mut std::io::stdout());
+            if let Some(err) = printed.err().or(flushed.err()).filter(|x| x.kind() != std::io::ErrorKind::BrokenPipe) {
+                eprintln!("error: cannot write to stdout: {err}");
+                return ExitCode::from(2);
+            }
+            return ExitCode::from(e.exit_code() as u8);
+        }
+    };
     let code = match cli.command {
         Command::Eval(a) => eval::run(a),
         Command::Check(a) => check::run(a),
@@ -145,5 +166,10 @@ fn main() -> ExitCode {
         Command::Fuzz(a) => fuzz::run(a),
         Command::Sweep(a) => sweep::run(a),
     };
+    // Buffered output's write errors show only now (e.g. `> /dev/full`).
+    if let Err(e) = output::finish_stdout() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     ExitCode::from(code)
 }

@@ -77,14 +77,16 @@
 //! format with other widths.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
 
 use clap::{Args, ValueEnum};
 use ptx_cvt::instr::{self, REG_WIDTHS};
 use ptx_cvt::{Cvt, PtxVersion, Target};
 
-use crate::common::{legal_variants_matching, write_atomic};
+use serde_json::json;
+
+use crate::common::{legal_variants_matching, write_atomic, VariantFilter};
+use crate::output::write_stdout;
 use crate::reproducer;
 
 #[derive(Args)]
@@ -95,16 +97,19 @@ pub struct PtxArgs {
     /// PTX ISA version of the module and for legality (default: 9.5).
     #[arg(long, value_parser = crate::parse_version)]
     ptx_version: Option<PtxVersion>,
-    /// Only variants whose canonical spelling matches this glob, e.g. 'cvt.*.f16.f32'.
-    #[arg(long)]
-    filter: Option<String>,
+    #[arg(long = "filter", value_name = "GLOB", help = crate::options::FILTER_HELP)]
+    filters: Vec<String>,
     /// Register widths: `natural` (exactly the operand types' widths; the only
     /// choice for now, wider registers are a later extension).
     #[arg(long, value_enum, default_value_t = Registers::Natural)]
     registers: Registers,
-    /// Output file (written atomically), or `-` for stdout.
+    /// Output file (a regular file, written atomically), or `-` for stdout.
     #[arg(long, short, default_value = "-")]
     out: String,
+    /// Print one JSON object: the kernel table, and the module text under
+    /// "module" when it goes to stdout (README "JSON output").
+    #[arg(long)]
+    json: bool,
 }
 
 /// How the kernels' registers are sized.
@@ -265,7 +270,8 @@ fn kernel_text(s: &mut String, k: &Kernel) {
 pub fn run(a: PtxArgs) -> u8 {
     let Registers::Natural = a.registers;
     let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
-    let variants: Vec<Cvt> = match legal_variants_matching(&[a.target], version, a.filter.as_deref()) {
+    let variants = VariantFilter::new(&a.filters).and_then(|f| legal_variants_matching(&[a.target], version, &f));
+    let variants: Vec<Cvt> = match variants {
         Ok(v) => v.into_iter().map(|(c, _)| c).collect(),
         Err(e) => {
             eprintln!("error: {e}");
@@ -276,16 +282,29 @@ pub fn run(a: PtxArgs) -> u8 {
         eprintln!("error: no variant legal on {} at PTX ISA {version} matches", a.target);
         return 2;
     }
-    let text = module(&variants, a.target, version);
-    if a.out == "-" {
-        // A closed stdout (e.g. `| head`) is not an error.
-        let _ = std::io::stdout().lock().write_all(text.as_bytes());
-    } else {
+    let ks = kernels(&variants);
+    let text = module_of(&ks, a.target, version);
+    if a.out != "-" {
         if let Err(e) = write_atomic(Path::new(&a.out), text.as_bytes()) {
-            eprintln!("error: cannot write {}: {e}", a.out);
+            eprintln!("error: {e}");
             return 2;
         }
         eprintln!("{} kernels for {} (PTX ISA {version}) written to {}", variants.len(), a.target, a.out);
+    }
+    if a.json {
+        let table: Vec<_> = ks
+            .iter()
+            .map(|k| json!({"name": k.name, "instruction": k.instr.to_string(), "src_widths": k.src_widths, "dst_width": k.dst_width}))
+            .collect();
+        let mut v = json!({"target": a.target.to_string(), "ptx_version": version.to_string(), "kernels": table});
+        if a.out == "-" {
+            v["module"] = json!(text);
+        } else {
+            v["out"] = json!(a.out);
+        }
+        say!("{v}");
+    } else if a.out == "-" {
+        write_stdout(text.as_bytes());
     }
     0
 }

@@ -169,8 +169,10 @@ static int parse_alt(const char *s, size_t n, int f, struct ptxcvt_alt *a, char 
     return parse_hex(s, n, 1, &a->value, &a->mask, &a->width, "result", err, errlen);
 }
 
-/* Returns 1 for a case, 0 for a blank or comment line, -1 with a message in err. */
+/* Returns 1 for a case, 0 for a blank or comment line, -1 with a message in err.
+   A leading UTF-8 byte-order mark (EF BB BF, as some editors write) is skipped. */
 int ptxcvt_parse_line(const char *line, struct ptxcvt_case *out, char *err, size_t errlen) {
+    if (strncmp(line, "\xEF\xBB\xBF", 3) == 0) line += 3;
     size_t len = strcspn(line, "\r\n");
     const char *hash = memchr(line, '#', len), *end = hash ? hash : line + len, *p = line;
     const char *tok[PTXCVT_MAX_OPERANDS + 4];

@@ -162,6 +162,9 @@ def _alt(s, fmt):
 
 
 def parse_line(line):
+    # A leading byte-order mark (U+FEFF, as some editors write) is not part of the line.
+    if line.startswith("\ufeff"):
+        line = line[1:]
     if len(line) > MAX_LINE:
         raise ValueError(f"line is {len(line)} bytes long; case lines are at most {MAX_LINE}")
     line = line.rstrip("\r\n")
@@ -226,7 +229,7 @@ def header(path):
     out = {}
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
-            text = line.strip()
+            text = line.lstrip("\ufeff").strip()
             if not text.startswith("#"):
                 break
             text = text[1:].strip()

@@ -28,7 +28,6 @@ use std::fmt;
 use crate::accept::{width_mask, AcceptSet, Alt, LaneSet};
 use crate::eval::{EvalError, Operand};
 use crate::format::Format;
-use crate::implementation::Implementation;
 use crate::instr::{self, Cvt, Family, Regs, Rounding, Type};
 use crate::policy::{self, NanOut, Profile, Question};
 use crate::round::Mode;
@@ -637,19 +636,4 @@ pub fn evaluate_batch_results(c: &Cvt, inputs: &[u64], out: &mut [FastResult]) -
         *o = plan.eval1(a);
     }
     Ok(())
-}
-
-/// The fast engine as an [`Implementation`] (sm90 profile): one value per
-/// case, or an error where the result is a set (e.g. any NaN).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FastEngine;
-
-impl Implementation for FastEngine {
-    fn name(&self) -> String {
-        "fast engine (sm90)".into()
-    }
-    fn eval(&mut self, c: &Cvt, operands: &[Operand], dst_width: u32) -> Result<u64, String> {
-        let r = evaluate(c, operands, dst_width).map_err(|e| e.to_string())?;
-        r.single(dst_width).ok_or_else(|| format!("the result is a set ({}), not one value", r.to_accept(dst_width)))
-    }
 }

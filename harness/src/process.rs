@@ -1,5 +1,5 @@
 //! An implementation under test that is an external program speaking case
-//! lines over pipes (`ptx-cvt fuzz --target-cmd 'CMD'`).
+//! lines over pipes (`--target-cmd 'CMD'` of `ptx-cvt check`, `fuzz`, `sweep`).
 //!
 //! # Protocol
 //!
@@ -18,9 +18,10 @@
 //! writes exactly one line to stdout, in order: the same instruction and
 //! operands followed by `=> <result>`, the result being exact hex with as many
 //! digits as there were `?` (`cvt.rn.f16.f32 3f801000 => 3c00`). A `# comment`
-//! may follow. A line starting with `error:` instead says the program cannot
-//! evaluate that case (e.g. an unsupported instruction); it is reported with
-//! its message and counts as an adapter error.
+//! may follow. A line starting with `error:` instead *declines* that case
+//! (`error: unsupported instruction`): the program does not handle it. A
+//! declined case counts as unsupported for its variant and the run goes on
+//! with the next case; the program keeps running.
 //!
 //! Requests are pipelined: a batch of lines is written before the answers are
 //! read, so the program must flush stdout after each answer (or at least
@@ -36,7 +37,7 @@
 //! answers something that is not the asked case (not a case line, another
 //! instruction or operands, no result, not exact bits, the wrong width). After
 //! any failure the program is killed; with `restart` the next call starts a
-//! fresh one.
+//! fresh one. A declined case is no failure.
 
 use std::collections::VecDeque;
 use std::io::{BufReader, Read, Write};
@@ -47,7 +48,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use ptx_cvt::eval::fmt_hex;
-use ptx_cvt::{parse_case, Cvt, Implementation, Operand};
+use ptx_cvt::{parse_case, Cvt, Operand};
+
+use crate::implementation::{Answer, Implementation};
 
 /// Lines of the program's stderr kept for error messages.
 const STDERR_LINES: usize = 10;
@@ -79,13 +82,13 @@ pub fn request_line(c: &Cvt, operands: &[Operand], dst_width: u32) -> String {
     s
 }
 
-/// Check one answer line against its request; the result bits when it is
-/// the complete case line asked for.
-pub fn check_answer(c: &Cvt, operands: &[Operand], dst_width: u32, line: &str) -> Result<u64, String> {
+/// Check one answer line against its request: the result bits when it is
+/// the complete case line asked for, a decline for `error: MESSAGE`.
+pub fn check_answer(c: &Cvt, operands: &[Operand], dst_width: u32, line: &str) -> Result<Answer, String> {
     let asked = || request_line(c, operands, dst_width);
     let trimmed = line.trim();
     if let Some(msg) = trimmed.strip_prefix("error:") {
-        return Err(format!("the program could not evaluate `{}`: {}", asked(), clip(msg.trim(), 300)));
+        return Ok(Answer::Declined(clip(msg.trim(), 300)));
     }
     if trimmed.is_empty() {
         return Err(format!(
@@ -137,7 +140,7 @@ pub fn check_answer(c: &Cvt, operands: &[Operand], dst_width: u32, line: &str) -
             dst_width / 4
         ));
     }
-    result.single().ok_or_else(|| {
+    result.single().map(Answer::Bits).ok_or_else(|| {
         format!(
             "the program answered `{result}` to `{}`: results must be exact hex bits, not a pattern or `nan`",
             asked()
@@ -184,7 +187,7 @@ impl Running {
         thread::spawn(move || writer(stdin, batches));
         let (tx, answers) = mpsc::channel();
         thread::spawn(move || {
-            for l in crate::check::lines(BufReader::new(stdout)) {
+            for l in crate::lines::lines(BufReader::new(stdout)) {
                 if tx.send(l).is_err() {
                     break;
                 }
@@ -371,7 +374,7 @@ impl ProcessImpl {
 
     /// Evaluate a batch: the answers in order up to the first failure, and
     /// that failure if any (the program is then stopped).
-    pub fn eval_partial(&mut self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> (Vec<u64>, Option<String>) {
+    fn eval_partial(&mut self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> (Vec<Answer>, Option<String>) {
         let mut out = Vec::with_capacity(cases.len());
         if cases.is_empty() {
             return (out, None);
@@ -402,7 +405,7 @@ impl ProcessImpl {
             let run = self.run.as_mut().expect("running");
             match run.answers.recv_timeout(timeout) {
                 Ok(Ok(line)) => match check_answer(c, ops, *w, &line) {
-                    Ok(bits) => out.push(bits),
+                    Ok(answer) => out.push(answer),
                     Err(e) => return (out, Some(self.fail(format!("{e}{}", at()), false))),
                 },
                 Ok(Err(e)) => {
@@ -468,15 +471,15 @@ impl Implementation for ProcessImpl {
         format!("process: {}", self.cmd)
     }
 
-    fn eval(&mut self, c: &Cvt, operands: &[Operand], dst_width: u32) -> Result<u64, String> {
-        self.eval_batch(c, &[(operands.to_vec(), dst_width)]).map(|v| v[0])
-    }
-
-    fn eval_batch(&mut self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> Result<Vec<u64>, String> {
-        match self.eval_partial(c, cases) {
-            (out, None) => Ok(out),
+    fn eval(&mut self, c: &Cvt, operands: &[Operand], dst_width: u32) -> Result<Answer, String> {
+        match self.eval_partial(c, &[(operands.to_vec(), dst_width)]) {
+            (mut out, None) => Ok(out.remove(0)),
             (_, Some(e)) => Err(e),
         }
+    }
+
+    fn eval_batch(&mut self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> (Vec<Answer>, Option<String>) {
+        self.eval_partial(c, cases)
     }
 }
 
@@ -499,7 +502,8 @@ mod tests {
         let c = parse("cvt.s16.s8").unwrap();
         let ops = [Operand { bits: 0x1392_31c2, width: 32 }];
         assert_eq!(request_line(&c, &ops, 32), "cvt.s16.s8 139231c2 => ????????");
-        assert_eq!(check_answer(&c, &ops, 32, "cvt.s16.s8 139231c2 => ffffffc2  # ok"), Ok(0xffff_ffc2));
+        assert_eq!(check_answer(&c, &ops, 32, "cvt.s16.s8 139231c2 => ffffffc2  # ok"), Ok(Answer::Bits(0xffff_ffc2)));
+        assert_eq!(check_answer(&c, &ops, 32, "error: not mine"), Ok(Answer::Declined("not mine".into())));
         for (bad, want) in [
             ("", "empty line"),
             ("# hi", "comment line"),
@@ -510,7 +514,6 @@ mod tests {
             ("cvt.s16.s8 139231c2 => ????????", "without a result"),
             ("cvt.s16.s8 139231c2 => ffc2", "16-bit result"),
             ("cvt.s16.s8 139231c2 => ffffff??", "exact hex"),
-            ("error: unsupported", "could not evaluate"),
         ] {
             let e = check_answer(&c, &ops, 32, bad).unwrap_err();
             assert!(e.contains(want), "{bad:?}: {e}");

@@ -1,5 +1,6 @@
 //! An implementation under test that is a user's shared library exporting
-//! one C function (`ptx-cvt fuzz --target-lib libmine.so [--symbol NAME]`).
+//! one C function (`--target-lib libmine.so [--symbol NAME]` of `ptx-cvt
+//! check`, `fuzz`, `sweep`).
 //!
 //! # The C function
 //!
@@ -19,8 +20,8 @@
 //! `cvt`, modifiers, destination type, source type). Operands are in PTX
 //! order, bits above each register's width zero. The function returns 0 with
 //! the destination register's bits in `*result` (`*result` is 0 before the
-//! call), or non-zero when it does not handle the case: [`SharedLib::eval`]
-//! then returns an `Err` saying the implementation rejected it. The bits are
+//! call), or non-zero when it does not handle the case: the case is then
+//! [`Answer::Declined`] (counted as unsupported; the run goes on). The bits are
 //! returned as they are, even with bits set above `dst_width`: that is a wrong
 //! answer for the comparison with the oracle to report, not an adapter error.
 //! The name may be any exported C symbol; [`DEFAULT_SYMBOL`] is `cvt_impl`.
@@ -34,14 +35,13 @@
 //! refuses (not a shared library, wrong architecture, missing dependencies)
 //! and a missing symbol.
 
-// Used by `ptx-cvt fuzz --target-lib` (tools/src/fuzz.rs); parts may be unused meanwhile.
-#![allow(dead_code)]
-
 use std::ffi::{c_char, c_int, CString};
 use std::path::{Path, PathBuf};
 
 use libloading::Library;
-use ptx_cvt::{Cvt, Implementation, Operand};
+use ptx_cvt::{Cvt, Operand};
+
+use crate::implementation::{Answer, Implementation};
 
 /// The symbol looked up when none is given.
 pub const DEFAULT_SYMBOL: &str = "cvt_impl";
@@ -133,7 +133,7 @@ impl Implementation for SharedLib {
         format!("shared library: {} ({})", self.path.display(), self.symbol)
     }
 
-    fn eval(&mut self, c: &Cvt, operands: &[Operand], dst_width: u32) -> Result<u64, String> {
+    fn eval(&mut self, c: &Cvt, operands: &[Operand], dst_width: u32) -> Result<Answer, String> {
         let instr = c.to_string();
         let text = CString::new(instr.as_str()).map_err(|_| format!("instruction {instr:?} contains a NUL byte"))?;
         let bits: Vec<u64> = operands.iter().map(|o| o.bits).collect();
@@ -144,23 +144,10 @@ impl Implementation for SharedLib {
             (self.func)(text.as_ptr(), bits.as_ptr(), widths.as_ptr(), operands.len(), dst_width, &mut result)
         };
         if rc != 0 {
-            return Err(format!("{} rejected `{}` (returned {rc})", self.symbol, describe(c, operands, dst_width)));
+            return Ok(Answer::Declined(format!("{} returned {rc}", self.symbol)));
         }
-        Ok(result)
+        Ok(Answer::Bits(result))
     }
-}
-
-/// The case as a case line asking for the destination width:
-/// `cvt.rn.f16.f32 3f800000 => ????`.
-fn describe(c: &Cvt, operands: &[Operand], dst_width: u32) -> String {
-    let mut s = c.to_string();
-    for o in operands {
-        s.push(' ');
-        s.push_str(&ptx_cvt::eval::fmt_hex(o.bits, o.width));
-    }
-    s.push_str(" => ");
-    s.push_str(&"?".repeat((dst_width / 4) as usize));
-    s
 }
 
 #[cfg(test)]
@@ -209,7 +196,7 @@ mod tests {
     /// Whether the implementation's answer is in the oracle's acceptance set.
     fn agrees(imp: &mut SharedLib, instr: &str, ops: &[Operand], dst: u32) -> Result<bool, String> {
         let c = ptx_cvt::instr::parse(instr).unwrap();
-        let got = imp.eval(&c, ops, dst)?;
+        let got = imp.eval(&c, ops, dst)?.bits().ok_or_else(|| "declined".to_string())?;
         let want = ptx_cvt::evaluate_accept(&c, ops, dst, Profile::Sm90).unwrap();
         Ok(want.contains(got))
     }
@@ -224,10 +211,10 @@ mod tests {
 
         // vectors/known-answers/sm90.cases: `cvt.s16.s8 139231c2 => ffffffc2`.
         let c = ptx_cvt::instr::parse("cvt.s16.s8").unwrap();
-        assert_eq!(imp.eval(&c, &[op(0x1392_31c2, 32)], 32), Ok(0xffff_ffc2));
-        assert_eq!(imp.eval(&c, &[op(0x7f, 8)], 16), Ok(0x007f));
+        assert_eq!(imp.eval(&c, &[op(0x1392_31c2, 32)], 32), Ok(Answer::Bits(0xffff_ffc2)));
+        assert_eq!(imp.eval(&c, &[op(0x7f, 8)], 16), Ok(Answer::Bits(0x007f)));
         let c = ptx_cvt::instr::parse("cvt.rn.f16.f32").unwrap();
-        assert_eq!(imp.eval(&c, &[op(0x3f80_0000, 32)], 16), Ok(0x3c00));
+        assert_eq!(imp.eval(&c, &[op(0x3f80_0000, 32)], 16), Ok(Answer::Bits(0x3c00)));
 
         for (instr, ops, dst) in [
             ("cvt.s16.s8", vec![op(0xc2, 8)], 16),
@@ -275,8 +262,8 @@ mod tests {
         }
         // Batches go through the same function.
         let c = ptx_cvt::instr::parse("cvt.s16.s8").unwrap();
-        let got = imp.eval_batch(&c, &[(vec![op(0xff, 8)], 16), (vec![op(0x01, 8)], 16)]).unwrap();
-        assert_eq!(got, vec![0xffff, 0x0001]);
+        let got = imp.eval_batch(&c, &[(vec![op(0xff, 8)], 16), (vec![op(0x01, 8)], 16)]);
+        assert_eq!(got, (vec![Answer::Bits(0xffff), Answer::Bits(0x0001)], None));
         let _ = std::fs::remove_dir_all(dir);
     }
 
@@ -285,8 +272,8 @@ mod tests {
         let Some((path, dir)) = toy_lib("reject") else { return };
         let mut imp = SharedLib::open(&path, DEFAULT_SYMBOL).unwrap();
         let c = ptx_cvt::instr::parse("cvt.rz.f16.f32").unwrap();
-        let e = imp.eval(&c, &[op(0x3f80_0000, 32)], 16).unwrap_err();
-        assert_eq!(e, "cvt_impl rejected `cvt.rz.f16.f32 3f800000 => ????` (returned 1)");
+        let e = imp.eval(&c, &[op(0x3f80_0000, 32)], 16).unwrap();
+        assert_eq!(e, Answer::Declined("cvt_impl returned 1".into()));
         // The deliberately wrong symbol truncates: 1 + 3·2^-12 rounds up to 3c02 under .rn.
         let mut bad = SharedLib::open(&path, "cvt_impl_truncating").unwrap();
         assert!(!agrees(&mut bad, "cvt.rn.f16.f32", &[op(0x3f80_3000, 32)], 16).unwrap());

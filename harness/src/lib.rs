@@ -1,0 +1,27 @@
+//! ptx-cvt-harness: drive a `cvt` implementation under test and report where
+//! it departs from the ptx-cvt oracle.
+//!
+//! - [`Implementation`]: what every implementation under test presents; it
+//!   answers bits, declines a case ([`Answer::Declined`]: counted as
+//!   unsupported), or fails (an adapter error).
+//! - Adapters: [`process::ProcessImpl`] (a program speaking case lines over
+//!   pipes), [`shared_lib::SharedLib`] (a C function in a shared library),
+//!   [`FastEngine`] (the oracle's own fast engine).
+//! - [`report::Mismatch`]: one wrong answer, as text and JSON, with the rule
+//!   that decides the differing bits ([`attribution`]) and its coverage class.
+//! - [`triage::Triage`]: per-variant tallies and distinct bug classes.
+//! - [`digest`]: the order-independent sweep digest.
+
+pub mod attribution;
+pub mod digest;
+pub mod implementation;
+pub mod lines;
+pub mod process;
+pub mod report;
+pub mod reproducer;
+pub mod shared_lib;
+pub mod triage;
+
+pub use implementation::{Answer, FastEngine, Implementation};
+pub use report::{Mismatch, Origin};
+pub use triage::Triage;

@@ -1,0 +1,69 @@
+//! The one option group for commands that drive an implementation under
+//! test (`check`, `fuzz`, `sweep`), and the one place that opens it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use ptx_cvt_harness::process::ProcessImpl;
+use ptx_cvt_harness::shared_lib::{SharedLib, DEFAULT_SYMBOL};
+use ptx_cvt_harness::Implementation;
+
+#[derive(Args, Clone, Debug)]
+pub struct ImplArgs {
+    /// Implementation under test: a program run once as `sh -c 'CMD'`,
+    /// answering case lines over stdin/stdout (protocol: README, "The process
+    /// protocol"; `error: MESSAGE` declines a case).
+    #[arg(long, value_name = "CMD", conflicts_with = "target_lib", help_heading = "Implementation under test")]
+    pub target_cmd: Option<String>,
+    /// Implementation under test: a shared library exporting the function of
+    /// capi/include/ptx_cvt_impl.h (non-zero return declines a case).
+    #[arg(long, value_name = "PATH", help_heading = "Implementation under test")]
+    pub target_lib: Option<PathBuf>,
+    /// Symbol of the conversion function in --target-lib.
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_SYMBOL, help_heading = "Implementation under test")]
+    pub symbol: String,
+    /// Seconds to wait for each answer of a --target-cmd program.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::options::parse_seconds,
+          help_heading = "Implementation under test")]
+    pub timeout: f64,
+    /// Start the --target-cmd program again after it crashes, hangs or
+    /// answers garbage, and go on (each failure is still reported; exit 2).
+    #[arg(long, help_heading = "Implementation under test")]
+    pub restart: bool,
+    /// Cases sent to the implementation at once (1..=100000).
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=100_000),
+          help_heading = "Implementation under test")]
+    pub batch: u64,
+    /// Only natural register widths (each register exactly as wide as its
+    /// type): for simple adapters that do not expect wider registers.
+    #[arg(long, help_heading = "Implementation under test")]
+    pub natural_widths: bool,
+    /// Count declined (unsupported) cases as failures in the exit status.
+    #[arg(long, help_heading = "Implementation under test")]
+    pub fail_on_unsupported: bool,
+}
+
+impl ImplArgs {
+    /// Whether an implementation was named.
+    pub fn given(&self) -> bool {
+        self.target_cmd.is_some() || self.target_lib.is_some()
+    }
+
+    /// Open the implementation, if one was named.
+    pub fn open(&self) -> Result<Option<Box<dyn Implementation>>, String> {
+        if let Some(cmd) = &self.target_cmd {
+            let p = ProcessImpl::spawn(cmd, Duration::from_secs_f64(self.timeout), self.restart)?;
+            return Ok(Some(Box::new(p)));
+        }
+        match &self.target_lib {
+            Some(path) => Ok(Some(Box::new(SharedLib::open(path, &self.symbol)?))),
+            None => Ok(None),
+        }
+    }
+
+    /// Whether the run goes on after an adapter error.
+    pub fn goes_on_after_errors(&self) -> bool {
+        self.target_cmd.is_some() && self.restart
+    }
+}
