@@ -1,5 +1,6 @@
 """The package's texts against the ptx-cvt binary's, when the binary is built
-(`cargo build --release -p ptx-cvt-tools`, or PTX_CVT=/path/to/ptx-cvt):
+(`cargo build -p ptx-cvt-tools`, which scripts/test.sh does, or
+PTX_CVT_BIN=/path/to/ptx-cvt):
 explain, check's mismatch report, eval of set results, list."""
 
 import os
@@ -12,10 +13,12 @@ from conftest import REPO
 
 
 def find_binary():
-    for p in [os.environ.get("PTX_CVT"), REPO / "target/release/ptx-cvt", REPO / "target/debug/ptx-cvt"]:
-        if p and os.access(p, os.X_OK):
-            return str(p)
-    return None
+    """PTX_CVT_BIN (as the Rust tests read it), else the newer of the release
+    and debug builds."""
+    if os.environ.get("PTX_CVT_BIN"):
+        return os.environ["PTX_CVT_BIN"]
+    built = [p for p in (REPO / "target/release/ptx-cvt", REPO / "target/debug/ptx-cvt") if os.access(p, os.X_OK)]
+    return str(max(built, key=lambda p: p.stat().st_mtime)) if built else None
 
 
 BINARY = find_binary()
