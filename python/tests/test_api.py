@@ -170,3 +170,35 @@ def test_evaluated_results_are_accepted(instruction, seed):
         assert ptx_cvt.accepts(instruction, ops, text)
     explained = ptx_cvt.explain(instruction, *ops).result
     assert explained == r
+
+
+PIECES = ["cvt", "rn", "rz", "rni", "rs", "sat", "satfinite", "relu", "ftz", "f16", "f32", "f64", "bf16", "tf32"]
+PIECES += ["s8", "u16", "s32", "u64", "e4m3x2", "e2m1x2", "f16x2", "bf16x2", "ue8m0x2", "e2m3x2", "x", ""]
+VARIANTS = ptx_cvt.list_variants()
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    data=st.data(),
+    instruction=st.one_of(st.sampled_from(VARIANTS), st.lists(st.sampled_from(PIECES), min_size=1, max_size=6).map(".".join)),
+    dst_width=st.sampled_from([None, None, None, 8, 16, 32, 64, 7]),
+    profile=st.sampled_from(["sm90", "isa"]),
+)
+def test_any_call_gives_a_result_or_a_value_error(data, instruction, dst_width, profile):
+    # Operands mostly of the right count and widths, sometimes anything.
+    try:
+        widths = [w for _, w in ptx_cvt.operand_registers(instruction)]
+    except ValueError:
+        widths = [32]
+    wild = st.one_of(st.integers(-1, 1 << 65), st.text("0123456789abcdefx?", max_size=17))
+    fitting = st.tuples(*[st.integers(0, (1 << w) - 1) for w in widths]).map(list)
+    operands = data.draw(st.one_of(fitting, fitting, st.lists(wild, max_size=5)), label="operands")
+    try:
+        r = ptx_cvt.evaluate(instruction, *operands, dst_width=dst_width, profile=profile)
+    except ValueError:
+        return
+    assert isinstance(r, (int, ptx_cvt.Accept))
+    assert ptx_cvt.explain(instruction, *operands, dst_width=dst_width, profile=profile).result == r
+    if profile == "sm90" and all(isinstance(o, int) for o in operands):
+        out = ptx_cvt.convert(instruction, *operands, dst_width=dst_width)
+        assert int(out) in r if isinstance(r, ptx_cvt.Accept) else int(out) == r
