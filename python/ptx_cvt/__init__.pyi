@@ -136,10 +136,11 @@ def convert(
     *arrays: npt.ArrayLike,
     dst_width: Optional[int] = None,
     profile: str = "sm90",
+    out: Optional[npt.NDArray[np.unsignedinteger]] = None,
 ) -> npt.NDArray[np.unsignedinteger]:
     """Arrays of source registers (unsigned ints of the register width, or
     floats read as bits) to an unsigned array of destination registers,
-    through the fast engine with the GIL released."""
+    through the fast engine with the GIL released; into ``out`` if given."""
 
 def accepts(
     instruction: str,

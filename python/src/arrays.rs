@@ -110,15 +110,17 @@ impl<'py> Borrowed<'py> {
 }
 
 /// The native half of ``ptx_cvt.convert`` (which handles dtypes and shapes):
-/// 1-D contiguous unsigned arrays in, a 1-D array of destination registers out.
+/// 1-D contiguous unsigned arrays in, a 1-D array of destination registers
+/// out, new or ``out`` (1-D, contiguous, of the destination width).
 #[pyfunction]
-#[pyo3(signature = (instruction, arrays, dst_width=None, profile="sm90"))]
+#[pyo3(signature = (instruction, arrays, dst_width=None, profile="sm90", out=None))]
 pub fn convert_bits<'py>(
     py: Python<'py>,
     instruction: &str,
     arrays: Vec<Bound<'py, PyAny>>,
     dst_width: Option<u32>,
     profile: &str,
+    out: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let c = args::instruction(instruction)?;
     if args::profile(profile)? != Profile::Sm90 {
@@ -139,18 +141,39 @@ pub fn convert_bits<'py>(
     let probe: Vec<Operand> = inputs.iter().map(|a| Operand { bits: 0, width: a.width() }).collect();
     fast::evaluate(&c, &probe, width).map_err(eval_error)?;
     match width {
-        8 => run::<u8>(py, &c, &inputs, width, n),
-        16 => run::<u16>(py, &c, &inputs, width, n),
-        32 => run::<u32>(py, &c, &inputs, width, n),
-        _ => run::<u64>(py, &c, &inputs, width, n),
+        8 => run::<u8>(py, &c, &inputs, width, n, out),
+        16 => run::<u16>(py, &c, &inputs, width, n, out),
+        32 => run::<u32>(py, &c, &inputs, width, n, out),
+        _ => run::<u64>(py, &c, &inputs, width, n, out),
     }
 }
 
-fn run<O: Reg>(py: Python<'_>, c: &Cvt, inputs: &[Input<'_>], width: u32, n: usize) -> PyResult<Py<PyAny>> {
-    let out = PyArray1::<O>::zeros(py, n, false);
+/// The caller's output array, checked, or a new one.
+fn output<'py, O: Reg>(py: Python<'py>, n: usize, out: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyArray1<O>>> {
+    let Some(out) = out else { return Ok(PyArray1::<O>::zeros(py, n, false)) };
+    let bits = 8 * std::mem::size_of::<O>();
+    let a = out
+        .cast_into::<PyArray1<O>>()
+        .map_err(|_| value_error(format!("out: expected a 1-D uint{bits} array (the destination register width)")))?;
+    if a.len() != n {
+        return Err(value_error(format!("out has {} elements, the operands {n}", a.len())));
+    }
+    Ok(a)
+}
+
+fn run<O: Reg>(
+    py: Python<'_>,
+    c: &Cvt,
+    inputs: &[Input<'_>],
+    width: u32,
+    n: usize,
+    out: Option<Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let out = output::<O>(py, n, out)?;
     {
-        let mut rw = out.readwrite();
-        let dst = rw.as_slice_mut().map_err(|_| value_error("output array is not contiguous"))?;
+        let mut rw =
+            out.try_readwrite().map_err(|_| value_error("out must be writeable and not overlap an operand"))?;
+        let dst = rw.as_slice_mut().map_err(|_| value_error("out must be C-contiguous"))?;
         let batch = inputs.len() == 1 && inputs[0].width() == c.atype.bits() && width == c.dtype.bits();
         py.detach(|| match (batch, inputs) {
             (true, [Input::U8(s)]) => batch_chunks(c, s, dst),

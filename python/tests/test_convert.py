@@ -161,3 +161,22 @@ def test_python_ints_are_registers_of_the_operand_width():
 def test_byte_order_is_respected():
     x = np.array([1.0, -2.0, 65504.0], np.float32)
     assert np.array_equal(ptx_cvt.convert("cvt.rn.f16.f32", x.astype(">f4")), ptx_cvt.convert("cvt.rn.f16.f32", x))
+
+
+def test_out_receives_the_result():
+    x = np.array([[1.0, 2.0], [65504.0, -0.0]], np.float32)
+    out = np.full((2, 2), 0xFFFF, np.uint16)
+    r = ptx_cvt.convert("cvt.rn.f16.f32", x, out=out)
+    assert r is out and out.tolist() == [[0x3C00, 0x4000], [0x7BFF, 0x8000]]
+    bad = [np.zeros(4, np.uint16), np.zeros((2, 2), np.uint32), np.zeros((2, 4), np.uint16)[:, ::2], [0, 0, 0, 0]]
+    for o in bad:
+        with pytest.raises(ValueError, match="out"):
+            ptx_cvt.convert("cvt.rn.f16.f32", x, out=o)
+    ro = np.zeros((2, 2), np.uint16)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="writeable"):
+        ptx_cvt.convert("cvt.rn.f16.f32", x, out=ro)
+    # In place: the source array as the destination overlaps an operand.
+    y = np.array([1, 2], np.uint32)
+    with pytest.raises(ValueError, match="overlap"):
+        ptx_cvt.convert("cvt.rn.f32.s32", y, out=y)
