@@ -114,13 +114,13 @@ fn process_over_the_committed_vectors() {
     assert_eq!(out.status.code(), Some(1), "{so}\n{se}");
     assert!(!se.contains("error"), "declines are no adapter errors:\n{se}");
     // Each planted bug is named exactly once, and nothing else is.
-    so.contains(&format!("{} bug class(es)", TOY_BUGS.len())).then_some(()).unwrap_or_else(|| panic!("{so}"));
+    assert!(so.contains(&format!("{} bug class(es)", TOY_BUGS.len())), "{so}");
     for bug in TOY_BUGS {
         assert_eq!(so.matches(bug).count(), 1, "{bug}\n{so}");
     }
     // Every case of a form it lacks is unsupported, counted from the files themselves.
     let unsupported = cases_outside(&TOY_FORMS);
-    assert!(so.contains(&format!("cases: ") as &str) && so.contains(&format!(", {unsupported} unsupported\n")), "{so}");
+    assert!(so.contains(&format!(", {unsupported} unsupported\n")), "{so}");
     assert!(so.lines().count() < 60, "the default report stays short:\n{so}");
 
     // The same in JSON (on the toy's own forms, for time): every line parses,
