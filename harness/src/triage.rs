@@ -87,7 +87,7 @@ pub struct Triage {
     pub variants: BTreeMap<String, VariantTally>,
     pub classes: Vec<BugClass>,
     index: HashMap<(&'static str, Rule, String), usize>,
-    /// Mismatches past [`MAX_CLASSES`] distinct classes.
+    /// Mismatches past the most distinct classes kept (1000).
     pub other: u64,
 }
 
