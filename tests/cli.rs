@@ -759,7 +759,6 @@ fn check_missing_file() {
 }
 
 #[test]
-
 fn check_missing_file_is_not_called_a_line() {
     // tools/src/check.rs counts an unopenable file in `errors`, so the closing
     // message says "1 line(s) could not be checked" although no line was read.
@@ -770,7 +769,6 @@ fn check_missing_file_is_not_called_a_line() {
 
 #[test]
 #[cfg(target_os = "linux")]
-
 fn check_and_eval_stop_on_read_errors() {
     // tools/src/check.rs `lines`: when `fill_buf` fails it yields Err and the next
     // call fails again, so `ptx-cvt check /tmp` prints

@@ -18,6 +18,7 @@
 //! - the 30 spellings legal only on other targets (sm_107a rz forms, ...):
 //!   exhaustive or 4096 random inputs (122,880 cases);
 //! - the batch kernels against the lane path on every vector unit the CPU has.
+//!
 //! The whole file takes about two minutes wall on 2 cores.
 
 use std::sync::atomic::{AtomicUsize, Ordering};

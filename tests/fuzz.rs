@@ -14,12 +14,11 @@
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use ptx_cvt::{evaluate, parse_case, Profile};
-use ptx_cvt_tests::{bin, workspace};
+use ptx_cvt_tests::{bin, build_toy_impl, python3 as python, workspace};
 
 /// The variants of the README demo: the toy's three buggy forms and some
 /// it gets right.
@@ -27,22 +26,6 @@ const DEMO_FILTER: &str = "cvt.{rn.f16.f32,rzi.s32.f32,rzi.s32.f64,s32.s8,s16.s8
 
 /// Upper bound for any single command.
 const DEADLINE: Duration = Duration::from_secs(60);
-
-fn python() -> bool {
-    static OK: OnceLock<bool> = OnceLock::new();
-    *OK.get_or_init(|| {
-        let ok = Command::new("python3")
-            .args(["-c", "import sys; sys.exit(0 if sys.version_info >= (3, 8) else 1)"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            eprintln!("skipped: these tests need python3 (3.8 or later) on PATH");
-        }
-        ok
-    })
-}
 
 fn toy() -> String {
     format!("python3 '{}'", workspace().join("examples/toy-interp/toy_interp.py").display())
@@ -442,21 +425,7 @@ fn bad_options_are_reported() {
 #[test]
 fn shared_library_target() {
     let dir = std::env::temp_dir().join(format!("ptx-cvt-fuzz-test-{}-lib", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let so = dir.join("libtoy_impl.so");
-    let ws = workspace();
-    let built = Command::new("cc")
-        .args(["-shared", "-fPIC", "-O2", "-I"])
-        .arg(ws.join("capi/include"))
-        .arg(ws.join("capi/examples/toy_impl.c"))
-        .arg("-o")
-        .arg(&so)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !built {
-        eprintln!("skipped: no C compiler (`cc`) to build capi/examples/toy_impl.c");
-        return;
-    }
+    let Some(so) = build_toy_impl(&dir) else { return };
     let so_s = so.to_str().unwrap();
     let filter = "cvt.{s16.s8,u32.u16,rn.f16.f32}";
     let r = fuzz(&["--target-lib", so_s, "--filter", filter, "--seconds", "1", "--seed", "6"]);

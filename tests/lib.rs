@@ -48,3 +48,42 @@ pub fn compact_vectors() -> Vec<(String, String)> {
     files.sort();
     files
 }
+
+/// Whether `python3` (3.8 or later) runs here; says so on stderr when not,
+/// for the tests that then skip.
+pub fn python3() -> bool {
+    static OK: OnceLock<bool> = OnceLock::new();
+    *OK.get_or_init(|| {
+        let ok = Command::new("python3")
+            .args(["-c", "import sys; sys.exit(0 if sys.version_info >= (3, 8) else 1)"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("skipped: these tests need python3 (3.8 or later) on PATH");
+        }
+        ok
+    })
+}
+
+/// capi/examples/toy_impl.c built as `dir/libtoy_impl.so`, or None (said on
+/// stderr) without a C compiler.
+pub fn build_toy_impl(dir: &Path) -> Option<PathBuf> {
+    std::fs::create_dir_all(dir).expect("create the scratch folder");
+    let so = dir.join("libtoy_impl.so");
+    let ws = workspace();
+    let built = Command::new("cc")
+        .args(["-shared", "-fPIC", "-O2", "-std=c99", "-I"])
+        .arg(ws.join("capi/include"))
+        .arg(ws.join("capi/examples/toy_impl.c"))
+        .arg("-o")
+        .arg(&so)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !built {
+        eprintln!("skipped: no C compiler (`cc`) to build capi/examples/toy_impl.c");
+        return None;
+    }
+    Some(so)
+}

@@ -180,8 +180,12 @@ fn every_rule_has_its_row_with_tag_and_section() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// An illegal spelling: instruction, destination and source register widths,
+/// target, PTX version, the legality rule it breaks.
+type Illegal = (&'static str, u32, u32, Option<&'static str>, Option<(u32, u32)>, &'static str);
+
 /// One spelling (with registers, target, version) that breaks each legality rule.
-const ILLEGAL: &[(&str, u32, u32, Option<&str>, Option<(u32, u32)>, &str)] = &[
+const ILLEGAL: &[Illegal] = &[
     ("cvt.rn.s32.s16", 32, 16, None, None, "rounding-int-to-int"),
     ("cvt.f32.s32", 32, 32, None, None, "rounding-required-frnd"),
     ("cvt.s32.f32", 32, 32, None, None, "rounding-required-irnd"),

@@ -87,7 +87,7 @@ pub struct Triage {
     pub variants: BTreeMap<String, VariantTally>,
     pub classes: Vec<BugClass>,
     index: HashMap<(&'static str, Rule, String), usize>,
-    /// Mismatches past [`MAX_CLASSES`] distinct classes.
+    /// Mismatches past the most distinct classes kept (1000).
     pub other: u64,
 }
 
@@ -150,7 +150,7 @@ impl Triage {
     /// Classes with the most mismatches first (ties: first seen first).
     pub fn sorted_classes(&self) -> Vec<&BugClass> {
         let mut v: Vec<&BugClass> = self.classes.iter().collect();
-        v.sort_by(|a, b| b.count.cmp(&a.count));
+        v.sort_by_key(|b| std::cmp::Reverse(b.count));
         v
     }
 

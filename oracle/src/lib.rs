@@ -1,6 +1,38 @@
 //! ptx-cvt: the bit-exact semantics of the PTX `cvt` instruction.
 //!
-//! Layers, bottom up: [`format`](mod@format) (the format table), [`exact`] (decode to
+//! Give it an instruction and the bits of the source registers; it tells you
+//! which destination bits are right (an [`AcceptSet`]: usually one value,
+//! a set where the ISA leaves bits open) and, on request, which rules decided
+//! them. The rules are stated in `docs/semantics.md` of the repository.
+//!
+//! # Checking one result in CI
+//!
+//! Parse a case line (the text format of `vectors/README.md`), evaluate it,
+//! and compare the result you got with the oracle's set:
+//!
+//! ```
+//! use ptx_cvt::{evaluate, evaluate_accept, parse_case, Profile};
+//!
+//! // An implementation under test answered 3c01 for cvt.rn.f16.f32 of 1 + 2^-11.
+//! let case = parse_case("cvt.rn.f16.f32 3f801000 => 3c01").unwrap().expect("a case line");
+//! let expected = evaluate_accept(&case.instr, &case.operands, case.dst_width(), Profile::Sm90).unwrap();
+//! let got = case.result.as_ref().unwrap();
+//! if !got.is_subset_of(&expected) {
+//!     // Explain why: the exact input, the rules that fired, the deciding rule.
+//!     let why = evaluate(&case.instr, &case.operands, case.dst_width(), Profile::Sm90).unwrap();
+//!     assert_eq!(why.accept.to_string(), "3c00"); // a tie: to nearest even
+//!     assert_eq!(why.deciding_rule().name(), "round-to-float");
+//! }
+//! # else { unreachable!() }
+//! ```
+//!
+//! [`evaluate_accept`] skips building the explanation (fast); [`evaluate`]
+//! builds it; [`eval::Evaluator`] checks legality once for many operands.
+//! [`fast`] is a second, independent engine for sweeps.
+//!
+//! # Layers
+//!
+//! Bottom up: [`format`](mod@format) (the format table), [`exact`] (decode to
 //! exact values), [`round`] (the one rounding decision), [`encode`]
 //! (overflow policies and bits), [`policy`] (PTX rules, evidence and
 //! profiles), [`instr`] (parse, print, legality), [`eval`] (the semantics),

@@ -65,7 +65,7 @@
 //! `ld.global.b<W>` into a `.b<W>` register (8-bit operands straight into a
 //! `.b8` register, which ptxas 13.5 accepts for ld/st and which
 //! `cvt.*.bf16.{s8,u8}` requires), runs the `cvt` in canonical spelling
-//! into a `.b<W>` destination and stores it with `st.global.b<W>` at out[i].
+//! into a `.b<W>` destination and stores it with `st.global.b<W>` at `out[i]`.
 //! Any 1-D launch shape works.
 //!
 //! ## Registers
