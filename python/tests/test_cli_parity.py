@@ -1,0 +1,72 @@
+"""The package's texts against the ptx-cvt binary's, when the binary is built
+(`cargo build -p ptx-cvt-tools`, which scripts/test.sh does, or
+PTX_CVT_BIN=/path/to/ptx-cvt):
+explain, check's mismatch report, eval of set results, list."""
+
+import os
+import subprocess
+
+import pytest
+
+import ptx_cvt
+from conftest import REPO
+
+
+def find_binary():
+    """PTX_CVT_BIN (as the Rust tests read it), else the newer of the release
+    and debug builds."""
+    if os.environ.get("PTX_CVT_BIN"):
+        return os.environ["PTX_CVT_BIN"]
+    built = [p for p in (REPO / "target/release/ptx-cvt", REPO / "target/debug/ptx-cvt") if os.access(p, os.X_OK)]
+    return str(max(built, key=lambda p: p.stat().st_mtime)) if built else None
+
+
+BINARY = find_binary()
+pytestmark = pytest.mark.skipif(BINARY is None, reason="ptx-cvt binary not built")
+
+
+def cli(*args, stdin=None):
+    r = subprocess.run([BINARY, *args], input=stdin, capture_output=True, text=True, check=False)
+    return r.stdout.rstrip("\n")
+
+
+EXPLAINED = [
+    ("cvt.rn.f16.f32", "3f801000"),
+    ("cvt.rn.f16x2.f32", "3f800000", "c0400000"),
+    ("cvt.rn.satfinite.e4m3x2.f32", "7fc00000", "44000000"),
+    ("cvt.rzi.s32.f64", "7ff8000000000000"),
+    ("cvt.f32.bf16", "7fc1"),
+    ("cvt.rs.f16x2.f32", "3f800001", "bf800001", "00001fff"),
+]
+
+
+@pytest.mark.parametrize("case", EXPLAINED)
+@pytest.mark.parametrize("profile", ["sm90", "isa"])
+def test_explain_matches(case, profile):
+    instruction, *ops = case
+    assert str(ptx_cvt.explain(instruction, *ops, profile=profile)) == cli(
+        "explain", "--profile", profile, instruction, *ops
+    )
+    want = cli("eval", "--profile", profile, instruction, *ops)
+    got = ptx_cvt.evaluate(instruction, *ops, profile=profile)
+    assert (str(got) if isinstance(got, ptx_cvt.Accept) else f"{got:0{len(want)}x}") == want
+
+
+def test_check_reports_match():
+    lines = [
+        "cvt.rn.f16.f32 3f803000 => 3c01",
+        "cvt.rn.f16x2.f32 3f800000 40000000 => 3c004001  # normal/normal/exact",
+        "cvt.s16.s8 139231c2 => 0000ffc2",
+        "cvt.f32.bf16 7fc1 => 3f800000",
+        "cvt.rn.f16.f32 3f800000 => 3c00",
+    ]
+    text = cli("check", "--all", "--reproducers", "0", "-", stdin="\n".join(lines) + "\n")
+    reports = text.split("\n\n")[0].split("\n<stdin>")
+    mine = [str(m) for m in ptx_cvt.check(lines, name="<stdin>")]
+    assert len(mine) == 4
+    assert mine == [r if r.startswith("<stdin>") else "<stdin>" + r for r in reports]
+
+
+def test_list_matches():
+    assert ptx_cvt.list_variants("sm_100a") == cli("list", "--target", "sm_100a").splitlines()
+    assert ptx_cvt.list_variants() == cli("list").splitlines()
