@@ -435,7 +435,7 @@ impl<'a> Ctx<'a> {
                 TypeResult::AnyNan => LaneSet::AnyNan(c.dtype.format()),
             })
             .collect();
-        let set = AcceptSet::from_lanes(dst_width, lb, lane_sets);
+        let mut set = AcceptSet::from_lanes(dst_width, lb, lane_sets);
         note!(
             self,
             Rule::Pack,
@@ -444,7 +444,21 @@ impl<'a> Ctx<'a> {
                 names[..lanes as usize].iter().rev().copied().collect::<Vec<_>>().join(", ")
             )
         );
+        if c.dtype.takes_c() {
+            set = self.pack_c(set, srcs[2].bits, 2 * lb);
+        }
         Run { set, inputs, trace: self.trace, consulted: self.consulted }
+    }
+
+    /// cvt.pack: the low `32 - low` bits of `c` fill `d` above the two lanes.
+    fn pack_c(&mut self, set: AcceptSet, c: u64, low: u32) -> AcceptSet {
+        let upper = (c << low) & width_mask(32);
+        note!(self, Rule::PackC, format!("bits 31..{low} of d from c {}: {}", fmt_hex(c, 32), fmt_hex(upper, 32)));
+        let alts = set.alts.into_iter().map(|a| match a {
+            Alt::Bits { value, mask } => Alt::Bits { value: value | upper, mask },
+            other => unreachable!("integer lanes are exact: {other:?}"),
+        });
+        AcceptSet { width: set.width, alts: alts.collect() }
     }
 
     fn decode(&mut self, bits: u64) -> Value {
@@ -494,7 +508,11 @@ impl<'a> Ctx<'a> {
             let (lo, hi) = d.format().int_bounds().unwrap();
             let clamped = i.clone().clamp(lo, hi);
             let what = if clamped == i { "in range, unchanged".to_string() } else { format!("clamped to {clamped}") };
-            note!(self, Rule::IntSatClamp, format!("{i} → {} range: {what}", d.name()));
+            if d.is_pack() {
+                note!(self, Rule::PackSat, format!("{i} → {} range [{lo}, {hi}]: {what}", d.name()));
+            } else {
+                note!(self, Rule::IntSatClamp, format!("{i} → {} range: {what}", d.name()));
+            }
             return TypeResult::Bits(encode::encode_int(d.format(), &clamped));
         }
         let (ab, db) = (self.c.atype.bits(), d.bits());
