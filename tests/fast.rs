@@ -11,7 +11,8 @@
 //!   input at natural register widths: 17,261,312 cases; the 331 scalar ones
 //!   also in every legal wider register pair, 256 random inputs each
 //!   (423,424 cases);
-//! - wider sources (581 variants, the 8 `cvt.pack.sat` forms included): every committed compact vector (271,232
+//! - wider sources (581 variants, the 8 `cvt.pack.sat` forms included):
+//!   every committed compact vector (271,566
 //!   lines, register-width variants included) and `MILLION` (2^20) seeded
 //!   structured-random inputs per variant, a quarter of them in wider
 //!   registers where the form allows (600,834,048 cases, ~110 s wall);
