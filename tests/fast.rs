@@ -15,7 +15,7 @@
 //!   every committed compact vector (271,566
 //!   lines, register-width variants included) and `MILLION` (2^20) seeded
 //!   structured-random inputs per variant, a quarter of them in wider
-//!   registers where the form allows (600,834,048 cases, ~110 s wall);
+//!   registers where the form allows (609,222,656 cases, ~110 s wall);
 //! - the 30 spellings legal only on other targets (sm_107a rz forms, ...):
 //!   exhaustive or 4096 random inputs (122,880 cases);
 //! - the batch kernels against the lane path on every vector unit the CPU has.
