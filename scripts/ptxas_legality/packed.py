@@ -78,7 +78,10 @@ TARGET_VERSIONS = [("sm_89", "8.1"), ("sm_89", MAX), ("sm_90", "7.8"), ("sm_90",
                    ("sm_110a", "9.0"), ("sm_110a", MAX), ("sm_110f", "9.0"), ("sm_110f", MAX),
                    ("sm_120a", "8.7"), ("sm_120a", MAX), ("sm_120f", "8.8"), ("sm_120f", MAX),
                    ("sm_121a", MAX), ("sm_121f", MAX),
-                   ("sm_101a", "8.6"), ("sm_101a", MAX), ("sm_101f", MAX)]
+                   ("sm_101a", "8.6"), ("sm_101a", MAX), ("sm_101f", MAX),
+                   # portable and older targets ptxas 13.5 knows (representative set)
+                   ("sm_75", MAX), ("sm_80", MAX), ("sm_88", MAX), ("sm_100", MAX),
+                   ("sm_107", MAX), ("sm_121", MAX)]
 # full pair grid (all 16x17 + reverse pairs) on these; live pairs only elsewhere
 SCREEN_TARGETS = ["sm_90", "sm_100a", "sm_103a", "sm_107a", "sm_110a", "sm_120a", "sm_121a"]
 # operand-shape, register-width and order sets on these

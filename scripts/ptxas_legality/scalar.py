@@ -61,7 +61,10 @@ TYPEDREG = {8: ["u8", "s8"], 16: ["u16", "s16", "f16"],
 
 MAX = "MAX"
 # (target, version) for sets (a) and (b); MAX = newest .version ptxas accepts.
-TARGET_VERSIONS = [("sm_80", "7.0"), ("sm_80", "7.1"), ("sm_80", "7.8"), ("sm_80", MAX),
+# Other targets ptxas 13.5 knows: a representative set (sm_75 first and last
+# .version, sm_88, the newest family target); the cvt.pack snapshot has them all.
+TARGET_VERSIONS = [("sm_75", "6.3"), ("sm_75", MAX), ("sm_88", MAX), ("sm_121f", MAX),
+                   ("sm_80", "7.0"), ("sm_80", "7.1"), ("sm_80", "7.8"), ("sm_80", MAX),
                    ("sm_89", "7.8"), ("sm_89", "8.1"), ("sm_89", MAX),
                    ("sm_90", "7.8"), ("sm_90", MAX),
                    ("sm_100a", "8.6"), ("sm_100a", MAX)]
