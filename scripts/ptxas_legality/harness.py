@@ -19,6 +19,12 @@ SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(SCRIPTS)
 HERE = SCRIPTS  # get_ptxas looks for get-ptxas.sh here
 
+# Every target ptxas 13.5 knows (`ptxas -arch=sm_101` is an error; nothing below sm_75).
+ALL_TARGETS = ["sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a",
+               "sm_100", "sm_100a", "sm_100f", "sm_103", "sm_103a", "sm_103f",
+               "sm_107", "sm_107a", "sm_107f", "sm_110", "sm_110a", "sm_110f",
+               "sm_120", "sm_120a", "sm_120f", "sm_121", "sm_121a", "sm_121f"]
+
 CHUNK = 1500
 
 LINE_RE = re.compile(r"^ptxas (?P<file>.*?), line (?P<line>\d+); "

@@ -37,10 +37,7 @@ from .packed import batch_text
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_OUT = os.path.join(ROOT, "tests", "data", "ptxas-legality-pack.tsv")
 
-TARGETS = ["sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a",
-           "sm_100", "sm_100a", "sm_100f", "sm_103", "sm_103a", "sm_103f",
-           "sm_107", "sm_107a", "sm_107f", "sm_110", "sm_110a", "sm_110f",
-           "sm_120", "sm_120a", "sm_120f", "sm_121", "sm_121a", "sm_121f"]
+TARGETS = H.ALL_TARGETS
 DETAIL_TARGETS = ["sm_75", "sm_90", "sm_100a", "sm_121f"]
 PACK_D = ["u16", "s16", "u8", "s8", "u4", "s4", "u2", "s2"]
 GRID_D = PACK_D + ["u32", "s32"]

@@ -50,6 +50,7 @@ from . import harness as S
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_OUT = os.path.join(ROOT, "tests", "data", "ptxas-legality-packed.tsv")
 log = S.log
+ALL_TARGETS = S.ALL_TARGETS
 
 # destination types (packed / narrow) and sources
 PACKED_D = ["tf32", "f16x2", "bf16x2", "e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2", "e2m1x2",
@@ -70,6 +71,8 @@ RNDS = [None, "rn", "rna", "rz", "rm", "rp", "rs"]
 SCALED = "scaled::n2::ue8m0"
 
 MAX = "MAX"
+# The test reads the file named by this variable instead of the committed snapshot.
+SNAPSHOT_ENV = "PTX_CVT_PACKED_SNAPSHOT"
 TARGET_VERSIONS = [("sm_89", "8.1"), ("sm_89", MAX), ("sm_90", "7.8"), ("sm_90", "8.1"),
                    ("sm_90", MAX), ("sm_100a", "8.6"), ("sm_100a", "8.7"), ("sm_100a", "8.8"),
                    ("sm_100a", MAX), ("sm_100f", "8.8"), ("sm_100f", MAX),
@@ -335,6 +338,9 @@ def main():
     ap.add_argument("--sample", type=int, default=400)
     ap.add_argument("--verify-all", action="store_true")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--all-targets", action="store_true",
+                    help="also every other target ptxas 13.5 knows, at the newest .version (a large "
+                         "file: write it elsewhere with --out and test it with %s)" % SNAPSHOT_ENV)
     args = ap.parse_args()
     t0 = time.time()
 
@@ -344,7 +350,8 @@ def main():
     log("ptxas: %s (%s); max .version %s" % (ptxas, pver, vmax))
 
     tvs, skipped = [], []
-    for t, v in TARGET_VERSIONS:
+    extra = [(t, MAX) for t in ALL_TARGETS if args.all_targets and (t, MAX) not in TARGET_VERSIONS]
+    for t, v in TARGET_VERSIONS + extra:
         v = vmax if v == MAX else v
         ok, out = S.baseline_ok(ptxas, t, v)
         if ok:

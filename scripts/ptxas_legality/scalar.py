@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 
-from .harness import (ABORT_RE, CHUNK, HEADER_LINES, KLINES, LINE_RE, assemble_exact, assemble_groups,
+from .harness import (ALL_TARGETS, ABORT_RE, CHUNK, HEADER_LINES, KLINES, LINE_RE, assemble_exact, assemble_groups,
                       baseline_ok, batch_text, get_ptxas, log, max_version, ptxas_version, run_once,
                       run_ptxas, single, tv_sort_key, verdict_of)
 
@@ -60,6 +60,8 @@ TYPEDREG = {8: ["u8", "s8"], 16: ["u16", "s16", "f16"],
             32: ["u32", "s32", "f32"], 64: ["u64", "s64", "f64"]}
 
 MAX = "MAX"
+# The test reads the file named by this variable instead of the committed snapshot.
+SNAPSHOT_ENV = "PTX_CVT_SCALAR_SNAPSHOT"
 # (target, version) for sets (a) and (b); MAX = newest .version ptxas accepts.
 # Other targets ptxas 13.5 knows: a representative set (sm_75 first and last
 # .version, sm_88, the newest family target); the cvt.pack snapshot has them all.
@@ -273,6 +275,9 @@ def main():
     ap.add_argument("--verify-all", action="store_true",
                     help="re-run every spelling on its own (slow: ~10 ms each)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--all-targets", action="store_true",
+                    help="also every other target ptxas 13.5 knows, at the newest .version (a large "
+                         "file: write it elsewhere with --out and test it with %s)" % SNAPSHOT_ENV)
     args = ap.parse_args()
     t0 = time.time()
 
@@ -282,7 +287,8 @@ def main():
     log("ptxas: %s (%s); max .version %s" % (ptxas, pver, vmax))
 
     tvs, skipped = [], []
-    for t, v in TARGET_VERSIONS:
+    extra = [(t, MAX) for t in ALL_TARGETS if args.all_targets and (t, MAX) not in TARGET_VERSIONS]
+    for t, v in TARGET_VERSIONS + extra:
         v = vmax if v == MAX else v
         ok, out = baseline_ok(ptxas, t, v)
         if ok:
