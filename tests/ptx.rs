@@ -185,6 +185,24 @@ fn every_sm_100a_variant_assembles() {
     check_target("sm_100a");
 }
 
+/// Every other target ptxas 13.5 knows (sm_75 … sm_121f; it has no sm_101):
+/// the module of each assembles without a message, `cvt.pack` included.
+#[test]
+fn every_other_target_assembles() {
+    let others = [
+        "sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90a", "sm_100", "sm_100f", "sm_103", "sm_103a",
+        "sm_103f", "sm_107", "sm_107a", "sm_107f", "sm_110", "sm_110a", "sm_110f", "sm_120", "sm_120a", "sm_120f",
+        "sm_121", "sm_121a", "sm_121f",
+    ];
+    for t in others {
+        let module = whole_module(t);
+        assert_eq!(module.matches("\n\tcvt.pack.sat.").count(), 8, "{t}: the eight cvt.pack kernels");
+        if let Some(p) = ptxas() {
+            assemble(p, &module, t);
+        }
+    }
+}
+
 #[test]
 fn known_kernels_and_widths() {
     let module = stdout_of(&["ptx", "--target", "sm_100a"]);
