@@ -295,6 +295,8 @@ mutants! {
     Ue8m0UsesSign "ue8m0 rounding uses the sign of the source";
     RbitsShifted ".rs random bits added one position too low";
     LanesSwapped "packed lanes swapped (a in the low half)";
+    PackCDropped "cvt.pack drops c (the bits above the lanes stay zero)";
+    PackCAtBit16 "cvt.pack puts c's bits from bit 16 up whatever the lane width";
 }
 
 /// Record a step of the trace; its text is built only when tracing.
@@ -452,7 +454,8 @@ impl<'a> Ctx<'a> {
 
     /// cvt.pack: the low `32 - low` bits of `c` fill `d` above the two lanes.
     fn pack_c(&mut self, set: AcceptSet, c: u64, low: u32) -> AcceptSet {
-        let upper = (c << low) & width_mask(32);
+        let low = if self.is(Mutant::PackCAtBit16) { 16 } else { low };
+        let upper = if self.is(Mutant::PackCDropped) { 0 } else { (c << low) & width_mask(32) };
         note!(self, Rule::PackC, format!("bits 31..{low} of d from c {}: {}", fmt_hex(c, 32), fmt_hex(upper, 32)));
         let alts = set.alts.into_iter().map(|a| match a {
             Alt::Bits { value, mask } => Alt::Bits { value: value | upper, mask },
