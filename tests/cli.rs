@@ -917,6 +917,13 @@ fn cvt_pack_eval_explain_list() {
         .out_has("pack-c-bits")
         .out_has("cdef12ff");
     run(&["eval", "cvt.pack.u8.s32.b32", "00000001", "00000002", "00000003"]).expect_code(2).err_has("needs `.sat`");
+    // A wrong lane is blamed on its saturation rule, wrong upper bits on c.
+    run_stdin(&["check", "-"], "cvt.pack.sat.u8.s32.b32 fffffeff 00000101 f839b0ed => b0ed00fe\n")
+        .expect_code(1)
+        .out_has("rule     pack-sat");
+    run_stdin(&["check", "-"], "cvt.pack.sat.u8.s32.b32 fffffeff 00000101 f839b0ed => b0ec00ff\n")
+        .expect_code(1)
+        .out_has("rule     pack-c-bits");
     let r = run(&["list", "--target", "sm_75"]);
     r.expect_code(0);
     let packs: Vec<&str> = r.out.lines().filter(|l| l.starts_with("cvt.pack")).collect();

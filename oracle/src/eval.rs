@@ -69,7 +69,8 @@ impl Outcome {
             .iter()
             .rev()
             .map(|s| s.rule)
-            .find(|r| !matches!(r, Rule::DestExtend | Rule::Decode | Rule::SourceChop))
+            // cvt.pack's c bits come after the lanes: blame the pack, like other packed forms.
+            .find(|r| !matches!(r, Rule::DestExtend | Rule::Decode | Rule::SourceChop | Rule::PackC))
             .unwrap_or(Rule::Decode)
     }
 }
