@@ -909,6 +909,37 @@ fn check_with_closed_stdout_still_fails() {
     assert_ne!(r.code, Some(0), "{}: a file with mismatches reported success", r.what);
 }
 
+/// cvt.pack.sat on the command line: the public GPU results of
+/// vectors/known-answers/sm90.cases, the rules `explain` names, and `list`.
+#[test]
+fn cvt_pack_eval_explain_list() {
+    run(&["eval", "cvt.pack.sat.u8.s32.b32", "fffffeff", "00000101", "f839b0ed"]).expect_code(0).out_has("b0ed00ff");
+    run(&["eval", "cvt.pack.sat.s8.s32.b32", "fffffeff", "00000101", "f839b0ed"]).expect_code(0).out_has("b0ed807f");
+    run(&["explain", "cvt.pack.sat.s16.s32", "ffff63c0", "00009c40"])
+        .expect_code(0)
+        .out_has("pack-sat")
+        .out_has("clamped to -32768")
+        .out_has("80007fff");
+    run(&["explain", "cvt.pack.sat.u4.s32.b32", "0000000f", "00000010", "abcdef12"])
+        .expect_code(0)
+        .out_has("pack-c-bits")
+        .out_has("cdef12ff");
+    run(&["eval", "cvt.pack.u8.s32.b32", "00000001", "00000002", "00000003"]).expect_code(2).err_has("needs `.sat`");
+    // A wrong lane is blamed on its saturation rule, wrong upper bits on c.
+    run_stdin(&["check", "-"], "cvt.pack.sat.u8.s32.b32 fffffeff 00000101 f839b0ed => b0ed00fe\n")
+        .expect_code(1)
+        .out_has("rule     pack-sat");
+    run_stdin(&["check", "-"], "cvt.pack.sat.u8.s32.b32 fffffeff 00000101 f839b0ed => b0ec00ff\n")
+        .expect_code(1)
+        .out_has("rule     pack-c-bits");
+    let r = run(&["list", "--target", "sm_75"]);
+    r.expect_code(0);
+    let packs: Vec<&str> = r.out.lines().filter(|l| l.starts_with("cvt.pack")).collect();
+    assert_eq!(packs.len(), 8, "{packs:?}");
+    run(&["list", "--target", "sm_75", "--ptx-version", "6.4"]).expect_code(0);
+    assert!(!run(&["list", "--target", "sm_75", "--ptx-version", "6.4"]).out.contains("cvt.pack"));
+}
+
 // ---------------------------------------------------------------------------
 // Hostile input
 // ---------------------------------------------------------------------------
@@ -931,6 +962,9 @@ const HOSTILE_ARGV: &[(&str, &str, &str)] = &[
     ("cvt.ftz.ftz.rn.f16.f32", "3f800000", "twice"),
     ("cvt.rn.f16x2.f32", "3f800000", "takes 2 source operands (a:32 b:32), got 1"),
     ("cvt.rn.satfinite.s2f6x2.f32", "3f800000", "does not evaluate yet"),
+    ("cvt.sat.pack.u8.s32.b32", "00000001", "right after `cvt`"),
+    ("cvt.pack.sat.u8.s32", "00000001", "needs the c operand's type `.b32`"),
+    ("cvt.pack.sat.u16.s32", "00000001", "takes 2 source operands (a:32 b:32), got 1"),
     ("cvt.f16.f32", "3f800000", "needs .rn, .rz, .rm or .rp"),
     ("cvt.rn.f32.f16", "3c00", "not allowed"),
     ("cvt.s32.f32", "3f800000", "integer rounding modifier"),

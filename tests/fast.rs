@@ -5,16 +5,17 @@
 //! Budget (2 cores, test profile; measured): the exact engine, prepared
 //! once per variant and run without its trace (`eval::Evaluator`), runs a few
 //! million evaluations/s/core, the fast one ~15–30M/s, so the exact engine is
-//! the cost. Every legal variant of sm_90 and sm_100a at PTX 9.5 (935) is
+//! the cost. Every legal variant of sm_90 and sm_100a at PTX 9.5 (943) is
 //! covered:
 //! - sources of at most 16 bits in total (362 variants): exhaustively, every
 //!   input at natural register widths: 17,261,312 cases; the 331 scalar ones
 //!   also in every legal wider register pair, 256 random inputs each
 //!   (423,424 cases);
-//! - wider sources (573 variants): every committed compact vector (271,232
+//! - wider sources (581 variants, the 8 `cvt.pack.sat` forms included):
+//!   every committed compact vector (271,566
 //!   lines, register-width variants included) and `MILLION` (2^20) seeded
 //!   structured-random inputs per variant, a quarter of them in wider
-//!   registers where the form allows (600,834,048 cases, ~110 s wall);
+//!   registers where the form allows (609,222,656 cases, ~110 s wall);
 //! - the 30 spellings legal only on other targets (sm_107a rz forms, ...):
 //!   exhaustive or 4096 random inputs (122,880 cases);
 //! - the batch kernels against the lane path on every vector unit the CPU has.
@@ -256,7 +257,7 @@ fn structured(t: Type, rng: &mut Rng) -> u64 {
 #[test]
 fn seeded_random_inputs_for_wider_sources() {
     let wide: Vec<Cvt> = variants().into_iter().filter(|c| source_bits(c) > 16).collect();
-    assert_eq!(wide.len(), 573, "variants with sources of more than 16 bits");
+    assert_eq!(wide.len(), 581, "variants with sources of more than 16 bits");
     let t = std::time::Instant::now();
     let (fails, n) = parallel(wide.len(), |i, f| {
         let c = &wide[i];
@@ -316,6 +317,45 @@ fn seeded_random_inputs_for_wider_sources() {
     });
     eprintln!("random: {} variants, {n} cases, {:.1?}", wide.len(), t.elapsed());
     fails.assert_none("random", n);
+}
+
+/// `cvt.pack.sat` (three 32-bit sources: exhaustive is out of reach): 2^20
+/// inputs per form whose a and b sit on, next to or far beyond the clamp
+/// bounds of the convert type (or are random), with random `c` bits.
+#[test]
+fn cvt_pack_structured_random() {
+    let packs: Vec<Cvt> = variants().into_iter().filter(|c| c.dtype.is_pack()).collect();
+    assert_eq!(packs.len(), 8, "cvt.pack.sat spellings");
+    let (fails, n) = parallel(packs.len(), |i, f| {
+        let c = &packs[i];
+        let (lo, hi) = c.dtype.format().int_range().map(|(l, h)| (l.to_i64().unwrap(), h.to_i64().unwrap())).unwrap();
+        let mut rng = Rng::new(0x9ac4 ^ i as u64);
+        let ev = Evaluator::new(c, 32, 32, Profile::Sm90).unwrap();
+        let lane = |rng: &mut Rng| -> u64 {
+            let near = |b: i64, rng: &mut Rng| b + rng.below(5) as i64 - 2;
+            let v = match rng.below(6) {
+                0 => near(lo, rng),
+                1 => near(hi, rng),
+                2 => lo + rng.below((hi - lo + 1) as u64) as i64,
+                3 => [i32::MIN as i64, i32::MAX as i64, 0, -1][rng.below(4) as usize],
+                _ => return structured(Type::S32, rng),
+            };
+            v as u32 as u64
+        };
+        for _ in 0..MILLION {
+            let mut ops =
+                vec![Operand { bits: lane(&mut rng), width: 32 }, Operand { bits: lane(&mut rng), width: 32 }];
+            if c.dtype.takes_c() {
+                ops.push(Operand { bits: rng.next() & 0xffff_ffff, width: 32 });
+            }
+            if let Some(m) = compare_quiet(&ev, &ops, 32) {
+                f.add(m);
+            }
+        }
+        MILLION as u64
+    });
+    eprintln!("cvt.pack: {} variants, {n} cases", packs.len());
+    fails.assert_none("cvt.pack", n);
 }
 
 /// Scalar forms with sources of at most 16 bits in wider registers: every

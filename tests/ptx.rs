@@ -185,6 +185,62 @@ fn every_sm_100a_variant_assembles() {
     check_target("sm_100a");
 }
 
+/// Every other target ptxas 13.5 knows (sm_75 … sm_121f; it has no sm_101):
+/// the module of each assembles without a message, `cvt.pack` included.
+#[test]
+fn every_other_target_assembles() {
+    let others = [
+        "sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90a", "sm_100", "sm_100f", "sm_103", "sm_103a",
+        "sm_103f", "sm_107", "sm_107a", "sm_107f", "sm_110", "sm_110a", "sm_110f", "sm_120", "sm_120a", "sm_120f",
+        "sm_121", "sm_121a", "sm_121f",
+    ];
+    for t in others {
+        let module = whole_module(t);
+        assert_eq!(module.matches("\n\tcvt.pack.sat.").count(), 8, "{t}: the eight cvt.pack kernels");
+        if let Some(p) = ptxas() {
+            assemble(p, &module, t);
+        }
+    }
+}
+
+/// The target model's first PTX ISA version per target is ptxas 13.5's: a
+/// module at that `.version` assembles, one at the version before it does
+/// not, and `ptx-cvt ptx` refuses that version too.
+#[test]
+fn first_ptx_version_of_every_target_is_ptxas_s() {
+    let Some(p) = ptxas() else { return eprintln!("SKIPPED: ptxas not available") };
+    // (target, first version, the version before it)
+    let firsts = [
+        ("sm_75", "6.3", "6.2"),
+        ("sm_80", "7.0", "6.5"),
+        ("sm_86", "7.1", "7.0"),
+        ("sm_87", "7.4", "7.3"),
+        ("sm_88", "9.0", "8.8"),
+        ("sm_89", "7.8", "7.7"),
+        ("sm_90a", "8.0", "7.8"),
+        ("sm_100", "8.6", "8.5"),
+        ("sm_100f", "8.8", "8.7"),
+        ("sm_103", "8.8", "8.7"),
+        ("sm_107", "9.4", "9.3"),
+        ("sm_110", "9.0", "8.8"),
+        ("sm_120", "8.7", "8.6"),
+        ("sm_120f", "8.8", "8.7"),
+        ("sm_121", "8.8", "8.7"),
+    ];
+    let dir = TempDir::new("versions");
+    let src = dir.0.join("m.ptx");
+    for (t, first, before) in firsts {
+        for (v, ok) in [(first, true), (before, false)] {
+            std::fs::write(&src, format!(".version {v}\n.target {t}\n.address_size 64\n.entry k() {{ ret; }}\n"))
+                .unwrap();
+            let out = Command::new(p).arg(format!("-arch={t}")).arg(&src).arg("-o").arg(dir.0.join("m.o")).output();
+            assert_eq!(out.unwrap().status.success(), ok, "ptxas on .target {t} .version {v}");
+            let ours = ptx_cvt(&["ptx", "--target", t, "--ptx-version", v, "--filter", "cvt.rn.f32.s32"]);
+            assert_eq!(ours.status.success(), ok, "ptx-cvt ptx --target {t} --ptx-version {v}");
+        }
+    }
+}
+
 #[test]
 fn known_kernels_and_widths() {
     let module = stdout_of(&["ptx", "--target", "sm_100a"]);

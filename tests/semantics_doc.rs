@@ -187,6 +187,10 @@ type Illegal = (&'static str, u32, u32, Option<&'static str>, Option<(u32, u32)>
 /// One spelling (with registers, target, version) that breaks each legality rule.
 const ILLEGAL: &[Illegal] = &[
     ("cvt.rn.s32.s16", 32, 16, None, None, "rounding-int-to-int"),
+    ("cvt.pack.sat.u16.u32", 32, 32, None, None, "pack-types"),
+    ("cvt.pack.u8.s32.b32", 32, 32, None, None, "pack-sat-required"),
+    ("cvt.pack.rn.sat.u16.s32", 32, 32, None, None, "pack-modifier"),
+    ("cvt.pack.sat.u16.s32", 64, 32, None, None, "register-pack-exact"),
     ("cvt.f32.s32", 32, 32, None, None, "rounding-required-frnd"),
     ("cvt.s32.f32", 32, 32, None, None, "rounding-required-irnd"),
     ("cvt.rn.f32.f32", 32, 32, None, None, "rounding-same-size"),

@@ -88,6 +88,18 @@ fn main() {
             n += 1;
         }
     }
+    // Plus one seed per cvt.pack known answer's instruction (they come last in the file).
+    for line in &lines {
+        let Ok(Some(case)) = parse_case(line) else { continue };
+        let Some(result) = &case.result else { continue };
+        if !case.instr.dtype.is_pack() || !seen.insert(case.instr) {
+            continue;
+        }
+        if let Some(raw) = Raw::encode(&case.instr, &case.operands, result.width, None) {
+            fs::write(cvt_dir.join(format!("seed-{n:02}")), raw.to_bytes()).unwrap();
+            n += 1;
+        }
+    }
     let cvt_count = n;
 
     // parse: distinct instructions' lines, then the hostile strings.

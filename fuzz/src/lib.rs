@@ -93,7 +93,7 @@ fn spellings() -> &'static (Vec<Cvt>, Vec<Cvt>) {
 pub fn targets() -> &'static [Target] {
     static T: OnceLock<Vec<Target>> = OnceLock::new();
     T.get_or_init(|| {
-        let sms = [50, 52, 53, 60, 61, 70, 72, 75, 80, 86, 87, 89, 90, 100, 103, 107, 110, 120, 121];
+        let sms = [50, 52, 53, 60, 61, 70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 103, 107, 110, 120, 121];
         let mut v = Vec::new();
         for sm in sms {
             for suffix in ["", "a", "f"] {

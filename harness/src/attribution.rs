@@ -34,7 +34,14 @@ pub fn deciding_rule(c: &Cvt, o: &Outcome, got: u64, dst_width: u32) -> Rule {
         (d, _) => d,
     };
     let kept_bits_differ = lane_diff.is_none_or(|d| d >> TF32_OPEN_BITS != 0);
-    let candidate = |r: Rule| !plumbing(r) && (r != Rule::Tf32LowBits || !kept_bits_differ);
+    // cvt.pack's bits above the lanes come from `c`: blame that only when they differ.
+    let lanes_end = c.dtype.lanes() * c.dtype.lane_bits();
+    let above_lanes_differ = diff.is_none_or(|d| lanes_end < 64 && d >> lanes_end != 0);
+    let candidate = |r: Rule| {
+        !plumbing(r)
+            && (r != Rule::Tf32LowBits || !kept_bits_differ)
+            && (r != Rule::PackC || above_lanes_differ)
+    };
     o.trace
         .iter()
         .rev()

@@ -69,7 +69,8 @@ impl Outcome {
             .iter()
             .rev()
             .map(|s| s.rule)
-            .find(|r| !matches!(r, Rule::DestExtend | Rule::Decode | Rule::SourceChop))
+            // cvt.pack's c bits come after the lanes: blame the pack, like other packed forms.
+            .find(|r| !matches!(r, Rule::DestExtend | Rule::Decode | Rule::SourceChop | Rule::PackC))
             .unwrap_or(Rule::Decode)
     }
 }
@@ -295,6 +296,8 @@ mutants! {
     Ue8m0UsesSign "ue8m0 rounding uses the sign of the source";
     RbitsShifted ".rs random bits added one position too low";
     LanesSwapped "packed lanes swapped (a in the low half)";
+    PackCDropped "cvt.pack drops c (the bits above the lanes stay zero)";
+    PackCAtBit16 "cvt.pack puts c's bits from bit 16 up whatever the lane width";
 }
 
 /// Record a step of the trace; its text is built only when tracing.
@@ -435,7 +438,7 @@ impl<'a> Ctx<'a> {
                 TypeResult::AnyNan => LaneSet::AnyNan(c.dtype.format()),
             })
             .collect();
-        let set = AcceptSet::from_lanes(dst_width, lb, lane_sets);
+        let mut set = AcceptSet::from_lanes(dst_width, lb, lane_sets);
         note!(
             self,
             Rule::Pack,
@@ -444,7 +447,22 @@ impl<'a> Ctx<'a> {
                 names[..lanes as usize].iter().rev().copied().collect::<Vec<_>>().join(", ")
             )
         );
+        if c.dtype.takes_c() {
+            set = self.pack_c(set, srcs[2].bits, 2 * lb);
+        }
         Run { set, inputs, trace: self.trace, consulted: self.consulted }
+    }
+
+    /// cvt.pack: the low `32 - low` bits of `c` fill `d` above the two lanes.
+    fn pack_c(&mut self, set: AcceptSet, c: u64, low: u32) -> AcceptSet {
+        let low = if self.is(Mutant::PackCAtBit16) { 16 } else { low };
+        let upper = if self.is(Mutant::PackCDropped) { 0 } else { (c << low) & width_mask(32) };
+        note!(self, Rule::PackC, format!("bits 31..{low} of d from c {}: {}", fmt_hex(c, 32), fmt_hex(upper, 32)));
+        let alts = set.alts.into_iter().map(|a| match a {
+            Alt::Bits { value, mask } => Alt::Bits { value: value | upper, mask },
+            other => unreachable!("integer lanes are exact: {other:?}"),
+        });
+        AcceptSet { width: set.width, alts: alts.collect() }
     }
 
     fn decode(&mut self, bits: u64) -> Value {
@@ -494,7 +512,11 @@ impl<'a> Ctx<'a> {
             let (lo, hi) = d.format().int_bounds().unwrap();
             let clamped = i.clone().clamp(lo, hi);
             let what = if clamped == i { "in range, unchanged".to_string() } else { format!("clamped to {clamped}") };
-            note!(self, Rule::IntSatClamp, format!("{i} → {} range: {what}", d.name()));
+            if d.is_pack() {
+                note!(self, Rule::PackSat, format!("{i} → {} range [{lo}, {hi}]: {what}", d.name()));
+            } else {
+                note!(self, Rule::IntSatClamp, format!("{i} → {} range: {what}", d.name()));
+            }
             return TypeResult::Bits(encode::encode_int(d.format(), &clamped));
         }
         let (ab, db) = (self.c.atype.bits(), d.bits());

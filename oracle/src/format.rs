@@ -31,6 +31,11 @@ pub enum Format {
     E3m2,
     E2m1,
     Ue8m0,
+    /// Sub-byte integers: only the lanes of `cvt.pack` (PTX ISA "cvt.pack").
+    U4,
+    S4,
+    U2,
+    S2,
 }
 
 /// How the all-ones exponent field is used.
@@ -104,11 +109,11 @@ use Format::*;
 use Specials as Sp;
 
 /// The table. Order matches the `Format` enum.
-pub static TABLE: [FormatInfo; 19] = ROWS;
+pub static TABLE: [FormatInfo; 23] = ROWS;
 
 /// The rows, also readable at compile time (the fast engine's batch kernels
 /// take their layout constants from here).
-const ROWS: [FormatInfo; 19] = [
+const ROWS: [FormatInfo; 23] = [
     int(U8, "u8", 8, false),
     int(U16, "u16", 16, false),
     int(U32, "u32", 32, false),
@@ -128,11 +133,17 @@ const ROWS: [FormatInfo; 19] = [
     float(E3m2, "e3m2", 8, true, 3, 2, 3, Sp::None, 0),
     float(E2m1, "e2m1", 4, true, 2, 1, 1, Sp::None, 0),
     float(Ue8m0, "ue8m0", 8, false, 8, 0, 127, Sp::NanMaxCode, 0),
+    int(U4, "u4", 4, false),
+    int(S4, "s4", 4, true),
+    int(U2, "u2", 2, false),
+    int(S2, "s2", 2, true),
 ];
 
 impl Format {
-    pub const ALL: [Format; 19] =
-        [U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, Tf32, F32, F64, E4m3, E5m2, E2m3, E3m2, E2m1, Ue8m0];
+    pub const ALL: [Format; 23] = [
+        U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, Tf32, F32, F64, E4m3, E5m2, E2m3, E3m2, E2m1, Ue8m0, U4, S4,
+        U2, S2,
+    ];
 
     /// The float layout, at compile time (panics for an integer format).
     pub const fn float_layout_const(self) -> FloatLayout {

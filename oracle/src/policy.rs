@@ -96,6 +96,8 @@ rules! {
     Ue8m0Nan "ue8m0-nan" Emu "NaN → ue8m0 ff, even with .satfinite";
     RoundStochastic "round-stochastic" Open ".rs: add the lane's random bits to the top discarded bits; a carry rounds away from zero (bit use per SPEC §5.10, subnormal results and pair bit order unconfirmed)";
     Tf32LowBits "tf32-low-bits" Open "tf32 in a 32-bit container: bits 12..0 are implementation defined (sm90 profile: zero)";
+    PackSat "pack-sat" Ptx "cvt.pack: a and b (s32) are each clamped to the range of the destination type (PTX ISA \"cvt.pack\")";
+    PackC "pack-c-bits" Ptx "cvt.pack to u8/s8/u4/s4/u2/s2: the bits of d above the two lanes are the low bits of c (PTX ISA \"cvt.pack\")";
     Pack "pack" Ptx "packed results: a in the high lane, then b (e, f); 6-bit lanes in bits 5..0 of each byte (SPEC §5.11)";
     DestExtend "dest-extend" Ptx "a destination register wider than the type: sign-extend signed integers, zero-extend the rest (SPEC §4)";
 }
@@ -107,6 +109,7 @@ impl Rule {
         use Rule::*;
         match self {
             Decode => "1",
+            PackSat | PackC => "5.13",
             Tf32LowBits => "1.3",
             SourceChop | DestExtend => "4",
             IntWrap | IntSatClamp => "5.1",

@@ -186,7 +186,7 @@ fn int_range(bits: u32, signed: bool) -> (i128, i128) {
 /// Operands a form takes (`instr::shape` without allocating): natural width of operand `i`.
 fn natural_operands(c: &Cvt) -> (usize, u32) {
     let values = if c.atype.is_packed() || !c.dtype.is_packed() { 1 } else { c.dtype.lanes() as usize };
-    (values + (c.rounding == Some(Rounding::Rs)) as usize, c.atype.bits())
+    (values + c.dtype.takes_c() as usize + (c.rounding == Some(Rounding::Rs)) as usize, c.atype.bits())
 }
 
 impl Plan {
@@ -300,6 +300,10 @@ impl Plan {
                 LaneOut::Bits(b) => value |= b & width_mask(lb),
                 LaneOut::AnyNan => nan_lanes |= 1 << i,
             }
+        }
+        if c.dtype.takes_c() {
+            // cvt.pack: c's low bits above the two lanes.
+            value |= (ops[2].bits << (2 * lb)) & width_mask(32);
         }
         if nan_lanes == 0 {
             FastResult::Bits(value)

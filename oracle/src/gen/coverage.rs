@@ -103,8 +103,35 @@ fn wrap_event(s: &Step) -> Option<&'static str> {
     })
 }
 
+/// cvt.pack: `<a input>:<b input>/pack/<a event>:<b event>/<c>`, the events
+/// `in`, `sat-lo` or `sat-hi` per lane and `c-kept` (nonzero bits of c
+/// reach d), `c-zero` or `no-c`: saturation of each lane and c's bits.
+fn pack_class(c: &Cvt, o: &Outcome) -> String {
+    let lane = |name: &str| {
+        let input = o.inputs.iter().find(|(n, _)| *n == name).map(|(_, v)| v);
+        let clamped = o.trace.iter().any(|s| s.rule == Rule::PackSat && s.lane == name && s.detail.contains("clamped"));
+        let event = match input {
+            Some(v) if clamped && v.is_negative() => "sat-lo",
+            Some(_) if clamped => "sat-hi",
+            _ => "in",
+        };
+        (input.map_or("none", |v| value_class(c.atype.format(), v)), event)
+    };
+    let ((ai, ae), (bi, be)) = (lane("a"), lane("b"));
+    let kept = o.trace.iter().find(|s| s.rule == Rule::PackC);
+    let cbits = match (kept, o.accept.single()) {
+        (None, _) => "no-c",
+        (Some(_), Some(d)) if d >> (2 * c.dtype.lane_bits()) != 0 => "c-kept",
+        (Some(_), _) => "c-zero",
+    };
+    format!("{ai}:{bi}/pack/{ae}:{be}/{cbits}")
+}
+
 /// `input/result/event` for a case.
 pub fn classify(c: &Cvt, o: &Outcome) -> String {
+    if c.dtype.is_pack() {
+        return pack_class(c, o);
+    }
     let lane = o.inputs.first().map_or("", |(n, _)| *n);
     let steps: Vec<&Step> = o.trace.iter().filter(|s| s.lane.is_empty() || s.lane == lane).collect();
     let input = o.inputs.first().map_or("none", |(_, v)| value_class(c.atype.format(), v));

@@ -29,6 +29,9 @@ fn no(rule: &'static str, message: impl Into<String>) -> Result<(), Illegal> {
 /// version. Without a target only the rules that hold on every target apply.
 pub fn check(c: &Cvt, regs: Regs, target: Option<Target>, version: Option<PtxVersion>) -> Result<(), Illegal> {
     check_target_version(target, version)?;
+    if c.dtype.is_pack() || c.atype.is_pack() {
+        return check_pack(c, regs, target, version);
+    }
     if !c.is_scalar() {
         return check_packed(c, regs, target, version);
     }
@@ -90,6 +93,36 @@ fn check_packed(c: &Cvt, regs: Regs, t: Option<Target>, v: Option<PtxVersion>) -
     }
     Ok(())
 }
+
+/// `cvt.pack.sat` (PTX ISA "cvt.pack", checked against ptxas 13.5): s32
+/// sources, `.sat` required, no other modifier, 32-bit registers. ptxas also
+/// takes 64-bit registers for every operand; what it does with their upper
+/// bits is unknown, so the oracle keeps to 32 (tests/data/ptxas-legality-pack.md).
+fn check_pack(c: &Cvt, regs: Regs, t: Option<Target>, v: Option<PtxVersion>) -> Result<(), Illegal> {
+    if c.atype != Type::S32 || !c.dtype.is_pack() {
+        return no("pack-types", format!("cvt.pack converts s32 sources to a pack type, not {}", arrow(c)));
+    }
+    if !c.sat {
+        return no("pack-sat-required", format!("{c} needs `.sat` (cvt.pack always saturates)"));
+    }
+    if c.rounding.is_some() || c.ftz || c.relu || c.satfinite {
+        return no("pack-modifier", format!("cvt.pack takes only `.sat`, not the modifiers of {c}"));
+    }
+    if regs.dst != 32 || regs.src != 32 {
+        return no(
+            "register-pack-exact",
+            format!("{c} needs 32-bit registers for d and {}", super::shape(c).describe()),
+        );
+    }
+    if !packed::gate_ok(PACK_GATES, t, v) {
+        return no("packed-gate", format!("{c} needs {}", packed::describe_gates(PACK_GATES)));
+    }
+    Ok(())
+}
+
+/// cvt.pack: PTX ISA 6.5, sm_72 (ptxas 13.5, which knows nothing older than
+/// sm_75, agrees on 6.5 for every pack type).
+const PACK_GATES: &[(packed::Gate, (u32, u32))] = &[(packed::Gate::AtLeast(72), (6, 5))];
 
 fn arrow(c: &Cvt) -> String {
     format!("{}→{}", c.atype.name(), c.dtype.name())
@@ -231,7 +264,9 @@ fn gate(c: &Cvt) -> (u32, PtxVersion, &'static str) {
         raise(80, v(7, 0), ".relu on f16/bf16 from f32");
     }
     if c.satfinite {
-        raise(80, v(8, 1), ".satfinite on f16/bf16 from f32");
+        // ptxas 13.5 takes cvt.satfinite.f16.f32 on sm_75 too (tests/data/ptxas-legality.md).
+        let sm = if c.dtype == Type::F16 { 75 } else { 80 };
+        raise(sm, v(8, 1), ".satfinite on f16/bf16 from f32");
     }
     if bf16 {
         match (c.dtype, c.atype) {

@@ -45,10 +45,19 @@ pub enum Type {
     E2m3x4,
     E3m2x4,
     E2m1x4,
+    /// The `.convertType` of `cvt.pack.sat`: two saturated lanes in a 32-bit `d`.
+    PackU16,
+    PackS16,
+    PackU8,
+    PackS8,
+    PackU4,
+    PackS4,
+    PackU2,
+    PackS2,
 }
 
 /// Per type: name, lane format, lanes, bits per lane in the register.
-const TYPES: [(Type, &str, Format, u32, u32); 26] = [
+const TYPES: [(Type, &str, Format, u32, u32); 34] = [
     (Type::U8, "u8", Format::U8, 1, 8),
     (Type::U16, "u16", Format::U16, 1, 16),
     (Type::U32, "u32", Format::U32, 1, 32),
@@ -76,6 +85,16 @@ const TYPES: [(Type, &str, Format, u32, u32); 26] = [
     (Type::E2m3x4, "e2m3x4", Format::E2m3, 4, 8),
     (Type::E3m2x4, "e3m2x4", Format::E3m2, 4, 8),
     (Type::E2m1x4, "e2m1x4", Format::E2m1, 4, 4),
+    // cvt.pack: listed after the scalar types so `u16`, `u8` parse as those
+    // unless `.pack` is given (see `Type::pack_of`).
+    (Type::PackU16, "u16", Format::U16, 2, 16),
+    (Type::PackS16, "s16", Format::S16, 2, 16),
+    (Type::PackU8, "u8", Format::U8, 2, 8),
+    (Type::PackS8, "s8", Format::S8, 2, 8),
+    (Type::PackU4, "u4", Format::U4, 2, 4),
+    (Type::PackS4, "s4", Format::S4, 2, 4),
+    (Type::PackU2, "u2", Format::U2, 2, 2),
+    (Type::PackS2, "s2", Format::S2, 2, 2),
 ];
 
 impl Type {
@@ -118,9 +137,27 @@ impl Type {
     pub fn lane_bits(self) -> u32 {
         self.row().4
     }
-    /// Bits of the whole value.
+    /// Bits of the whole value (`cvt.pack`: the 32-bit `d`, lanes and `c` bits).
     pub fn bits(self) -> u32 {
-        self.lanes() * self.lane_bits()
+        if self.is_pack() {
+            32
+        } else {
+            self.lanes() * self.lane_bits()
+        }
+    }
+    /// A `cvt.pack` destination type.
+    pub fn is_pack(self) -> bool {
+        self >= Type::PackU16
+    }
+    /// The `cvt.pack` type spelled like `self` (`u8` → the pack `u8`), if there is one.
+    pub fn pack_of(self) -> Option<Type> {
+        let name = self.name();
+        TYPES.iter().map(|t| t.0).find(|t| t.is_pack() && t.name() == name)
+    }
+    /// `cvt.pack` types narrower than 16 bits take a third source, `c` (`.b32`),
+    /// whose low bits fill `d` above the two lanes (PTX ISA "cvt.pack").
+    pub fn takes_c(self) -> bool {
+        self.is_pack() && self.lane_bits() < 16
     }
     pub fn is_packed(self) -> bool {
         self.lanes() > 1
@@ -271,9 +308,9 @@ impl Family {
 }
 
 impl fmt::Display for Cvt {
-    /// Canonical spelling: `cvt{.rnd}{.relu}{.ftz}{.sat}{.satfinite}.dtype.atype`.
+    /// Canonical spelling: `cvt{.pack}{.rnd}{.relu}{.ftz}{.sat}{.satfinite}.dtype.atype{.b32}`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("cvt")?;
+        f.write_str(if self.dtype.is_pack() { "cvt.pack" } else { "cvt" })?;
         if let Some(r) = self.rounding {
             write!(f, ".{}", r.name())?;
         }
@@ -282,7 +319,11 @@ impl fmt::Display for Cvt {
                 write!(f, ".{name}")?;
             }
         }
-        write!(f, ".{}.{}", self.dtype.name(), self.atype.name())
+        write!(f, ".{}.{}", self.dtype.name(), self.atype.name())?;
+        if self.dtype.takes_c() {
+            f.write_str(".b32")?;
+        }
+        Ok(())
     }
 }
 
@@ -314,8 +355,9 @@ impl Shape {
     }
 }
 
-/// Operands of a form: one source, or one f32 per lane of a packed result
-/// (`a` is the high lane), then `rbits` for `.rs` (SPEC §2).
+/// Operands of a form: one source, or one f32 (s32 for `cvt.pack`) per lane
+/// of a packed result (`a` is the high lane), then `c` for the narrow
+/// `cvt.pack` forms and `rbits` for `.rs` (SPEC §2).
 pub fn shape(c: &Cvt) -> Shape {
     let (mut names, mut srcs): (Vec<&'static str>, Vec<u32>) = if c.atype.is_packed() || !c.dtype.is_packed() {
         (vec!["a"], vec![c.atype.bits()])
@@ -323,6 +365,10 @@ pub fn shape(c: &Cvt) -> Shape {
         let names: &[&'static str] = if c.dtype.lanes() == 4 { &["a", "b", "e", "f"] } else { &["a", "b"] };
         (names.to_vec(), vec![c.atype.bits(); names.len()])
     };
+    if c.dtype.takes_c() {
+        names.push("c");
+        srcs.push(32);
+    }
     if c.rounding == Some(Rounding::Rs) {
         names.push("rbits");
         srcs.push(32);

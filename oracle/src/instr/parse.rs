@@ -32,12 +32,15 @@ pub fn parse(text: &str) -> Result<Cvt, ParseError> {
     if text.is_empty() {
         return err("empty instruction: expected `cvt.<dtype>.<atype>`");
     }
-    let mut parts = text.split('.');
+    let mut parts = text.split('.').peekable();
     let head = parts.next().unwrap_or("");
     if head != "cvt" {
         return err(format!("`{shown}` is not a cvt instruction (expected it to start with `cvt.`)"));
     }
+    // ptxas reads `.pack` only right after `cvt` (a later `.pack` is an unknown modifier).
+    let pack = parts.next_if_eq(&"pack").is_some();
     let mut types = Vec::new();
+    let mut b32 = false;
     let mut c = Cvt::new(Type::U8, Type::U8);
     for tok in parts {
         let tok_shown = clip_to(tok, 40);
@@ -63,12 +66,19 @@ pub fn parse(text: &str) -> Result<Cvt, ParseError> {
                 "sat" => c.sat = true,
                 "satfinite" => c.satfinite = true,
                 "relu" => c.relu = true,
+                "pack" => return err(format!("`.pack` must come right after `cvt` (in `{shown}`)")),
+                // The type of cvt.pack's `c` operand: written after the two types.
+                "b32" if b32 => return err("`.b32` given twice"),
+                "b32" if types.len() != 2 => {
+                    return err(format!("`.b32` (the type of c) must follow the two types (in `{shown}`)"))
+                }
+                "b32" => b32 = true,
                 t if NOT_MODELED.contains(&t) => {
                     return err(format!("type `.{t}` is a cvt form that this oracle does not evaluate yet"))
                 }
                 _ => {
                     return err(format!(
-                        "unknown modifier or type `.{tok_shown}` in `{shown}` (types: u8 u16 u32 u64 s8 s16 s32 s64 bf16 f16 f32 f64 tf32 f16x2 bf16x2 e4m3x2 e5m2x2 e2m3x2 e3m2x2 e2m1x2 ue8m0x2 e4m3x4 e5m2x4 e2m3x4 e3m2x4 e2m1x4; modifiers: rn rna rz rm rp rs rni rzi rmi rpi ftz sat relu satfinite)"
+                        "unknown modifier or type `.{tok_shown}` in `{shown}` (types: u8 u16 u32 u64 s8 s16 s32 s64 bf16 f16 f32 f64 tf32 f16x2 bf16x2 e4m3x2 e5m2x2 e2m3x2 e3m2x2 e2m1x2 ue8m0x2 e4m3x4 e5m2x4 e2m3x4 e3m2x4 e2m1x4, and u4 s4 u2 s2 b32 with .pack; modifiers: pack rn rna rz rm rp rs rni rzi rmi rpi ftz sat relu satfinite)"
                     ))
                 }
             }
@@ -82,10 +92,39 @@ pub fn parse(text: &str) -> Result<Cvt, ParseError> {
         [] | [_] => return err(format!("`{shown}` needs two types, destination then source (e.g. `cvt.rn.f16.f32`)")),
         _ => return err(format!("`{shown}` has {} types; cvt takes exactly two (destination, source)", types.len())),
     }
+    pack_types(&mut c, pack, b32, &shown)?;
     if c.sat && c.satfinite {
         return err("`.sat` and `.satfinite` cannot be combined (ptxas rejects it)");
     }
     Ok(c)
+}
+
+/// `.pack` turns the destination into its `cvt.pack` type; the sub-byte
+/// types and `.b32` exist only there (PTX ISA "cvt.pack": `.b32` is the type
+/// of `c`, which the u8/s8/u4/s4/u2/s2 forms take and u16/s16 do not).
+fn pack_types(c: &mut Cvt, pack: bool, b32: bool, shown: &str) -> Result<(), ParseError> {
+    let (d, a) = (c.dtype, c.atype);
+    if let Some(t) = [(!pack).then_some(d), Some(a)].into_iter().flatten().find(|t| t.is_pack()) {
+        return err(format!("type `.{}` exists only as the destination type of cvt.pack (in `{shown}`)", t.name()));
+    }
+    if !pack {
+        if b32 {
+            return err(format!("`.b32` is only the third type of cvt.pack (in `{shown}`)"));
+        }
+        return Ok(());
+    }
+    let Some(d) = d.pack_of() else {
+        return err(format!(
+            "cvt.pack converts to u16 s16 u8 s8 u4 s4 u2 or s2, not `.{}` (in `{shown}`)",
+            c.dtype.name()
+        ));
+    };
+    c.dtype = d;
+    match (d.takes_c(), b32) {
+        (true, false) => err(format!("`{shown}`: cvt.pack to .{} needs the c operand's type `.b32` last", d.name())),
+        (false, true) => err(format!("`{shown}`: cvt.pack to .{} takes no c operand, so no `.b32`", d.name())),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -99,6 +138,9 @@ mod tests {
         assert_eq!(c.to_string(), "cvt.rni.ftz.sat.s8.f32");
         assert_eq!(parse("cvt.sat.sat.rni.s8.f32").unwrap().to_string(), "cvt.rni.sat.s8.f32");
         assert_eq!(parse("cvt.f64.bf16.rp").unwrap().to_string(), "cvt.rp.f64.bf16");
+        // PTX ISA "cvt.pack" syntax: `.pack.sat`, then convertType, abType (s32), cType (b32).
+        assert_eq!(parse("cvt.pack.s4.s32.b32.sat").unwrap().to_string(), "cvt.pack.sat.s4.s32.b32");
+        assert_eq!(parse("cvt.pack.sat.u16.s32").unwrap().dtype, Type::PackU16);
     }
 
     #[test]
@@ -114,6 +156,13 @@ mod tests {
             ("cvt..f32.f16", "empty modifier"),
             ("cvt.sat.satfinite.f16.f32", "combined"),
             ("cvt.rn.s2f6x2.f32", "does not evaluate yet"),
+            ("cvt.u4.s32", "only as the destination type of cvt.pack"),
+            ("cvt.pack.sat.u8.s32", "needs the c operand"),
+            ("cvt.pack.sat.u16.s32.b32", "takes no c operand"),
+            ("cvt.pack.sat.f16.s32", "converts to u16"),
+            ("cvt.u8.s32.b32", "only the third type"),
+            ("cvt.sat.pack.u8.s32.b32", "right after `cvt`"),
+            ("cvt.pack.sat.u8.b32.s32", "must follow the two types"),
         ] {
             let e = parse(bad).unwrap_err();
             assert!(e.message.contains(needle), "{bad}: {e}");

@@ -32,7 +32,9 @@ impl std::error::Error for TargetError {}
 
 /// Targets the oracle knows, with the first PTX ISA version that accepts them
 /// (PTX ISA "PTX Module Directives: .target" release notes).
-const KNOWN: [(u32, (u32, u32)); 19] = [
+/// sm_88 and the 9.0 of sm_110: what ptxas 13.5 accepts (no lower version
+/// assembles a `.target` line for them).
+const KNOWN: [(u32, (u32, u32)); 20] = [
     (50, (4, 0)),
     (52, (4, 1)),
     (53, (4, 2)),
@@ -44,6 +46,7 @@ const KNOWN: [(u32, (u32, u32)); 19] = [
     (80, (7, 0)),
     (86, (7, 1)),
     (87, (7, 4)),
+    (88, (9, 0)),
     (89, (7, 8)),
     (90, (7, 8)),
     (100, (8, 6)),
