@@ -38,9 +38,7 @@ pub fn deciding_rule(c: &Cvt, o: &Outcome, got: u64, dst_width: u32) -> Rule {
     let lanes_end = c.dtype.lanes() * c.dtype.lane_bits();
     let above_lanes_differ = diff.is_none_or(|d| lanes_end < 64 && d >> lanes_end != 0);
     let candidate = |r: Rule| {
-        !plumbing(r)
-            && (r != Rule::Tf32LowBits || !kept_bits_differ)
-            && (r != Rule::PackC || above_lanes_differ)
+        !plumbing(r) && (r != Rule::Tf32LowBits || !kept_bits_differ) && (r != Rule::PackC || above_lanes_differ)
     };
     o.trace
         .iter()

@@ -163,7 +163,10 @@ fn generate(a: &GenArgs) -> Result<(), String> {
         }
     } else {
         fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let mut manifest = String::from("# ptx-cvt vector manifest v1\n# file\tvariant\tcases\tsha256\n");
+        let mut manifest = format!(
+            "# ptx-cvt vector manifest v1\n# semantics: {}\n# file\tvariant\tcases\tsha256\n",
+            ptx_cvt::SEMANTICS_VERSION
+        );
         for o in &outputs {
             write_atomic(&dir.join(&o.name), o.text.as_bytes())?;
             let hash = Sha256::digest(o.text.as_bytes());

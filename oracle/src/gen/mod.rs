@@ -264,8 +264,9 @@ pub fn generate(c: &Cvt, level: Level, seed: u64, profile: Profile) -> Vec<Line>
 pub fn header(c: &Cvt, targets: &[Target], profile: Profile, level: Level, seed: u64, count: usize) -> String {
     let t: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
     format!(
-        "# ptx-cvt case lines v1\n# generator: ptx-cvt {} gen\n# instruction: {c}\n# targets: {}\n# profile: {profile}\n# level: {level}\n# seed: {seed}\n# cases: {count}\n",
+        "# ptx-cvt case lines v1\n# generator: ptx-cvt {} gen\n# semantics: {}\n# instruction: {c}\n# targets: {}\n# profile: {profile}\n# level: {level}\n# seed: {seed}\n# cases: {count}\n",
         env!("CARGO_PKG_VERSION"),
+        crate::SEMANTICS_VERSION,
         t.join(" ")
     )
 }
