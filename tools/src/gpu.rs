@@ -11,16 +11,26 @@ use std::fs;
 use std::path::PathBuf;
 
 use clap::Args;
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use cudarc::nvrtc::Ptx;
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::gen;
 use ptx_cvt::{evaluate_accept, format_case, instr, parse_case, AcceptSet, Cvt, Operand, Profile, PtxVersion, Target};
 use rayon::prelude::*;
 
-use crate::common::describe_bits;
+use crate::common::{describe_bits, write_atomic};
+use crate::cuda::Gpu;
 
 #[derive(Args)]
+#[command(after_help = "\
+Each variant runs as its own launch (large ones in chunks), is checked at once, and its
+results are written at once: a run that stops early keeps every finished variant.
+A variant whose kernel the driver refuses, or whose launch fails, is reported and the
+run goes on; after a device fault that leaves the device unusable (e.g. an illegal
+address) the remaining variants are reported as not run.
+
+Exit status: 0 every variant ran and every result matched; 1 every variant ran and
+some results did not match; 2 something did not run (no driver, a device too old for
+--target, a module or launch error, unreadable input, an unwritable --out): mismatches
+among what did run are still reported and written.")]
 pub struct GpuArgs {
     /// Case files to run (their results, if any, are ignored: the GPU answers).
     files: Vec<String>,
@@ -42,8 +52,11 @@ pub struct GpuArgs {
     /// Evidence profile to check against.
     #[arg(long, default_value = "sm90", value_parser = |s: &str| s.parse::<Profile>())]
     profile: Profile,
-    /// Write results here: one `<variant>.cases` per variant (the GPU's answers
-    /// as case lines), `mismatches.cases` and `summary.txt`.
+    /// Write results here, each file as soon as it is known (atomically):
+    /// `<variant>.cases` per variant (the GPU's answers as case lines),
+    /// `mismatches.cases`, and `summary.txt` (a `#` line naming the device,
+    /// then `variant, cases, mismatches, status` tab-separated, status `ok`,
+    /// `mismatch`, `error: ...` or `not run`).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Print at most this many mismatches (all are recorded with --out).
@@ -98,103 +111,119 @@ fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
     Ok((cases, skipped))
 }
 
-/// A device buffer of one register width.
-enum Buf {
-    B8(CudaSlice<u8>),
-    B16(CudaSlice<u16>),
-    B32(CudaSlice<u32>),
-    B64(CudaSlice<u64>),
+/// How one variant ended.
+enum Outcome {
+    Pending,
+    Ran { cases: usize, mismatches: usize },
+    Failed(String),
 }
 
-fn upload(s: &std::sync::Arc<CudaStream>, width: u32, v: &[u64]) -> Result<Buf, String> {
-    let e = |e: cudarc::driver::DriverError| format!("CUDA copy to device: {e}");
-    Ok(match width {
-        8 => Buf::B8(s.clone_htod(&v.iter().map(|x| *x as u8).collect::<Vec<_>>()).map_err(e)?),
-        16 => Buf::B16(s.clone_htod(&v.iter().map(|x| *x as u16).collect::<Vec<_>>()).map_err(e)?),
-        32 => Buf::B32(s.clone_htod(&v.iter().map(|x| *x as u32).collect::<Vec<_>>()).map_err(e)?),
-        _ => Buf::B64(s.clone_htod(v).map_err(e)?),
-    })
+/// The files under `--out`, each rewritten atomically as soon as it changes:
+/// a run cut short leaves every finished variant's results and a summary
+/// that says which variants ran, failed or never started.
+struct Record {
+    dir: Option<PathBuf>,
+    header: String,
+    outcomes: BTreeMap<Cvt, Outcome>,
+    mismatches: String,
+    /// The first write error (reported once; the run goes on).
+    write_error: Option<String>,
 }
 
-fn alloc(s: &std::sync::Arc<CudaStream>, width: u32, n: usize) -> Result<Buf, String> {
-    let e = |e: cudarc::driver::DriverError| format!("CUDA allocation: {e}");
-    Ok(match width {
-        8 => Buf::B8(s.alloc_zeros(n).map_err(e)?),
-        16 => Buf::B16(s.alloc_zeros(n).map_err(e)?),
-        32 => Buf::B32(s.alloc_zeros(n).map_err(e)?),
-        _ => Buf::B64(s.alloc_zeros(n).map_err(e)?),
-    })
-}
-
-fn download(s: &std::sync::Arc<CudaStream>, b: &Buf) -> Result<Vec<u64>, String> {
-    let e = |e: cudarc::driver::DriverError| format!("CUDA copy to host: {e}");
-    Ok(match b {
-        Buf::B8(d) => s.clone_dtoh(d).map_err(e)?.into_iter().map(u64::from).collect(),
-        Buf::B16(d) => s.clone_dtoh(d).map_err(e)?.into_iter().map(u64::from).collect(),
-        Buf::B32(d) => s.clone_dtoh(d).map_err(e)?.into_iter().map(u64::from).collect(),
-        Buf::B64(d) => s.clone_dtoh(d).map_err(e)?,
-    })
-}
-
-/// Open the device; a missing driver library is reported, not a crash.
-fn open(device: usize) -> Result<std::sync::Arc<CudaContext>, String> {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let r = std::panic::catch_unwind(|| CudaContext::new(device));
-    std::panic::set_hook(hook);
-    match r {
-        Ok(Ok(ctx)) => Ok(ctx),
-        Ok(Err(e)) => Err(format!("CUDA device {device}: {e}")),
-        Err(_) => {
-            Err("no CUDA driver: libcuda could not be loaded (ptx-cvt gpu needs an NVIDIA GPU and driver)".into())
-        }
-    }
-}
-
-/// Run every variant's cases on the GPU: the results, in case order.
-fn run_on_gpu(a: &GpuArgs, cases: &Cases) -> Result<BTreeMap<Cvt, Vec<u64>>, String> {
-    let ctx = open(a.device)?;
-    let stream = ctx.default_stream();
-    let variants: Vec<Cvt> = cases.keys().copied().collect();
-    let ptx = crate::ptx::module(&variants, a.target, a.ptx_version);
-    let module = ctx.load_module(Ptx::from_src(ptx)).map_err(|e| format!("loading the PTX module: {e}"))?;
-    let mut results = BTreeMap::new();
-    for (c, list) in cases {
-        let f = module.load_function(&crate::ptx::kernel_name(c)).map_err(|e| format!("{c}: {e}"))?;
-        let shape = instr::shape(c);
-        let n = list.len();
-        let inputs: Vec<Buf> = shape
-            .srcs
-            .iter()
-            .enumerate()
-            .map(|(k, w)| upload(&stream, *w, &list.iter().map(|ops| ops[k].bits).collect::<Vec<_>>()))
-            .collect::<Result<_, _>>()?;
-        let mut out = alloc(&stream, c.dtype.bits(), n)?;
-        let count = n as u32;
-        let mut b = stream.launch_builder(&f);
-        for buf in &inputs {
-            match buf {
-                Buf::B8(d) => b.arg(d),
-                Buf::B16(d) => b.arg(d),
-                Buf::B32(d) => b.arg(d),
-                Buf::B64(d) => b.arg(d),
-            };
-        }
-        match &mut out {
-            Buf::B8(d) => b.arg(d),
-            Buf::B16(d) => b.arg(d),
-            Buf::B32(d) => b.arg(d),
-            Buf::B64(d) => b.arg(d),
+impl Record {
+    fn new(dir: Option<PathBuf>, header: String, variants: impl Iterator<Item = Cvt>) -> Record {
+        let mut r = Record {
+            dir,
+            header,
+            outcomes: variants.map(|c| (c, Outcome::Pending)).collect(),
+            mismatches: String::new(),
+            write_error: None,
         };
-        b.arg(&count);
-        // SAFETY: the kernel's parameters are the input pointers, the output
-        // pointer and n, in that order (see `ptx-cvt ptx`), and every buffer
-        // holds n elements of the operand's width.
-        unsafe { b.launch(LaunchConfig::for_num_elems(count)) }.map_err(|e| format!("{c}: launch: {e}"))?;
-        stream.synchronize().map_err(|e| format!("{c}: {e}"))?;
-        results.insert(*c, download(&stream, &out)?);
+        if let Some(d) = &r.dir {
+            if let Err(e) = fs::create_dir_all(d) {
+                r.fail_write(format!("cannot create {}: {e}", d.display()));
+            }
+        }
+        r.write_summary();
+        r
     }
-    Ok(results)
+
+    fn fail_write(&mut self, e: String) {
+        if self.write_error.is_none() {
+            eprintln!("error: {e}");
+            self.write_error = Some(e);
+        }
+    }
+
+    fn write(&mut self, name: &str, text: &str) {
+        let Some(dir) = &self.dir else { return };
+        let path = dir.join(name);
+        if self.write_error.is_none() {
+            if let Err(e) = write_atomic(&path, text.as_bytes()) {
+                self.fail_write(format!("cannot write {}: {e}", path.display()));
+            }
+        }
+    }
+
+    fn write_summary(&mut self) {
+        let mut s = format!("{}variant\tcases\tmismatches\tstatus\n", self.header);
+        for (c, o) in &self.outcomes {
+            let row = match o {
+                Outcome::Pending => "0\t0\tnot run".to_string(),
+                Outcome::Ran { cases, mismatches: 0 } => format!("{cases}\t0\tok"),
+                Outcome::Ran { cases, mismatches } => format!("{cases}\t{mismatches}\tmismatch"),
+                Outcome::Failed(e) => format!("0\t0\terror: {}", e.lines().next().unwrap_or("")),
+            };
+            s.push_str(&format!("{c}\t{row}\n"));
+        }
+        self.write("summary.txt", &s);
+    }
+
+    fn ran(&mut self, c: &Cvt, lines: &[String], bad: &[(String, AcceptSet, u64)]) {
+        self.write(&format!("{c}.cases"), &format!("# ptx-cvt case lines v1\n{}{}\n", self.header, lines.join("\n")));
+        if !bad.is_empty() {
+            for (line, expected, _) in bad {
+                self.mismatches.push_str(&format!("{line}  # oracle: {expected}\n"));
+            }
+            let m = self.mismatches.clone();
+            self.write("mismatches.cases", &m);
+        }
+        self.outcomes.insert(*c, Outcome::Ran { cases: lines.len(), mismatches: bad.len() });
+        self.write_summary();
+    }
+
+    fn failed(&mut self, c: &Cvt, e: String) {
+        self.outcomes.insert(*c, Outcome::Failed(e));
+        self.write_summary();
+    }
+}
+
+/// The operand columns of a variant's cases, one per source operand.
+fn columns(c: &Cvt, list: &[Vec<Operand>]) -> Vec<Vec<u64>> {
+    (0..instr::shape(c).srcs.len()).map(|k| list.iter().map(|ops| ops[k].bits).collect()).collect()
+}
+
+/// Check one variant's answers on all host cores: its case lines (the
+/// device's answers) and the mismatches.
+fn check(
+    c: &Cvt,
+    list: &[Vec<Operand>],
+    got: &[u64],
+    profile: Profile,
+) -> (Vec<String>, Vec<(String, AcceptSet, u64)>) {
+    let w = c.dtype.bits();
+    let checked: Vec<(String, Option<AcceptSet>)> = list
+        .par_iter()
+        .zip(got)
+        .map(|(ops, g)| {
+            let want = evaluate_accept(c, ops, w, profile).expect("a legal case");
+            let line = format_case(c, ops, &AcceptSet::exact(w, *g));
+            let bad = (!want.contains(*g)).then_some(want);
+            (line, bad)
+        })
+        .collect();
+    let bad = checked.iter().zip(got).filter_map(|((l, b), g)| b.clone().map(|b| (l.clone(), b, *g))).collect();
+    (checked.into_iter().map(|(l, _)| l).collect(), bad)
 }
 
 pub fn run(a: GpuArgs) -> u8 {
@@ -215,76 +244,95 @@ pub fn run(a: GpuArgs) -> u8 {
             a.target, a.ptx_version
         );
     }
-    let total: usize = cases.values().map(Vec::len).sum();
-    eprintln!("{} variants, {total} cases on device {} ({})", cases.len(), a.device, a.target);
-    let start = std::time::Instant::now();
-    let results = match run_on_gpu(&a, &cases) {
-        Ok(r) => r,
+    let gpu = match Gpu::open(a.device).and_then(|g| g.check_target(a.target).map(|()| g)) {
+        Ok(g) => g,
         Err(e) => {
             eprintln!("error: {e}");
             return 2;
         }
     };
-    let gpu_time = start.elapsed();
-    // Check on all host cores.
-    let checked: Vec<(Cvt, Vec<String>, Vec<(String, AcceptSet, u64)>)> = cases
-        .par_iter()
-        .map(|(c, list)| {
-            let got = &results[c];
-            let mut lines = Vec::with_capacity(list.len());
-            let mut bad = Vec::new();
-            for (ops, g) in list.iter().zip(got) {
-                let w = c.dtype.bits();
-                let want = evaluate_accept(c, ops, w, a.profile).expect("legal case");
-                let line = format_case(c, ops, &AcceptSet::exact(w, *g));
-                if !want.contains(*g) {
-                    bad.push((line.clone(), want, *g));
-                }
-                lines.push(line);
-            }
-            (*c, lines, bad)
-        })
-        .collect();
-    let mut summary = String::from("variant\tcases\tmismatches\n");
-    let mut mismatches = String::new();
-    let mut failed = 0;
-    for (c, lines, bad) in &checked {
-        summary.push_str(&format!("{c}\t{}\t{}\n", lines.len(), bad.len()));
-        for (line, expected, got) in bad {
-            if failed < a.max_failures {
-                say!("MISMATCH {line}\n  expected {expected}\n  got      {}", describe_bits(c, *got, c.dtype.bits()));
-            }
-            failed += 1;
-            mismatches.push_str(&format!("{line}  # oracle: {expected}\n"));
-        }
+    let cc = gpu.info.cc.0 * 10 + gpu.info.cc.1;
+    if a.target.to_string() != format!("sm_{cc}") {
+        eprintln!("note: {}: running {} kernels; the driver compiles them for this device", gpu.info, a.target);
     }
-    if let Some(dir) = &a.out {
-        let write = || -> std::io::Result<()> {
-            fs::create_dir_all(dir)?;
-            for (c, lines, _) in &checked {
-                fs::write(
-                    dir.join(format!("{c}.cases")),
-                    format!(
-                        "# ptx-cvt case lines v1\n# recorded: device {} {}\n{}\n",
-                        a.device,
-                        a.target,
-                        lines.join("\n")
-                    ),
-                )?;
+    let total: usize = cases.values().map(Vec::len).sum();
+    eprintln!("{}: {} variants, {total} cases ({}, PTX ISA {})", gpu.info, cases.len(), a.target, a.ptx_version);
+    let header = format!("# recorded: {}, kernels {} PTX ISA {}\n", gpu.info, a.target, a.ptx_version);
+    let mut record = Record::new(a.out.clone(), header, cases.keys().copied());
+    let start = std::time::Instant::now();
+    let variants: Vec<Cvt> = cases.keys().copied().collect();
+    let kernels = crate::ptx::kernels(&variants);
+    let loaded = match gpu.load(&kernels, a.target, a.ptx_version) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            for c in &variants {
+                record.failed(c, "the PTX module did not load".into());
             }
-            fs::write(dir.join("mismatches.cases"), &mismatches)?;
-            fs::write(dir.join("summary.txt"), &summary)
-        };
-        if let Err(e) = write() {
-            eprintln!("error: writing {}: {e}", dir.display());
             return 2;
         }
+    };
+    let (mut failed, mut errors, mut shown) = (0, 0, 0);
+    let mut broken: Option<String> = None;
+    let (mut device_time, mut check_time) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+    for k in &kernels {
+        let c = &k.instr;
+        let list = &cases[c];
+        if let Some(why) = &broken {
+            record.failed(c, why.clone());
+            errors += 1;
+            continue;
+        }
+        if let Some((_, e)) = loaded.failed.iter().find(|(f, _)| f == c) {
+            eprintln!("error: {c}: {e}");
+            record.failed(c, e.clone());
+            errors += 1;
+            continue;
+        }
+        let t = std::time::Instant::now();
+        let got = match gpu.run(&loaded, k, &columns(c, list)) {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("error: {c}: {}", e.message);
+                record.failed(c, e.message.clone());
+                errors += 1;
+                if e.sticky {
+                    eprintln!(
+                        "error: the device cannot run anything after this error; the remaining variants are not run"
+                    );
+                    broken = Some(format!("not run: the device failed earlier ({c}: {})", e.message));
+                }
+                continue;
+            }
+        };
+        device_time += t.elapsed();
+        let t = std::time::Instant::now();
+        let (lines, bad) = check(c, list, &got, a.profile);
+        check_time += t.elapsed();
+        for (line, expected, g) in &bad {
+            if shown < a.max_failures {
+                say!("MISMATCH {line}\n  expected {expected}\n  got      {}", describe_bits(c, *g, c.dtype.bits()));
+                shown += 1;
+            }
+        }
+        failed += bad.len();
+        record.ran(c, &lines, &bad);
     }
     eprintln!(
-        "GPU time {:.1} s, check {:.1} s",
-        gpu_time.as_secs_f64(),
-        start.elapsed().as_secs_f64() - gpu_time.as_secs_f64()
+        "device time {:.1} s (loading {:.1} s), check {:.1} s",
+        device_time.as_secs_f64(),
+        start.elapsed().as_secs_f64() - device_time.as_secs_f64() - check_time.as_secs_f64(),
+        check_time.as_secs_f64()
     );
-    say!("{} passed, {failed} failed", total - failed);
-    u8::from(failed > 0)
+    if errors > 0 {
+        eprintln!("error: {errors} of {} variants did not run (see the messages above)", kernels.len());
+    }
+    let ran: usize =
+        variants.iter().filter(|c| matches!(record.outcomes[*c], Outcome::Ran { .. })).map(|c| cases[c].len()).sum();
+    say!("{} passed, {failed} failed", ran - failed);
+    if errors > 0 || record.write_error.is_some() {
+        2
+    } else {
+        u8::from(failed > 0)
+    }
 }
