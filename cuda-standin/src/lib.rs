@@ -76,7 +76,7 @@ fn state() -> MutexGuard<'static, State> {
     static STATE: OnceLock<Mutex<State>> = OnceLock::new();
     let m = STATE.get_or_init(|| {
         let faults = Faults::from_env().unwrap_or_else(|e| {
-            eprintln!("cuda-standin: {e}");
+            say(&e);
             std::process::exit(2)
         });
         Mutex::new(State {
@@ -94,8 +94,10 @@ fn state() -> MutexGuard<'static, State> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// A diagnostic on stderr (never a panic: these run inside `extern "C"` calls).
 fn say(msg: &str) {
-    eprintln!("cuda-standin: {msg}");
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "cuda-standin: {msg}");
 }
 
 /// The context handle (one device, one primary context).

@@ -56,6 +56,17 @@ pub fn legal_variants_matching(
 /// Write `bytes` to `path` through a temporary file in the same folder and a
 /// rename: readers see the old file or the whole new one, never a part.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace_file(path, bytes, true)
+}
+
+/// [`write_atomic`] without waiting for the disk (no fsync): still all or
+/// nothing for readers and for a process killed mid-write, not for a power
+/// cut. For files rewritten many times a second (`ptx-cvt gpu --out`).
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace_file(path, bytes, false)
+}
+
+fn replace_file(path: &Path, bytes: &[u8], sync: bool) -> std::io::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name =
         path.file_name().ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?;
@@ -63,7 +74,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_all()?;
+        if sync {
+            f.sync_all()?;
+        }
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {

@@ -122,7 +122,12 @@ impl Gpu {
             }
             return Ok(loaded);
         };
-        if kernels.len() > 1 {
+        // These refuse the module as a whole: loading kernels one by one cannot help.
+        let whole_module = matches!(
+            first.0,
+            sys::CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION | sys::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU
+        );
+        if kernels.len() > 1 && !whole_module {
             for k in kernels {
                 let one = module_of(std::slice::from_ref(k), target, version);
                 match self.ctx.load_module(Ptx::from_src(one.clone())) {

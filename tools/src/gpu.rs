@@ -16,7 +16,7 @@ use ptx_cvt::gen;
 use ptx_cvt::{evaluate_accept, format_case, instr, parse_case, AcceptSet, Cvt, Operand, Profile, PtxVersion, Target};
 use rayon::prelude::*;
 
-use crate::common::{describe_bits, write_atomic};
+use crate::common::{describe_bits, write_atomic_unsynced};
 use crate::cuda::Gpu;
 
 #[derive(Args)]
@@ -59,9 +59,22 @@ pub struct GpuArgs {
     /// `mismatch`, `error: ...` or `not run`).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Which cases' answers `<variant>.cases` keeps: `all`, or `open`: only
+    /// those where the oracle accepts more than one value (e.g. any NaN), the
+    /// answers that add evidence; every other answer matched one known value
+    /// (or is in mismatches.cases). `open` keeps exhaustive sweeps small.
+    #[arg(long, value_enum, default_value_t = Keep::All)]
+    record: Keep,
     /// Print at most this many mismatches (all are recorded with --out).
     #[arg(long, default_value_t = 20)]
     max_failures: usize,
+}
+
+/// Which answers `--out` keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Keep {
+    All,
+    Open,
 }
 
 /// Cases of one variant: operands and destination width (natural widths).
@@ -159,7 +172,7 @@ impl Record {
         let Some(dir) = &self.dir else { return };
         let path = dir.join(name);
         if self.write_error.is_none() {
-            if let Err(e) = write_atomic(&path, text.as_bytes()) {
+            if let Err(e) = write_atomic_unsynced(&path, text.as_bytes()) {
                 self.fail_write(format!("cannot write {}: {e}", path.display()));
             }
         }
@@ -179,7 +192,7 @@ impl Record {
         self.write("summary.txt", &s);
     }
 
-    fn ran(&mut self, c: &Cvt, lines: &[String], bad: &[(String, AcceptSet, u64)]) {
+    fn ran(&mut self, c: &Cvt, cases: usize, lines: &[String], bad: &[(String, AcceptSet, u64)]) {
         self.write(&format!("{c}.cases"), &format!("# ptx-cvt case lines v1\n{}{}\n", self.header, lines.join("\n")));
         if !bad.is_empty() {
             for (line, expected, _) in bad {
@@ -188,7 +201,7 @@ impl Record {
             let m = self.mismatches.clone();
             self.write("mismatches.cases", &m);
         }
-        self.outcomes.insert(*c, Outcome::Ran { cases: lines.len(), mismatches: bad.len() });
+        self.outcomes.insert(*c, Outcome::Ran { cases, mismatches: bad.len() });
         self.write_summary();
     }
 
@@ -203,27 +216,35 @@ fn columns(c: &Cvt, list: &[Vec<Operand>]) -> Vec<Vec<u64>> {
     (0..instr::shape(c).srcs.len()).map(|k| list.iter().map(|ops| ops[k].bits).collect()).collect()
 }
 
-/// Check one variant's answers on all host cores: its case lines (the
-/// device's answers) and the mismatches.
+/// Check one variant's answers on all host cores: the case lines to record
+/// (the device's answers; with `Keep::Open` only those whose expected result
+/// is a set of several values) and the mismatches.
 fn check(
     c: &Cvt,
     list: &[Vec<Operand>],
     got: &[u64],
     profile: Profile,
+    keep: Keep,
 ) -> (Vec<String>, Vec<(String, AcceptSet, u64)>) {
     let w = c.dtype.bits();
-    let checked: Vec<(String, Option<AcceptSet>)> = list
+    let checked: Vec<(Option<String>, Option<(String, AcceptSet, u64)>)> = list
         .par_iter()
         .zip(got)
         .map(|(ops, g)| {
             let want = evaluate_accept(c, ops, w, profile).expect("a legal case");
             let line = format_case(c, ops, &AcceptSet::exact(w, *g));
-            let bad = (!want.contains(*g)).then_some(want);
-            (line, bad)
+            let keep = keep == Keep::All || want.single().is_none();
+            let bad = (!want.contains(*g)).then(|| (line.clone(), want, *g));
+            (keep.then_some(line), bad)
         })
         .collect();
-    let bad = checked.iter().zip(got).filter_map(|((l, b), g)| b.clone().map(|b| (l.clone(), b, *g))).collect();
-    (checked.into_iter().map(|(l, _)| l).collect(), bad)
+    let mut lines = Vec::new();
+    let mut bad = Vec::new();
+    for (l, b) in checked {
+        lines.extend(l);
+        bad.extend(b);
+    }
+    (lines, bad)
 }
 
 pub fn run(a: GpuArgs) -> u8 {
@@ -257,24 +278,31 @@ pub fn run(a: GpuArgs) -> u8 {
     }
     let total: usize = cases.values().map(Vec::len).sum();
     eprintln!("{}: {} variants, {total} cases ({}, PTX ISA {})", gpu.info, cases.len(), a.target, a.ptx_version);
-    let header = format!("# recorded: {}, kernels {} PTX ISA {}\n", gpu.info, a.target, a.ptx_version);
+    let mut header = format!("# recorded: {}, kernels {} PTX ISA {}\n", gpu.info, a.target, a.ptx_version);
+    if a.record == Keep::Open {
+        header.push_str("# kept: only cases whose expected result is a set of several values (--record open)\n");
+    }
     let mut record = Record::new(a.out.clone(), header, cases.keys().copied());
     let start = std::time::Instant::now();
     let variants: Vec<Cvt> = cases.keys().copied().collect();
     let kernels = crate::ptx::kernels(&variants);
-    let loaded = match gpu.load(&kernels, a.target, a.ptx_version) {
+    let loaded = gpu.load(&kernels, a.target, a.ptx_version);
+    let load_time = start.elapsed();
+    let loaded = match loaded {
         Ok(l) => l,
         Err(e) => {
             eprintln!("error: {e}");
             for c in &variants {
                 record.failed(c, "the PTX module did not load".into());
             }
+            record.write_summary();
             return 2;
         }
     };
     let (mut failed, mut errors, mut shown) = (0, 0, 0);
     let mut broken: Option<String> = None;
     let (mut device_time, mut check_time) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+    let mut write_time = std::time::Duration::ZERO;
     for k in &kernels {
         let c = &k.instr;
         let list = &cases[c];
@@ -307,7 +335,7 @@ pub fn run(a: GpuArgs) -> u8 {
         };
         device_time += t.elapsed();
         let t = std::time::Instant::now();
-        let (lines, bad) = check(c, list, &got, a.profile);
+        let (lines, bad) = check(c, list, &got, a.profile, a.record);
         check_time += t.elapsed();
         for (line, expected, g) in &bad {
             if shown < a.max_failures {
@@ -316,13 +344,18 @@ pub fn run(a: GpuArgs) -> u8 {
             }
         }
         failed += bad.len();
-        record.ran(c, &lines, &bad);
+        let t = std::time::Instant::now();
+        record.ran(c, list.len(), &lines, &bad);
+        write_time += t.elapsed();
     }
+    record.write_summary();
     eprintln!(
-        "device time {:.1} s (loading {:.1} s), check {:.1} s",
+        "time: module load {:.1} s, device {:.1} s, check {:.1} s, writing {:.1} s, in all {:.1} s",
+        load_time.as_secs_f64(),
         device_time.as_secs_f64(),
-        start.elapsed().as_secs_f64() - device_time.as_secs_f64() - check_time.as_secs_f64(),
-        check_time.as_secs_f64()
+        check_time.as_secs_f64(),
+        write_time.as_secs_f64(),
+        start.elapsed().as_secs_f64()
     );
     if errors > 0 {
         eprintln!("error: {errors} of {} variants did not run (see the messages above)", kernels.len());
