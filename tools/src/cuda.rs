@@ -162,8 +162,11 @@ impl Gpu {
             let part: Vec<&[u64]> = columns.iter().map(|c| &c[range.clone()]).collect();
             match self.launch(f, k, &part) {
                 Ok(r) => out.extend(r),
-                Err(e) if e == DriverError(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY) && chunk > MIN_CHUNK => {
-                    chunk = range.len().div_ceil(2).max(MIN_CHUNK);
+                Err(e)
+                    if e == DriverError(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY)
+                        && range.len().div_ceil(2) >= MIN_CHUNK =>
+                {
+                    chunk = range.len().div_ceil(2);
                     eprintln!(
                         "note: {}: out of device memory for {} cases at once; trying {chunk}",
                         k.instr,
