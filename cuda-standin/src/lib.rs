@@ -3,7 +3,16 @@
 //! `scripts/gpu-check.sh` can be tested end to end on machines without a GPU.
 //!
 //! It exports the part of the driver API that `ptx-cvt gpu` reaches through
-//! cudarc (which resolves each symbol by name at its first call). Install it
+//! cudarc (which resolves each symbol by name at its first call). Found by
+//! running against it (`LD_DEBUG=bindings`), cudarc 0.19 calls: cuInit,
+//! cuDriverGetVersion, cuDeviceGet, cuDeviceGetName, cuDeviceGetAttribute,
+//! cuDevicePrimaryCtxRetain/Release_v2, cuCtxGetCurrent/SetCurrent,
+//! cuModuleLoadData, cuModuleLoadDataEx (our JIT log), cuModuleGetFunction,
+//! cuModuleUnload, cuMemAllocAsync, cuMemFreeAsync, cuMemsetD8Async,
+//! cuMemcpyHtoDAsync_v2, cuMemcpyDtoHAsync_v2, cuLaunchKernel,
+//! cuStreamSynchronize, cuEventCreate, cuEventDestroy_v2, cuGetErrorString;
+//! the synchronous and other entry points here cover cudarc's other paths
+//! (a device without memory pools, events). Install it
 //! under the name cudarc looks for first and put its folder on the loader's
 //! path:
 //!
@@ -208,7 +217,7 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(v: *mut c_int, attribute: c_int, _
         16 => 132,           // multiprocessors
         75 => s.faults.cc.0, // compute capability major
         76 => s.faults.cc.1, // compute capability minor
-        115 => 0,            // memory pools: none, so allocations are synchronous
+        115 => 1,            // memory pools, as on an H200: cudarc allocates with cuMemAllocAsync
         _ => 0,
     };
     SUCCESS
