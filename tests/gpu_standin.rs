@@ -171,6 +171,10 @@ fn exhaustive_sweeps() {
     assert!(kept.iter().all(|l| l.ends_with("=> 7fffffffffffffff")), "{:?}", &kept[..3]);
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_dir_all(&out2);
+    // A sweep that selects nothing is an error, not an empty success.
+    let o = gpu(&["--exhaustive", "--filter", "cvt.nothing"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("error: nothing to run"), "{}", text(&o).1);
 }
 
 /// Run the FEW variants' compact vectors under a fault; the output folder.

@@ -267,6 +267,10 @@ pub fn run(a: GpuArgs) -> u8 {
             a.target, a.ptx_version
         );
     }
+    if cases.is_empty() {
+        eprintln!("error: nothing to run: no case of a variant legal on {} with PTX ISA {}", a.target, a.ptx_version);
+        return 2;
+    }
     let gpu = match Gpu::open(a.device).and_then(|g| g.check_target(a.target).map(|()| g)) {
         Ok(g) => g,
         Err(e) => {
