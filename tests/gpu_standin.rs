@@ -279,6 +279,27 @@ fn device_fault_stops_the_run_and_keeps_what_ran() {
     }
 }
 
+/// A run killed midway (a time limit, say) leaves every finished variant's
+/// results whole, and a summary that says which variants never ran.
+#[test]
+fn killed_run_keeps_what_ran() {
+    let (o, out) = faulty("order-kill", "", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    let order: Vec<String> = summary(&out).into_iter().map(|r| r.0).collect();
+    let (o, out) = faulty("kill", &format!("abort={}", order[2]), &[]);
+    assert_eq!(o.status.code(), Some(137), "{}", text(&o).1);
+    let rows = summary(&out);
+    for r in &rows[..2] {
+        assert_eq!(r.3, "ok", "{rows:?}");
+        complete(&out, &r.0);
+    }
+    for r in &rows[2..] {
+        assert_eq!(r.3, "not run", "{rows:?}");
+        assert!(!out.join(format!("{}.cases", r.0)).exists());
+    }
+    assert_eq!(listing(&out).len(), 3, "two variants and summary.txt, no temporary files: {:?}", listing(&out));
+}
+
 /// Too little device memory for a whole sweep: the launch is split.
 #[test]
 fn out_of_memory_splits_the_sweep() {

@@ -7,6 +7,7 @@
 //! | `load=K` | a module that contains kernel K fails to load (K: kernel name or instruction) |
 //! | `launch=K` | `cuLaunchKernel` of K fails with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (not sticky) |
 //! | `trap=K` | K faults on the device: CUDA_ERROR_LAUNCH_FAILED, sticky as on hardware (every later call fails) |
+//! | `abort=K` | the process ends at K's launch, status 137 (as if killed by a time limit) |
 //! | `oom=BYTES` | the device has BYTES of memory: allocations beyond fail with CUDA_ERROR_OUT_OF_MEMORY |
 //! | `wrong-lane=I` | thread I of every launch writes its answer with bit 0 flipped |
 //! | `wrong-width=W` | kernels with a W-bit destination register write lane 0 with the register's top bit flipped |
@@ -20,6 +21,7 @@ pub struct Faults {
     pub load: Vec<String>,
     pub launch: Vec<String>,
     pub trap: Vec<String>,
+    pub abort: Vec<String>,
     pub memory: Option<usize>,
     pub wrong_lane: Option<u64>,
     pub wrong_width: Option<u32>,
@@ -34,6 +36,7 @@ impl Faults {
             load: vec![],
             launch: vec![],
             trap: vec![],
+            abort: vec![],
             memory: None,
             wrong_lane: None,
             wrong_width: None,
@@ -49,6 +52,7 @@ impl Faults {
                 "load" => f.load.push(value.into()),
                 "launch" => f.launch.push(value.into()),
                 "trap" => f.trap.push(value.into()),
+                "abort" => f.abort.push(value.into()),
                 "oom" => f.memory = Some(value.parse().map_err(|e| bad(&e))?),
                 "wrong-lane" => f.wrong_lane = Some(value.parse().map_err(|e| bad(&e))?),
                 "wrong-width" => f.wrong_width = Some(value.parse().map_err(|e| bad(&e))?),

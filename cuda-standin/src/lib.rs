@@ -562,6 +562,11 @@ pub unsafe extern "C" fn cuLaunchKernel(
         return fail(INVALID_VALUE, format!("{shared} bytes of dynamic shared memory"));
     }
     let instruction = k.cvt.to_string();
+    if Faults::names(&s.faults.abort, &k.name, &instruction) {
+        // Exit at once, status 137 as after SIGKILL (no destructors run; no core file).
+        say(&format!("launch {}: injected fault `abort`: the process ends now", k.name));
+        std::process::exit(137);
+    }
     if Faults::names(&s.faults.launch, &k.name, &instruction) {
         return fail(LAUNCH_OUT_OF_RESOURCES, "injected fault `launch`".into());
     }
