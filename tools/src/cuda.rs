@@ -96,15 +96,17 @@ impl Gpu {
     }
 
     /// Whether kernels for `target` can run here: an error for a device
-    /// older than the target (or not exactly the target of an `a` form).
-    pub fn check_target(&self, target: Target) -> Result<(), String> {
+    /// older than the target (or not exactly the target of an `a` form), a
+    /// note for a newer one (the driver compiles the PTX for it).
+    pub fn check_target(&self, target: Target) -> Result<Option<String>, String> {
         let t = target.to_string();
         let need: i32 = t.trim_start_matches("sm_").trim_end_matches('a').parse().unwrap_or(0);
         let have = self.info.cc.0 * 10 + self.info.cc.1;
         if have < need || (t.ends_with('a') && have != need) {
             return Err(format!("{}: kernels for {t} cannot run on it; give --target sm_{have} (or lower)", self.info));
         }
-        Ok(())
+        Ok((have > need)
+            .then(|| format!("{}: running {t} kernels; the driver compiles them for this device", self.info)))
     }
 
     /// Load the kernels as one module. If the driver refuses it, each kernel

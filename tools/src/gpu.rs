@@ -271,22 +271,25 @@ pub fn run(a: GpuArgs) -> u8 {
         eprintln!("error: nothing to run: no case of a variant legal on {} with PTX ISA {}", a.target, a.ptx_version);
         return 2;
     }
-    let gpu = match Gpu::open(a.device).and_then(|g| g.check_target(a.target).map(|()| g)) {
-        Ok(g) => g,
+    let gpu = match Gpu::open(a.device).and_then(|g| g.check_target(a.target).map(|note| (g, note))) {
+        Ok((g, note)) => {
+            if let Some(n) = note {
+                eprintln!("note: {n}");
+            }
+            g
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return 2;
         }
     };
-    let cc = gpu.info.cc.0 * 10 + gpu.info.cc.1;
-    if a.target.to_string() != format!("sm_{cc}") {
-        eprintln!("note: {}: running {} kernels; the driver compiles them for this device", gpu.info, a.target);
-    }
     let total: usize = cases.values().map(Vec::len).sum();
     eprintln!("{}: {} variants, {total} cases ({}, PTX ISA {})", gpu.info, cases.len(), a.target, a.ptx_version);
     let mut header = format!("# recorded: {}, kernels {} PTX ISA {}\n", gpu.info, a.target, a.ptx_version);
     if a.record == Keep::Open {
-        header.push_str("# kept: only cases whose expected result is a set of several values (--record open)\n");
+        header.push_str(
+            "# kept: only cases whose expected result is a set of several values, and mismatches (--record open)\n",
+        );
     }
     let mut record = Record::new(a.out.clone(), header, cases.keys().copied());
     let start = std::time::Instant::now();
