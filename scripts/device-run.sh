@@ -124,9 +124,15 @@ if ! "$bin" --version >>"$log" 2>&1; then
     ldd "$bin" >>"$log" 2>&1
     exit 2
 fi
-command -v nvidia-smi >/dev/null &&
-    timeout 20 nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv >>"$log" 2>&1
-nproc | sed 's/^/host cores: /' >>"$log"
+if command -v nvidia-smi >/dev/null; then
+    gpu_line="$(timeout 20 nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv,noheader 2>&1)"
+    say "nvidia-smi: $gpu_line"
+    printf 'GPU (nvidia-smi: name, driver, compute capability, memory): %s\n\n' "$gpu_line" >>"$work/RESULTS.md"
+    publish_results
+fi
+ls -l /dev/nvidia* >>"$log" 2>&1
+ldconfig -p 2>/dev/null | grep libcuda >>"$log"
+say "host cores: $(nproc)"
 
 # 1. Smoke test, with the two repairs that need no code change.
 step smoke 60 --exhaustive --filter cvt.f32.f16

@@ -125,6 +125,9 @@ fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
     Ok((cases, skipped))
 }
 
+/// A wrong answer: its case line, the oracle's set, the device's bits.
+type Mismatch = (String, AcceptSet, u64);
+
 /// How one variant ended.
 enum Outcome {
     Pending,
@@ -193,7 +196,7 @@ impl Record {
         self.write("summary.txt", &s);
     }
 
-    fn ran(&mut self, c: &Cvt, cases: usize, lines: &[String], bad: &[(String, AcceptSet, u64)]) {
+    fn ran(&mut self, c: &Cvt, cases: usize, lines: &[String], bad: &[Mismatch]) {
         self.write(&format!("{c}.cases"), &format!("# ptx-cvt case lines v1\n{}{}\n", self.header, lines.join("\n")));
         if !bad.is_empty() {
             for (line, expected, _) in bad {
@@ -220,15 +223,9 @@ fn columns(c: &Cvt, list: &[Vec<Operand>]) -> Vec<Vec<u64>> {
 /// Check one variant's answers on all host cores: the case lines to record
 /// (the device's answers; with `Keep::Open` only those whose expected result
 /// is a set of several values, and the mismatches) and the mismatches.
-fn check(
-    c: &Cvt,
-    list: &[Vec<Operand>],
-    got: &[u64],
-    profile: Profile,
-    keep: Keep,
-) -> (Vec<String>, Vec<(String, AcceptSet, u64)>) {
+fn check(c: &Cvt, list: &[Vec<Operand>], got: &[u64], profile: Profile, keep: Keep) -> (Vec<String>, Vec<Mismatch>) {
     let w = c.dtype.bits();
-    let checked: Vec<(Option<String>, Option<(String, AcceptSet, u64)>)> = list
+    let checked: Vec<(Option<String>, Option<Mismatch>)> = list
         .par_iter()
         .zip(got)
         .map(|(ops, g)| {
