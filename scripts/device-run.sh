@@ -75,7 +75,10 @@ report() {
         echo '```'
         grep -v '^cuda-standin' "$work/$name.log" | tail -n 6
         if [ -f "$work/$name/summary.txt" ]; then
-            awk -F'\t' '!/^#/ && $1 != "variant" && $4 != "ok"' "$work/$name/summary.txt" | head -n 40
+            awk -F'\t' '!/^#/ && $1 != "variant" && $4 != "ok" && $4 != "not run"' "$work/$name/summary.txt" |
+                head -n 40
+            awk -F'\t' '$4 == "ok" { ok++ } $4 == "not run" { left++ }
+                END { printf "%d variants ok, %d not run\n", ok, left }' "$work/$name/summary.txt"
         fi
         if [ -s "$work/$name/mismatches.cases" ]; then
             echo "first mismatches:"
@@ -168,6 +171,11 @@ step vectors 150 "${narrow[@]}" "$root"/vectors/compact/*.cases
 step exhaustive 150 "${narrow[@]}" --exhaustive --record open
 
 # 4. Open questions: deep-level inputs of the wider variants they concern.
+if [ $((budget - (SECONDS - start))) -lt 40 ]; then
+    say "no time left for the open-question step"
+    say "done: exit $status; $((SECONDS - start)) s in all"
+    exit "$status"
+fi
 mkdir -p "$work/open-inputs"
 globs=('cvt.*ftz*.f32' 'cvt.*relu*' 'cvt.*tf32*' 'cvt.r*.f32.f32' 'cvt.r*.f64.f64'
     'cvt.*[su]8.f64' 'cvt.*[su]16.f64' 'cvt.*satfinite*.f32')
