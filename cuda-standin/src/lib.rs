@@ -42,11 +42,8 @@ mod faults;
 mod module;
 
 use std::collections::{BTreeMap, HashMap};
-use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-
-use ptx_cvt::fast::Plan;
-use ptx_cvt::Operand;
 
 use faults::Faults;
 use module::Kernel;
@@ -57,6 +54,7 @@ const INVALID_VALUE: CUresult = 1;
 const OUT_OF_MEMORY: CUresult = 2;
 const NOT_INITIALIZED: CUresult = 3;
 const INVALID_DEVICE: CUresult = 101;
+const INVALID_CONTEXT: CUresult = 201;
 const INVALID_HANDLE: CUresult = 400;
 const NOT_FOUND: CUresult = 500;
 const ILLEGAL_ADDRESS: CUresult = 700;
@@ -284,7 +282,7 @@ fn need_context(s: &State) -> Result<(), CUresult> {
     }
     if CURRENT.with(|c| c.get()) != CONTEXT {
         say("a call that needs a context came with none current");
-        return Err(201); // CUDA_ERROR_INVALID_CONTEXT
+        return Err(INVALID_CONTEXT);
     }
     Ok(())
 }
@@ -442,249 +440,6 @@ pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: u64, n: usi
     cuMemcpyDtoH_v2(dst, src, n)
 }
 
-/// Load a module; with `log`, the reason for a failure is also written there
-/// (as the driver's JIT error log would be).
-unsafe fn load(m: *mut *mut c_void, image: *const c_void, log: Option<(*mut c_char, usize)>) -> CUresult {
-    let mut s = state();
-    ctx!(s);
-    let text = CStr::from_ptr(image as *const c_char).to_string_lossy();
-    let (cc, max) = ((s.faults.cc.0 * 10 + s.faults.cc.1) as u32, s.faults.ptx_max);
-    let result = module::load(&text, cc, max).and_then(|kernels| {
-        let hit = kernels.iter().find(|k| Faults::names(&s.faults.load, &k.name, &k.cvt.to_string()));
-        if s.faults.load_all {
-            return Err((module::CUDA_ERROR_INVALID_PTX, "injected fault `load`".into()));
-        }
-        if let Some(k) = hit {
-            return Err((module::CUDA_ERROR_INVALID_PTX, format!("injected fault `load={}`", k.name)));
-        }
-        Ok(kernels)
-    });
-    match result {
-        Ok(kernels) => {
-            s.next_handle += 1;
-            let h = s.next_handle << 4;
-            s.modules.insert(h, kernels.into_iter().map(Arc::new).collect());
-            *m = h as *mut c_void;
-            SUCCESS
-        }
-        Err((code, msg)) => {
-            say(&format!("module load: {msg}"));
-            if let Some((buf, size)) = log.filter(|(b, n)| !b.is_null() && *n > 0) {
-                let bytes = format!("ptx-cvt CUDA stand-in JIT: {msg}");
-                let k = bytes.len().min(size - 1);
-                std::ptr::copy_nonoverlapping(bytes.as_ptr() as *const c_char, buf, k);
-                *buf.add(k) = 0;
-            }
-            code
-        }
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn cuModuleLoadData(m: *mut *mut c_void, image: *const c_void) -> CUresult {
-    load(m, image, None)
-}
-
-/// Only the JIT options `ptx-cvt gpu` uses are read: the error log buffer (5)
-/// and its size (6); the others are accepted and ignored.
-#[no_mangle]
-pub unsafe extern "C" fn cuModuleLoadDataEx(
-    m: *mut *mut c_void,
-    image: *const c_void,
-    n: c_uint,
-    options: *const c_int,
-    values: *mut *mut c_void,
-) -> CUresult {
-    let mut buf = std::ptr::null_mut();
-    let mut size = 0usize;
-    for i in 0..n as usize {
-        match *options.add(i) {
-            5 => buf = *values.add(i) as *mut c_char,
-            6 => size = *values.add(i) as usize,
-            _ => {}
-        }
-    }
-    load(m, image, Some((buf, size)))
-}
-
-#[no_mangle]
-pub extern "C" fn cuModuleUnload(m: *mut c_void) -> CUresult {
-    match state().modules.remove(&(m as usize)) {
-        Some(_) => SUCCESS,
-        None => INVALID_HANDLE,
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn cuModuleGetFunction(f: *mut *mut c_void, m: *mut c_void, name: *const c_char) -> CUresult {
-    let mut s = state();
-    ctx!(s);
-    let name = CStr::from_ptr(name).to_string_lossy();
-    let Some(k) = s.modules.get(&(m as usize)).and_then(|ks| ks.iter().find(|k| k.name == name)).cloned() else {
-        return NOT_FOUND;
-    };
-    s.functions.push(k);
-    *f = s.functions.len() as *mut c_void;
-    SUCCESS
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn cuLaunchKernel(
-    f: *mut c_void,
-    gx: c_uint,
-    gy: c_uint,
-    gz: c_uint,
-    bx: c_uint,
-    by: c_uint,
-    bz: c_uint,
-    shared: c_uint,
-    _stream: *mut c_void,
-    params: *mut *mut c_void,
-    extra: *mut *mut c_void,
-) -> CUresult {
-    let mut s = state();
-    ctx!(s);
-    let Some(k) = (f as usize).checked_sub(1).and_then(|i| s.functions.get(i)).cloned() else {
-        return INVALID_HANDLE;
-    };
-    let fail = |code: CUresult, msg: String| {
-        say(&format!("launch {}: {msg}", k.name));
-        code
-    };
-    if !extra.is_null() || params.is_null() {
-        return fail(INVALID_VALUE, "parameters must come as kernelParams (extra unused)".into());
-    }
-    let threads = bx as u64 * by as u64 * bz as u64;
-    if gx == 0 || gy == 0 || gz == 0 || threads == 0 || threads > 1024 || bz > 64 || gy > 65535 || gz > 65535 {
-        return fail(INVALID_VALUE, format!("launch shape grid ({gx},{gy},{gz}) block ({bx},{by},{bz}) is not legal"));
-    }
-    if shared > 48 << 10 {
-        return fail(INVALID_VALUE, format!("{shared} bytes of dynamic shared memory"));
-    }
-    let instruction = k.cvt.to_string();
-    if Faults::names(&s.faults.abort, &k.name, &instruction) {
-        // Exit at once, status 137 as after SIGKILL (no destructors run; no core file).
-        say(&format!("launch {}: injected fault `abort`: the process ends now", k.name));
-        std::process::exit(137);
-    }
-    if Faults::names(&s.faults.launch, &k.name, &instruction) {
-        return fail(LAUNCH_OUT_OF_RESOURCES, "injected fault `launch`".into());
-    }
-    // Each declared parameter, read at its declared size, in declared order.
-    let values: Vec<u64> = k
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let at = *params.add(i) as *const u8;
-            let mut b = [0u8; 8];
-            std::ptr::copy_nonoverlapping(at, b.as_mut_ptr(), p.bytes);
-            u64::from_le_bytes(b)
-        })
-        .collect();
-    let n = values[k.count] as usize;
-    let mut arrays = Vec::new();
-    for (i, (p, v)) in k.params.iter().zip(&values).enumerate().filter(|(_, (p, _))| p.pointer) {
-        let width = if i == k.output.0 { k.output.1 } else { k.inputs.iter().find(|x| x.0 == i).map_or(0, |x| x.1) };
-        let bytes = n * width as usize / 8;
-        match s.locate(*v, bytes.max(1)) {
-            Some(loc) => arrays.push((i, loc, bytes)),
-            None => {
-                s.sticky = Some(ILLEGAL_ADDRESS);
-                return fail(
-                    ILLEGAL_ADDRESS,
-                    format!(
-                        "parameter {} ({:#x}) does not point to {n} elements of {width} bits in one allocation",
-                        p.name, v
-                    ),
-                );
-            }
-        }
-    }
-    let out = arrays.iter().find(|a| a.0 == k.output.0).expect("output is a pointer").1;
-    if arrays.iter().any(|a| a.0 != k.output.0 && a.1 .0 == out.0) {
-        return fail(INVALID_VALUE, "an input array shares its allocation with the output".into());
-    }
-    if Faults::names(&s.faults.trap, &k.name, &instruction) {
-        s.sticky = Some(LAUNCH_FAILED);
-        return fail(LAUNCH_FAILED, "injected fault `trap` (sticky)".into());
-    }
-    let plan = match Plan::new(&k.cvt, k.inputs.first().map_or(0, |x| x.1), k.output.1) {
-        Ok(p) => p,
-        Err(e) => return fail(UNKNOWN, format!("fast engine: {e}")),
-    };
-    let read = |s: &State, param: usize, width: u32, lane: usize| -> u64 {
-        let (base, off) = arrays.iter().find(|a| a.0 == param).expect("a pointer").1;
-        let b = width as usize / 8;
-        let mut w = [0u8; 8];
-        w[..b].copy_from_slice(&s.memory[&base][off + lane * b..off + (lane + 1) * b]);
-        u64::from_le_bytes(w)
-    };
-    let lanes = n.min(gx as usize * bx as usize);
-    let mut results = Vec::with_capacity(lanes);
-    for lane in 0..lanes {
-        let ops: Vec<Operand> =
-            k.inputs.iter().map(|&(p, w)| Operand { bits: read(&s, p, w, lane), width: w }).collect();
-        let mut r = plan.eval(&ops).representative();
-        if s.faults.wrong_lane == Some(lane as u64) {
-            r ^= 1;
-        }
-        if lane == 0 && s.faults.wrong_width == Some(k.output.1) {
-            r ^= 1 << (k.output.1 - 1);
-        }
-        results.push(r);
-    }
-    let b = k.output.1 as usize / 8;
-    let buf = s.memory.get_mut(&out.0).expect("located");
-    for (lane, r) in results.iter().enumerate() {
-        buf[out.1 + lane * b..out.1 + (lane + 1) * b].copy_from_slice(&r.to_le_bytes()[..b]);
-    }
-    SUCCESS
-}
-
-fn error_text(e: CUresult) -> Option<(&'static CStr, &'static CStr)> {
-    Some(match e {
-        SUCCESS => (c"CUDA_SUCCESS", c"no error"),
-        INVALID_VALUE => (c"CUDA_ERROR_INVALID_VALUE", c"invalid argument"),
-        OUT_OF_MEMORY => (c"CUDA_ERROR_OUT_OF_MEMORY", c"out of memory"),
-        NOT_INITIALIZED => (c"CUDA_ERROR_NOT_INITIALIZED", c"initialization error"),
-        INVALID_DEVICE => (c"CUDA_ERROR_INVALID_DEVICE", c"invalid device ordinal"),
-        201 => (c"CUDA_ERROR_INVALID_CONTEXT", c"invalid device context"),
-        module::CUDA_ERROR_NO_BINARY_FOR_GPU => {
-            (c"CUDA_ERROR_NO_BINARY_FOR_GPU", c"no kernel image is available for execution on the device")
-        }
-        module::CUDA_ERROR_INVALID_PTX => (c"CUDA_ERROR_INVALID_PTX", c"a PTX JIT compilation failed"),
-        module::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => {
-            (c"CUDA_ERROR_UNSUPPORTED_PTX_VERSION", c"the provided PTX was compiled with an unsupported toolchain.")
-        }
-        INVALID_HANDLE => (c"CUDA_ERROR_INVALID_HANDLE", c"invalid resource handle"),
-        NOT_FOUND => (c"CUDA_ERROR_NOT_FOUND", c"named symbol not found"),
-        ILLEGAL_ADDRESS => (c"CUDA_ERROR_ILLEGAL_ADDRESS", c"an illegal memory access was encountered"),
-        LAUNCH_OUT_OF_RESOURCES => (c"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", c"too many resources requested for launch"),
-        LAUNCH_FAILED => (c"CUDA_ERROR_LAUNCH_FAILED", c"unspecified launch failure"),
-        UNKNOWN => (c"CUDA_ERROR_UNKNOWN", c"unknown error"),
-        _ => return None,
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn cuGetErrorName(e: CUresult, out: *mut *const c_char) -> CUresult {
-    match error_text(e) {
-        Some((name, _)) => {
-            *out = name.as_ptr();
-            SUCCESS
-        }
-        None => INVALID_VALUE,
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn cuGetErrorString(e: CUresult, out: *mut *const c_char) -> CUresult {
-    match error_text(e) {
-        Some((_, text)) => {
-            *out = text.as_ptr();
-            SUCCESS
-        }
-        None => INVALID_VALUE,
-    }
-}
+// After the macros above, which they use.
+mod errors;
+mod kernels;
