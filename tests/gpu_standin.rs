@@ -118,10 +118,9 @@ fn every_sm90_variant_through_its_compact_vectors() {
     let want: BTreeSet<String> = ptx_cvt::gen::legal_variants(&[("sm_90".parse().unwrap(), "8.7".parse().unwrap())])
         .into_iter()
         .map(|(c, _)| c.to_string())
-        .filter(|c| workspace().join(format!("vectors/compact/{c}.cases")).exists())
         .collect();
     let got: BTreeSet<String> = rows.iter().map(|r| r.0.clone()).collect();
-    assert_eq!(got, want, "variants run differ from those legal on sm_90 at PTX ISA 8.7");
+    assert_eq!(got, want, "variants run differ from those legal on sm_90 at PTX ISA 8.7 (a vector file missing?)");
     assert!(rows.len() > 800, "{}", rows.len());
     assert!(rows.iter().all(|r| r.3 == "ok" && r.2 == 0 && r.1 > 0), "{rows:?}");
     let total: usize = rows.iter().map(|r| r.1).sum();
