@@ -24,6 +24,24 @@
 # the usual driver folders; a driver whose JIT refuses PTX ISA 8.7 is retried
 # at 8.4, 8.0 and 7.8 (later steps use the version that loaded).
 #
+# When the smoke test fails, read its error (RESULTS.md, smoke.log) and give
+# the machine back; then, on the CPU:
+#   no CUDA driver          libcuda.so is nowhere the script looked: find the
+#                           driver's folder on the machine and put it on
+#                           LD_LIBRARY_PATH in the next run's command
+#   CUDA device 0: ...      no usable GPU (NO_DEVICE, INVALID_DEVICE): nothing
+#                           to fix here; say so in the issue
+#   INVALID_PTX + JIT log   the log names the kernel and line: reproduce with
+#                           `ptx-cvt ptx --target sm_90 --ptx-version 8.7` and
+#                           ptxas (scripts/get-ptxas.sh), fix `ptx-cvt ptx`
+#   cannot run on it        the device is older than sm_90: use --target sm_80
+#   the binary does not run glibc older than 2.34 there: build on an older one
+#   anything else           reproduce it on the stand-in driver (README,
+#                           PTX_CVT_STANDIN_FAULTS) and fix `ptx-cvt gpu`
+# Mismatches are findings, not failures: the run goes on (exit 1).
+# Afterwards: `tar xzf vectors.tar.gz && ptx-cvt check vectors/*.cases`
+# re-checks the recorded answers (also with --profile isa).
+#
 # Brought back in $OUT (at most 8 files): device-run.log (everything, as it
 # happens), RESULTS.md (rewritten after each step), <step>.tar.gz per step
 # (the `ptx-cvt gpu --out` folder: summary.txt, mismatches.cases, and the
