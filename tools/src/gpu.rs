@@ -2,9 +2,11 @@
 //! check every result against the oracle.
 //!
 //! The kernels come from `ptx-cvt ptx` (one per variant, natural register
-//! widths). CUDA is loaded dynamically (cudarc), so this binary builds and runs
-//! its other commands on machines without CUDA; without a driver this command
-//! fails with a clear message.
+//! widths) and run through `cuda.rs`; this file picks the cases, checks the
+//! answers with the exact engine and records them. CUDA is loaded dynamically
+//! (cudarc), so this binary builds and runs its other commands on machines
+//! without CUDA; without a driver this command fails with a clear message.
+//! Tests run it on the stand-in driver of `cuda-standin/`.
 
 use std::collections::BTreeMap;
 use std::fs;
