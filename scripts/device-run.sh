@@ -53,7 +53,12 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${PTX_CVT:-$root/target/release/ptx-cvt}"
 out="${OUT:?OUT must name the folder to bring back (the device tool sets it)}"
-work="${PTX_CVT_DEVICE_WORK:-$(mktemp -d /tmp/ptx-cvt-device.XXXXXX)}"
+if [ -n "${PTX_CVT_DEVICE_WORK:-}" ]; then
+    work="$PTX_CVT_DEVICE_WORK" # kept afterwards
+else
+    work="$(mktemp -d /tmp/ptx-cvt-device.XXXXXX)"
+    trap 'rm -rf "$work"' EXIT # everything worth keeping is packed into $OUT
+fi
 budget="${PTX_CVT_DEVICE_BUDGET:-480}"
 target=sm_90
 version=8.7

@@ -31,19 +31,40 @@ fn standin_dir() -> &'static Path {
             Some(d) => ws.join(d),
             None => ws.join("target"),
         };
+        // target/debug/cuda-standin/libcuda.so -> the built library: the name
+        // cudarc looks for, in a folder of its own for LD_LIBRARY_PATH.
         let so = target.join("debug/libptx_cvt_cuda_standin.so");
-        let dir = std::env::temp_dir().join(format!("ptx-cvt-standin-{}", std::process::id()));
+        assert!(so.is_file(), "built the stand-in but {} does not exist", so.display());
+        let dir = target.join("debug/cuda-standin");
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::copy(&so, dir.join("libcuda.so")).unwrap_or_else(|e| panic!("copy {}: {e}", so.display()));
+        let tmp = dir.join(format!(".libcuda.so.{}", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&so, &tmp).unwrap();
+        std::fs::rename(&tmp, dir.join("libcuda.so")).unwrap();
         dir
     })
 }
 
-/// A fresh output folder for one test.
-fn scratch(name: &str) -> PathBuf {
+/// A fresh output folder for one test, removed when dropped.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("ptx-cvt-gpu-standin-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
-    d
+    Scratch(d)
 }
 
 fn compact(names: &[&str]) -> Vec<String> {
@@ -139,7 +160,6 @@ fn every_sm90_variant_through_its_compact_vectors() {
     // Recorded answers re-check with `ptx-cvt check` (the file format is the usual one).
     let c = Command::new(bin()).arg("check").arg(out.join("cvt.rn.f16x2.f32.cases")).output().unwrap();
     assert_eq!(c.status.code(), Some(0), "{}", String::from_utf8_lossy(&c.stdout));
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 /// Every input of two packed ≤16-bit variants (one launch of 65536 threads
@@ -168,8 +188,6 @@ fn exhaustive_sweeps() {
     let kept = case_lines(&out2.join("cvt.f64.f16.cases"));
     assert_eq!(kept.len(), 2046, "2 signs × 1023 NaN payloads");
     assert!(kept.iter().all(|l| l.ends_with("=> 7fffffffffffffff")), "{:?}", &kept[..3]);
-    let _ = std::fs::remove_dir_all(&out);
-    let _ = std::fs::remove_dir_all(&out2);
     // A sweep that selects nothing is an error, not an empty success.
     let o = gpu(&["--exhaustive", "--filter", "cvt.nothing"], "");
     assert_eq!(o.status.code(), Some(2));
@@ -177,7 +195,7 @@ fn exhaustive_sweeps() {
 }
 
 /// Run the FEW variants' compact vectors under a fault; the output folder.
-fn faulty(name: &str, faults: &str, extra: &[&str]) -> (Output, PathBuf) {
+fn faulty(name: &str, faults: &str, extra: &[&str]) -> (Output, Scratch) {
     let out = scratch(name);
     let files = compact(&FEW);
     let mut args: Vec<&str> = files.iter().map(String::as_str).collect();
@@ -488,7 +506,7 @@ fn gpu_check_script() {
         let out = scratch(&format!("check-{code}"));
         let o = Command::new("bash")
             .arg(workspace().join("scripts/gpu-check.sh"))
-            .arg(&out)
+            .arg(&*out)
             .env("PTX_CVT", bin())
             .env("PTX_CVT_GPU_FILTER", "cvt.f32.f16")
             .env("LD_LIBRARY_PATH", standin_dir())
@@ -511,16 +529,15 @@ fn gpu_check_script() {
         assert_eq!(case_lines(&out.join("vectors/cvt.f32.f16.cases")).len(), natural("cvt.f32.f16").len());
         // --record open: f16→f32 answers are all pinned, so only a mismatch is kept.
         assert_eq!(case_lines(&out.join("exhaustive/cvt.f32.f16.cases")).len(), code as usize);
-        let _ = std::fs::remove_dir_all(&out);
     }
 }
 
 /// Run scripts/device-run.sh on the stand-in, narrowed to one variant.
-fn device_run(name: &str, faults: &str) -> (Output, PathBuf) {
+fn device_run(name: &str, faults: &str) -> (Output, Scratch) {
     let out = scratch(name);
     let o = Command::new("bash")
         .arg(workspace().join("scripts/device-run.sh"))
-        .env("OUT", &out)
+        .env("OUT", &*out)
         .env("PTX_CVT", bin())
         .env("PTX_CVT_DEVICE_FILTER", "cvt.f32.f16")
         .env("LD_LIBRARY_PATH", standin_dir())
@@ -554,14 +571,12 @@ fn device_script() {
     let names = String::from_utf8_lossy(&t.stdout);
     assert!(names.contains("vectors/summary.txt") && names.contains("vectors/cvt.f32.f16.cases"), "{names}");
     assert!(names.contains("vectors.log"), "{names}");
-    let _ = std::fs::remove_dir_all(&out);
 
     // A driver whose JIT stops at PTX ISA 8.4: the smoke test finds a version that loads.
-    let (o, out) = device_run("device-ptx", "ptx-max=8.4");
+    let (o, _out) = device_run("device-ptx", "ptx-max=8.4");
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(err.contains("trying 8.4") && err.contains("using PTX ISA 8.4"), "{err}");
-    let _ = std::fs::remove_dir_all(&out);
 
     // A smoke test that fails stops the run: nothing else is spent.
     let (o, out) = device_run("device-fail", "load");
@@ -569,5 +584,4 @@ fn device_script() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("smoke test failed: nothing else runs"), "{err}");
     assert_eq!(listing(&out), ["RESULTS.md", "device-run.log", "smoke.tar.gz"]);
-    let _ = std::fs::remove_dir_all(&out);
 }
