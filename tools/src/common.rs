@@ -58,7 +58,7 @@ pub fn parse_operands(texts: &[String]) -> Result<Vec<Operand>, String> {
         .collect()
 }
 
-pub use ptx_cvt_harness::report::{describe_bits, describe_set};
+pub use ptx_cvt_harness::report::describe_set;
 
 /// A case file to read (`-` is stdin).
 pub fn open_input(f: &str) -> Result<Box<dyn std::io::Read>, String> {

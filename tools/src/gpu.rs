@@ -2,25 +2,38 @@
 //! check every result against the oracle.
 //!
 //! The kernels come from `ptx-cvt ptx` (one per variant, natural register
-//! widths). CUDA is loaded dynamically (cudarc), so this binary builds and runs
-//! its other commands on machines without CUDA; without a driver this command
-//! fails with a clear message.
+//! widths) and run through `cuda.rs`; this file picks the cases, checks the
+//! answers with the exact engine and records them. CUDA is loaded dynamically
+//! (cudarc), so this binary builds and runs its other commands on machines
+//! without CUDA; without a driver this command fails with a clear message.
+//! Tests run it on the stand-in driver of `cuda-standin/`.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
 
 use clap::Args;
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use cudarc::nvrtc::Ptx;
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::gen;
 use ptx_cvt::{evaluate_accept, format_case, instr, parse_case, AcceptSet, Cvt, Operand, Profile, PtxVersion, Target};
+use ptx_cvt_harness::{Mismatch, Origin};
 use rayon::prelude::*;
 
-use crate::common::{describe_bits, write_atomic};
+use crate::cuda::Gpu;
+use crate::output::write_atomic_unsynced;
 
 #[derive(Args)]
+#[command(after_help = "\
+Each variant runs as its own launch (large ones in chunks), is checked at once, and its
+results are written at once: a run that stops early keeps every finished variant.
+A variant whose kernel the driver refuses, or whose launch fails, is reported and the
+run goes on; after a device fault that leaves the device unusable (e.g. an illegal
+address) the remaining variants are reported as not run.
+
+Exit status: 0 every variant ran and every result matched; 1 every variant ran and
+some results did not match; 2 something did not run (no driver, a device too old for
+--target, a module or launch error, unreadable input, an unwritable --out): mismatches
+among what did run are still reported and written.")]
 pub struct GpuArgs {
     /// Case files to run (their results, if any, are ignored: the GPU answers).
     files: Vec<String>,
@@ -41,11 +54,22 @@ pub struct GpuArgs {
     /// Evidence profile to check against.
     #[arg(long, default_value = "sm90", value_parser = |s: &str| s.parse::<Profile>())]
     profile: Profile,
-    /// Write results here: one `<variant>.cases` per variant (the GPU's answers
-    /// as case lines), `mismatches.cases` and `summary.txt`.
+    /// Write results here, each file as soon as it is known (atomically):
+    /// `<variant>.cases` per variant (the GPU's answers as case lines),
+    /// `mismatches.cases`, and `summary.txt` (a `#` line naming the device,
+    /// then `variant, cases, mismatches, status` tab-separated, status `ok`,
+    /// `mismatch`, `error: ...` or `not run`).
     #[arg(long, short)]
     out: Option<PathBuf>,
-    /// Stop checking after N mismatches (variants in name order); the summary still follows.
+    /// Which cases' answers `<variant>.cases` keeps: `all`, or `open`: only
+    /// those where the oracle accepts more than one value (e.g. any NaN), the
+    /// answers that add evidence, and the mismatches; every other answer
+    /// matched the one value the oracle expects. `open` keeps exhaustive
+    /// sweeps small (16 million answers: 1.6 MB instead of 511 MB).
+    #[arg(long, value_enum, default_value_t = Keep::All)]
+    record: Keep,
+    /// Stop after N mismatches (variants run in name order; the ones not
+    /// reached are `not run` in summary.txt); the summary still follows.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_failures: Option<u64>,
     /// Print at most N mismatches (all are counted, and recorded with --out).
@@ -54,9 +78,16 @@ pub struct GpuArgs {
     /// Exit 0 when the files hold no case to run (default: "no cases", exit 2).
     #[arg(long)]
     allow_empty: bool,
-    /// JSON Lines: one object per shown mismatch, then `{"summary": ...}`.
+    /// JSON Lines: `{"mismatch": …}` per shown mismatch, then `{"summary": …}`.
     #[arg(long)]
     json: bool,
+}
+
+/// Which answers `--out` keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Keep {
+    All,
+    Open,
 }
 
 /// Cases of one variant: operands and destination width (natural widths).
@@ -110,106 +141,125 @@ fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
     Ok((cases, skipped))
 }
 
-/// A device buffer of one register width.
-enum Buf {
-    B8(CudaSlice<u8>),
-    B16(CudaSlice<u16>),
-    B32(CudaSlice<u32>),
-    B64(CudaSlice<u64>),
+/// A wrong answer: its case line, the oracle's set, the device's bits.
+type WrongAnswer = (String, AcceptSet, u64);
+
+/// How one variant ended.
+enum Outcome {
+    Pending,
+    Ran { cases: usize, mismatches: usize },
+    Failed(String),
 }
 
-fn upload(s: &std::sync::Arc<CudaStream>, width: u32, v: &[u64]) -> Result<Buf, String> {
-    let e = |e: cudarc::driver::DriverError| format!("CUDA copy to device: {e}");
-    Ok(match width {
-        8 => Buf::B8(s.clone_htod(&v.iter().map(|x| *x as u8).collect::<Vec<_>>()).map_err(e)?),
-        16 => Buf::B16(s.clone_htod(&v.iter().map(|x| *x as u16).collect::<Vec<_>>()).map_err(e)?),
-        32 => Buf::B32(s.clone_htod(&v.iter().map(|x| *x as u32).collect::<Vec<_>>()).map_err(e)?),
-        _ => Buf::B64(s.clone_htod(v).map_err(e)?),
-    })
+/// The files under `--out`, each rewritten atomically as soon as it changes:
+/// a run cut short leaves every finished variant's results and a summary
+/// that says which variants ran, failed or never started.
+struct Record {
+    dir: Option<PathBuf>,
+    header: String,
+    outcomes: BTreeMap<Cvt, Outcome>,
+    mismatches: String,
+    /// The first write error (reported once; the run goes on).
+    write_error: Option<String>,
 }
 
-fn alloc(s: &std::sync::Arc<CudaStream>, width: u32, n: usize) -> Result<Buf, String> {
-    let e = |e: cudarc::driver::DriverError| format!("CUDA allocation: {e}");
-    Ok(match width {
-        8 => Buf::B8(s.alloc_zeros(n).map_err(e)?),
-        16 => Buf::B16(s.alloc_zeros(n).map_err(e)?),
-        32 => Buf::B32(s.alloc_zeros(n).map_err(e)?),
-        _ => Buf::B64(s.alloc_zeros(n).map_err(e)?),
-    })
-}
-
-fn download(s: &std::sync::Arc<CudaStream>, b: &Buf) -> Result<Vec<u64>, String> {
-    let e = |e: cudarc::driver::DriverError| format!("CUDA copy to host: {e}");
-    Ok(match b {
-        Buf::B8(d) => s.clone_dtoh(d).map_err(e)?.into_iter().map(u64::from).collect(),
-        Buf::B16(d) => s.clone_dtoh(d).map_err(e)?.into_iter().map(u64::from).collect(),
-        Buf::B32(d) => s.clone_dtoh(d).map_err(e)?.into_iter().map(u64::from).collect(),
-        Buf::B64(d) => s.clone_dtoh(d).map_err(e)?,
-    })
-}
-
-/// Open the device; a missing driver library is reported, not a crash.
-fn open(device: usize) -> Result<std::sync::Arc<CudaContext>, String> {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let r = std::panic::catch_unwind(|| CudaContext::new(device));
-    std::panic::set_hook(hook);
-    match r {
-        Ok(Ok(ctx)) => Ok(ctx),
-        Ok(Err(e)) => Err(format!("CUDA device {device}: {e}")),
-        Err(_) => {
-            Err("no CUDA driver: libcuda could not be loaded (ptx-cvt gpu needs an NVIDIA GPU and driver)".into())
-        }
-    }
-}
-
-/// Run every variant's cases on the GPU: the results, in case order.
-fn run_on_gpu(
-    ctx: &std::sync::Arc<CudaContext>,
-    a: &GpuArgs,
-    cases: &Cases,
-) -> Result<BTreeMap<Cvt, Vec<u64>>, String> {
-    let stream = ctx.default_stream();
-    let variants: Vec<Cvt> = cases.keys().copied().collect();
-    let ptx = crate::ptx::module(&variants, a.target, a.ptx_version);
-    let module = ctx.load_module(Ptx::from_src(ptx)).map_err(|e| format!("loading the PTX module: {e}"))?;
-    let mut results = BTreeMap::new();
-    for (c, list) in cases {
-        let f = module.load_function(&crate::ptx::kernel_name(c)).map_err(|e| format!("{c}: {e}"))?;
-        let shape = instr::shape(c);
-        let n = list.len();
-        let inputs: Vec<Buf> = shape
-            .srcs
-            .iter()
-            .enumerate()
-            .map(|(k, w)| upload(&stream, *w, &list.iter().map(|ops| ops[k].bits).collect::<Vec<_>>()))
-            .collect::<Result<_, _>>()?;
-        let mut out = alloc(&stream, c.dtype.bits(), n)?;
-        let count = n as u32;
-        let mut b = stream.launch_builder(&f);
-        for buf in &inputs {
-            match buf {
-                Buf::B8(d) => b.arg(d),
-                Buf::B16(d) => b.arg(d),
-                Buf::B32(d) => b.arg(d),
-                Buf::B64(d) => b.arg(d),
-            };
-        }
-        match &mut out {
-            Buf::B8(d) => b.arg(d),
-            Buf::B16(d) => b.arg(d),
-            Buf::B32(d) => b.arg(d),
-            Buf::B64(d) => b.arg(d),
+impl Record {
+    fn new(dir: Option<PathBuf>, header: String, variants: impl Iterator<Item = Cvt>) -> Record {
+        let mut r = Record {
+            dir,
+            header,
+            outcomes: variants.map(|c| (c, Outcome::Pending)).collect(),
+            mismatches: String::new(),
+            write_error: None,
         };
-        b.arg(&count);
-        // SAFETY: the kernel's parameters are the input pointers, the output
-        // pointer and n, in that order (see `ptx-cvt ptx`), and every buffer
-        // holds n elements of the operand's width.
-        unsafe { b.launch(LaunchConfig::for_num_elems(count)) }.map_err(|e| format!("{c}: launch: {e}"))?;
-        stream.synchronize().map_err(|e| format!("{c}: {e}"))?;
-        results.insert(*c, download(&stream, &out)?);
+        if let Some(d) = &r.dir {
+            if let Err(e) = fs::create_dir_all(d) {
+                r.fail_write(format!("cannot create {}: {e}", d.display()));
+            }
+        }
+        r.write_summary();
+        r
     }
-    Ok(results)
+
+    fn fail_write(&mut self, e: String) {
+        if self.write_error.is_none() {
+            eprintln!("error: {e}");
+            self.write_error = Some(e);
+        }
+    }
+
+    fn write(&mut self, name: &str, text: &str) {
+        let Some(dir) = &self.dir else { return };
+        let path = dir.join(name);
+        if self.write_error.is_none() {
+            if let Err(e) = write_atomic_unsynced(&path, text.as_bytes()) {
+                self.fail_write(e);
+            }
+        }
+    }
+
+    fn write_summary(&mut self) {
+        let mut s = format!("{}variant\tcases\tmismatches\tstatus\n", self.header);
+        for (c, o) in &self.outcomes {
+            let row = match o {
+                Outcome::Pending => "0\t0\tnot run".to_string(),
+                Outcome::Ran { cases, mismatches: 0 } => format!("{cases}\t0\tok"),
+                Outcome::Ran { cases, mismatches } => format!("{cases}\t{mismatches}\tmismatch"),
+                Outcome::Failed(e) => format!("0\t0\terror: {}", e.lines().next().unwrap_or("")),
+            };
+            s.push_str(&format!("{c}\t{row}\n"));
+        }
+        self.write("summary.txt", &s);
+    }
+
+    fn ran(&mut self, c: &Cvt, cases: usize, lines: &[String], bad: &[WrongAnswer]) {
+        self.write(&format!("{c}.cases"), &format!("# ptx-cvt case lines v1\n{}{}\n", self.header, lines.join("\n")));
+        if !bad.is_empty() {
+            for (line, expected, _) in bad {
+                self.mismatches.push_str(&format!("{line}  # oracle: {expected}\n"));
+            }
+            let m = self.mismatches.clone();
+            self.write("mismatches.cases", &m);
+        }
+        self.outcomes.insert(*c, Outcome::Ran { cases, mismatches: bad.len() });
+        self.write_summary();
+    }
+
+    fn failed(&mut self, c: &Cvt, e: String) {
+        self.outcomes.insert(*c, Outcome::Failed(e));
+        self.write_summary();
+    }
+}
+
+/// The operand columns of a variant's cases, one per source operand.
+fn columns(c: &Cvt, list: &[Vec<Operand>]) -> Vec<Vec<u64>> {
+    (0..instr::shape(c).srcs.len()).map(|k| list.iter().map(|ops| ops[k].bits).collect()).collect()
+}
+
+/// Check one variant's answers on all host cores: the case lines to record
+/// (the device's answers; with `Keep::Open` only those whose expected result
+/// is a set of several values, and the mismatches) and the mismatches.
+fn check(c: &Cvt, list: &[Vec<Operand>], got: &[u64], profile: Profile, keep: Keep) -> (Vec<String>, Vec<WrongAnswer>) {
+    let w = c.dtype.bits();
+    let checked: Vec<(Option<String>, Option<WrongAnswer>)> = list
+        .par_iter()
+        .zip(got)
+        .map(|(ops, g)| {
+            let want = evaluate_accept(c, ops, w, profile).expect("a legal case");
+            let line = format_case(c, ops, &AcceptSet::exact(w, *g));
+            let wrong = !want.contains(*g);
+            let keep = keep == Keep::All || want.single().is_none() || wrong;
+            let bad = wrong.then(|| (line.clone(), want, *g));
+            (keep.then_some(line), bad)
+        })
+        .collect();
+    let mut lines = Vec::new();
+    let mut bad = Vec::new();
+    for (l, b) in checked {
+        lines.extend(l);
+        bad.extend(b);
+    }
+    (lines, bad)
 }
 
 pub fn run(a: GpuArgs) -> u8 {
@@ -218,8 +268,13 @@ pub fn run(a: GpuArgs) -> u8 {
         return 2;
     }
     // The driver first: no plan is printed for a machine that cannot run it.
-    let ctx = match open(a.device) {
-        Ok(c) => c,
+    let gpu = match Gpu::open(a.device).and_then(|g| g.check_target(a.target).map(|note| (g, note))) {
+        Ok((g, note)) => {
+            if let Some(n) = note {
+                eprintln!("note: {n}");
+            }
+            g
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return 2;
@@ -238,110 +293,147 @@ pub fn run(a: GpuArgs) -> u8 {
             a.target, a.ptx_version
         );
     }
-    let total: usize = cases.values().map(Vec::len).sum();
-    if total == 0 && !a.allow_empty {
-        eprintln!("error: no cases to run (--allow-empty accepts that)");
+    if cases.is_empty() {
+        if a.allow_empty {
+            report_totals(&a, 0, 0, false, cases.len(), skipped);
+            return 0;
+        }
+        eprintln!(
+            "error: no cases: nothing to run of a variant legal on {} with PTX ISA {} (--allow-empty accepts that)",
+            a.target, a.ptx_version
+        );
         return 2;
     }
-    eprintln!("{} variants, {total} cases on device {} ({})", cases.len(), a.device, a.target);
+    let total: usize = cases.values().map(Vec::len).sum();
+    eprintln!("{}: {} variants, {total} cases ({}, PTX ISA {})", gpu.info, cases.len(), a.target, a.ptx_version);
+    let mut header = format!("# recorded: {}, kernels {} PTX ISA {}\n", gpu.info, a.target, a.ptx_version);
+    if a.record == Keep::Open {
+        header.push_str(
+            "# kept: only cases whose expected result is a set of several values, and mismatches (--record open)\n",
+        );
+    }
+    let mut record = Record::new(a.out.clone(), header, cases.keys().copied());
     let start = std::time::Instant::now();
-    let results = match run_on_gpu(&ctx, &a, &cases) {
-        Ok(r) => r,
+    let variants: Vec<Cvt> = cases.keys().copied().collect();
+    let kernels = crate::ptx::kernels(&variants);
+    let loaded = gpu.load(&kernels, a.target, a.ptx_version);
+    let load_time = start.elapsed();
+    let loaded = match loaded {
+        Ok(l) => l,
         Err(e) => {
             eprintln!("error: {e}");
+            for c in &variants {
+                record.failed(c, "the PTX module did not load".into());
+            }
+            record.write_summary();
             return 2;
         }
     };
-    let gpu_time = start.elapsed();
-    // Check on all host cores.
-    let checked: Vec<(Cvt, Vec<String>, Vec<(String, AcceptSet, u64)>)> = cases
-        .par_iter()
-        .map(|(c, list)| {
-            let got = &results[c];
-            let mut lines = Vec::with_capacity(list.len());
-            let mut bad = Vec::new();
-            for (ops, g) in list.iter().zip(got) {
-                let w = c.dtype.bits();
-                let want = evaluate_accept(c, ops, w, a.profile).expect("legal case");
-                let line = format_case(c, ops, &AcceptSet::exact(w, *g));
-                if !want.contains(*g) {
-                    bad.push((line.clone(), want, *g));
-                }
-                lines.push(line);
-            }
-            (*c, lines, bad)
-        })
-        .collect();
-    let mut summary = String::from("variant\tcases\tmismatches\n");
-    let mut mismatches = String::new();
-    let (mut failed, mut passed, mut shown) = (0u64, 0u64, 0u64);
+    let (mut failed, mut errors, mut shown) = (0u64, 0, 0u64);
     let mut stopped = false;
-    'variants: for (c, lines, bad) in &checked {
-        summary.push_str(&format!("{c}\t{}\t{}\n", lines.len(), bad.len()));
-        passed += (lines.len() - bad.len()) as u64;
-        for (line, expected, got) in bad {
-            if a.max_failures.is_some_and(|m| failed >= m) {
-                stopped = true;
-                break 'variants;
+    let mut broken: Option<String> = None;
+    let (mut device_time, mut check_time) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+    let mut write_time = std::time::Duration::ZERO;
+    for k in &kernels {
+        let c = &k.instr;
+        let list = &cases[c];
+        if a.max_failures.is_some_and(|m| failed >= m) {
+            // The rest stay `not run` in summary.txt.
+            stopped = true;
+            break;
+        }
+        if let Some(why) = &broken {
+            record.failed(c, why.clone());
+            errors += 1;
+            continue;
+        }
+        if let Some((_, e)) = loaded.failed.iter().find(|(f, _)| f == c) {
+            eprintln!("error: {c}: {e}");
+            record.failed(c, e.clone());
+            errors += 1;
+            continue;
+        }
+        let t = std::time::Instant::now();
+        let got = match gpu.run(&loaded, k, &columns(c, list)) {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("error: {c}: {}", e.message);
+                record.failed(c, e.message.clone());
+                errors += 1;
+                if e.sticky {
+                    eprintln!(
+                        "error: the device cannot run anything after this error; the remaining variants are not run"
+                    );
+                    broken = Some(format!("not run: the device failed earlier ({c}: {})", e.message));
+                }
+                continue;
             }
+        };
+        device_time += t.elapsed();
+        let t = std::time::Instant::now();
+        let (lines, bad) = check(c, list, &got, a.profile, a.record);
+        check_time += t.elapsed();
+        for (line, _, _) in &bad {
             if shown < a.show {
                 shown += 1;
-                if a.json {
-                    say!(
-                        "{}",
-                        serde_json::json!({"case": line, "instruction": c.to_string(), "expected": expected.to_string(), "got": ptx_cvt::eval::fmt_hex(*got, c.dtype.bits())})
-                    );
-                } else {
-                    say!(
-                        "MISMATCH {line}\n  expected {expected}\n  got      {}",
-                        describe_bits(c, *got, c.dtype.bits())
-                    );
-                }
+                show_mismatch(line, a.profile, a.json);
             }
-            failed += 1;
-            mismatches.push_str(&format!("{line}  # oracle: {expected}\n"));
         }
+        failed += bad.len() as u64;
+        let t = std::time::Instant::now();
+        record.ran(c, list.len(), &lines, &bad);
+        write_time += t.elapsed();
     }
-    if let Some(dir) = &a.out {
-        let write = || -> Result<(), String> {
-            fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-            for (c, lines, _) in &checked {
-                let text = format!(
-                    "# ptx-cvt case lines v1\n# recorded: device {} {}\n{}\n",
-                    a.device,
-                    a.target,
-                    lines.join("\n")
-                );
-                write_atomic(&dir.join(format!("{c}.cases")), text.as_bytes())?;
-            }
-            write_atomic(&dir.join("mismatches.cases"), mismatches.as_bytes())?;
-            write_atomic(&dir.join("summary.txt"), summary.as_bytes())
-        };
-        if let Err(e) = write() {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    }
+    record.write_summary();
     eprintln!(
-        "GPU time {:.1} s, check {:.1} s",
-        gpu_time.as_secs_f64(),
-        start.elapsed().as_secs_f64() - gpu_time.as_secs_f64()
+        "time: module load {:.1} s, device {:.1} s, check {:.1} s, writing {:.1} s, in all {:.1} s",
+        load_time.as_secs_f64(),
+        device_time.as_secs_f64(),
+        check_time.as_secs_f64(),
+        write_time.as_secs_f64(),
+        start.elapsed().as_secs_f64()
     );
+    if errors > 0 {
+        eprintln!("error: {errors} of {} variants did not run (see the messages above)", kernels.len());
+    }
+    let ran: usize =
+        variants.iter().filter(|c| matches!(record.outcomes[*c], Outcome::Ran { .. })).map(|c| cases[c].len()).sum();
     if stopped {
-        eprintln!("stopped after {failed} mismatch(es) (--max-failures)");
+        eprintln!("stopped after {failed} mismatch(es) (--max-failures); the variants not reached are not run");
     }
     if shown < failed && !a.json {
         eprintln!("{shown} mismatch(es) shown of {failed} (--show N shows more)");
     }
+    report_totals(&a, ran as u64 - failed, failed, stopped, cases.len(), skipped);
+    if errors > 0 || record.write_error.is_some() {
+        2
+    } else {
+        u8::from(failed > 0)
+    }
+}
+
+/// Print one mismatch (a case line with the device's answer) with the usual report.
+fn show_mismatch(line: &str, profile: Profile, json: bool) {
+    let case = parse_case(line).ok().flatten().expect("a case line we wrote");
+    let Ok(o) = ptx_cvt::evaluate(&case.instr, &case.operands, case.dst_width(), profile) else { return };
+    let m = Mismatch::new(Origin::default(), case, o);
+    if json {
+        say!("{}", serde_json::json!({"mismatch": m.json(None)}));
+    } else {
+        say!("{}", m.text(None));
+    }
+}
+
+/// The closing line, or with --json the summary object.
+fn report_totals(a: &GpuArgs, passed: u64, failed: u64, stopped: bool, variants: usize, skipped: usize) {
     if a.json {
         say!(
             "{}",
-            serde_json::json!({"summary": {"variants": cases.len(), "cases": total, "passed": passed, "failed": failed,
-                "stopped": stopped, "skipped": skipped, "target": a.target.to_string(), "device": a.device,
-                "gpu_seconds": gpu_time.as_secs_f64()}})
+            serde_json::json!({"summary": {"variants": variants, "cases": passed + failed, "passed": passed,
+                "failed": failed, "stopped": stopped, "skipped": skipped, "target": a.target.to_string(),
+                "device": a.device}})
         );
     } else {
         say!("{passed} passed, {failed} failed");
     }
-    u8::from(failed > 0)
 }

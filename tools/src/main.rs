@@ -9,6 +9,7 @@ macro_rules! say {
 mod check;
 mod common;
 mod coverage;
+mod cuda;
 mod eval;
 mod explain;
 mod fuzz;

@@ -164,11 +164,24 @@ impl AtomicFile {
     }
 
     /// Flush, sync and rename into place.
-    pub fn commit(mut self) -> Result<(), String> {
+    pub fn commit(self) -> Result<(), String> {
+        self.finish(true)
+    }
+
+    /// [`AtomicFile::commit`] without waiting for the disk (no fsync): still
+    /// all or nothing for readers and for a process killed mid-write, not for
+    /// a power cut. For files rewritten many times a second (`gpu --out`).
+    pub fn commit_unsynced(self) -> Result<(), String> {
+        self.finish(false)
+    }
+
+    fn finish(mut self, sync: bool) -> Result<(), String> {
         let w = self.w.take().expect("not yet committed");
         let done = (|| -> io::Result<()> {
             let f = w.into_inner().map_err(|e| e.into_error())?;
-            f.sync_all()?;
+            if sync {
+                f.sync_all()?;
+            }
             // The path may have become a device or link since create: check again.
             check_output_file(&self.path).map_err(io::Error::other)?;
             fs::rename(&self.tmp, &self.path)
@@ -198,6 +211,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let mut f = AtomicFile::create(path)?;
     f.write_all(bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     f.commit()
+}
+
+/// [`write_atomic`] without the fsync (see [`AtomicFile::commit_unsynced`]).
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    f.commit_unsynced()
 }
 
 #[cfg(test)]

@@ -179,6 +179,7 @@ pub fn kernels(variants: &[Cvt]) -> Vec<Kernel> {
 /// documentation for the layout and the header table. The variants should be
 /// legal on the target at natural widths (`ptx_cvt::gen::legal_variants`), or
 /// ptxas will reject the module.
+#[cfg(test)]
 pub fn module(variants: &[Cvt], target: Target, version: PtxVersion) -> String {
     module_of(&kernels(variants), target, version)
 }
