@@ -585,3 +585,37 @@ fn device_script() {
     assert!(err.contains("smoke test failed: nothing else runs"), "{err}");
     assert_eq!(listing(&out), ["RESULTS.md", "device-run.log", "smoke.tar.gz"]);
 }
+
+/// Issue 11: the CUDA runner is one more implementation under test, so
+/// `check --target-gpu` runs case files on the device with the usual triage.
+#[test]
+fn check_runs_vectors_on_the_gpu_as_an_implementation() {
+    let check = |args: &[&str], faults: &str| {
+        Command::new(bin())
+            .arg("check")
+            .args(args)
+            .env("LD_LIBRARY_PATH", standin_dir())
+            .env("PTX_CVT_STANDIN_FAULTS", faults)
+            .output()
+            .expect("run ptx-cvt check")
+    };
+    let files = compact(&["cvt.rn.f16.f32", "cvt.s16.s8", "cvt.rn.f16x2.f32"]);
+    let mut args = vec!["--target-gpu", "0"];
+    args.extend(files.iter().map(String::as_str));
+    let o = check(&args, "");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    // Wider registers than the types are declined (the kernels use natural widths).
+    assert!(out.contains("the GPU runner uses natural register widths only"), "{out}");
+    assert!(out.contains("variants: 3 passed, 0 failed, 0 unsupported"), "{out}");
+    // A wrong answer from the device is a mismatch with the usual report.
+    let o = check(&args, "wrong-lane=3");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(out.contains("MISMATCH") && out.contains("bug class(es)"), "{out}");
+    // A device fault is an adapter error (exit 2), reported with the variant.
+    let o = check(&args, "trap=cvt.s16.s8");
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("cvt.s16.s8"), "{err}");
+}

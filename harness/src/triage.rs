@@ -52,12 +52,12 @@ pub struct VariantTally {
 }
 
 impl VariantTally {
-    /// `failed` (any mismatch), `unsupported` (no mismatch, some case
-    /// declined) or `passed`.
+    /// `failed` (any mismatch), `unsupported` (every case declined) or
+    /// `passed` (every answer right; some cases may have been declined).
     pub fn status(&self) -> &'static str {
         if self.failed > 0 {
             "failed"
-        } else if self.unsupported > 0 {
+        } else if self.passed == 0 && self.unsupported > 0 {
             "unsupported"
         } else {
             "passed"

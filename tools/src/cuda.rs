@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use cudarc::driver::{sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use ptx_cvt::{Cvt, PtxVersion, Target};
+use ptx_cvt::{Cvt, Operand, PtxVersion, Target};
+use ptx_cvt_harness::{Answer, Implementation};
 
 use crate::ptx::{module_of, Kernel};
 
@@ -308,5 +309,75 @@ impl Buf {
             Buf::B32(d) => s.clone_dtoh(d)?.into_iter().map(u64::from).collect(),
             Buf::B64(d) => s.clone_dtoh(d)?,
         })
+    }
+}
+
+/// The CUDA runner as an implementation under test (`--target-gpu`): each
+/// batch of one instruction is one launch of its kernel, loaded on first
+/// use. Only natural register widths run; other cases are declined, as are
+/// variants whose kernel the driver refuses. A device fault is an adapter error.
+pub struct GpuImpl {
+    gpu: Gpu,
+    target: Target,
+    version: PtxVersion,
+    loaded: BTreeMap<Cvt, Result<(Kernel, Kernels), String>>,
+}
+
+impl GpuImpl {
+    pub fn open(ordinal: usize, target: Target, version: PtxVersion) -> Result<GpuImpl, String> {
+        let gpu = Gpu::open(ordinal)?;
+        if let Some(note) = gpu.check_target(target)? {
+            eprintln!("note: {note}");
+        }
+        Ok(GpuImpl { gpu, target, version, loaded: BTreeMap::new() })
+    }
+}
+
+impl Implementation for GpuImpl {
+    fn name(&self) -> String {
+        format!("GPU {} ({} kernels, PTX ISA {})", self.gpu.info, self.target, self.version)
+    }
+
+    fn eval(&mut self, c: &Cvt, operands: &[Operand], dst_width: u32) -> Result<Answer, String> {
+        match self.eval_batch(c, &[(operands.to_vec(), dst_width)]) {
+            (mut v, None) => Ok(v.remove(0)),
+            (_, Some(e)) => Err(e),
+        }
+    }
+
+    fn eval_batch(&mut self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> (Vec<Answer>, Option<String>) {
+        let (gpu, target, version) = (&self.gpu, self.target, self.version);
+        let entry = self.loaded.entry(*c).or_insert_with(|| {
+            let k = crate::ptx::kernels(&[*c]).remove(0);
+            let loaded = gpu.load(std::slice::from_ref(&k), target, version)?;
+            match loaded.failed.first() {
+                Some((_, e)) => Err(e.clone()),
+                None => Ok((k, loaded)),
+            }
+        });
+        let (k, kernels) = match entry {
+            Ok(x) => x,
+            Err(e) => {
+                return (cases.iter().map(|_| Answer::Declined(format!("the driver refused: {e}"))).collect(), None)
+            }
+        };
+        let natural = |(ops, w): &(Vec<Operand>, u32)| {
+            *w == k.dst_width && ops.iter().map(|o| o.width).eq(k.src_widths.iter().copied())
+        };
+        let run: Vec<&(Vec<Operand>, u32)> = cases.iter().filter(|x| natural(x)).collect();
+        let columns: Vec<Vec<u64>> =
+            (0..k.src_widths.len()).map(|i| run.iter().map(|(ops, _)| ops[i].bits).collect()).collect();
+        let mut got = match gpu.run(kernels, k, &columns) {
+            Ok(g) => g.into_iter(),
+            Err(e) => return (Vec::new(), Some(format!("{c}: {}", e.message))),
+        };
+        let answers = cases
+            .iter()
+            .map(|x| match natural(x) {
+                true => Answer::Bits(got.next().expect("one answer per case")),
+                false => Answer::Declined("the GPU runner uses natural register widths only".into()),
+            })
+            .collect();
+        (answers, None)
     }
 }

@@ -244,7 +244,7 @@ fn variants(a: &FuzzArgs, version: PtxVersion) -> Result<Vec<Cvt>, String> {
 
 fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
     if !a.imp.given() {
-        return Err("name the implementation under test: --target-cmd CMD or --target-lib PATH".into());
+        return Err("name the implementation under test: --target-cmd CMD, --target-lib PATH or --target-gpu N".into());
     }
     let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
     let chosen = variants(a, version)?;

@@ -18,8 +18,21 @@ pub struct ImplArgs {
     pub target_cmd: Option<String>,
     /// Implementation under test: a shared library exporting the function of
     /// capi/include/ptx_cvt_impl.h (non-zero return declines a case).
-    #[arg(long, value_name = "PATH", help_heading = "Implementation under test")]
+    #[arg(long, value_name = "PATH", conflicts_with = "target_gpu", help_heading = "Implementation under test")]
     pub target_lib: Option<PathBuf>,
+    /// Implementation under test: CUDA device N (`ptx-cvt gpu`'s runner: one
+    /// launch per batch of an instruction, natural register widths only,
+    /// kernels for --gpu-target). Needs an NVIDIA driver.
+    #[arg(long, value_name = "N", conflicts_with = "target_cmd", help_heading = "Implementation under test")]
+    pub target_gpu: Option<usize>,
+    /// The `.target` of the --target-gpu kernels.
+    #[arg(long, value_name = "SM", default_value = "sm_90", value_parser = crate::parse_target,
+          help_heading = "Implementation under test")]
+    pub gpu_target: ptx_cvt::Target,
+    /// The `.version` of the --target-gpu kernels (the driver must support it).
+    #[arg(long, value_name = "X.Y", default_value = "8.7", value_parser = crate::parse_version,
+          help_heading = "Implementation under test")]
+    pub gpu_ptx_version: ptx_cvt::PtxVersion,
     /// Symbol of the conversion function in --target-lib.
     #[arg(long, value_name = "NAME", default_value = DEFAULT_SYMBOL, help_heading = "Implementation under test")]
     pub symbol: String,
@@ -47,7 +60,7 @@ pub struct ImplArgs {
 impl ImplArgs {
     /// Whether an implementation was named.
     pub fn given(&self) -> bool {
-        self.target_cmd.is_some() || self.target_lib.is_some()
+        self.target_cmd.is_some() || self.target_lib.is_some() || self.target_gpu.is_some()
     }
 
     /// Open the implementation, if one was named.
@@ -55,6 +68,9 @@ impl ImplArgs {
         if let Some(cmd) = &self.target_cmd {
             let p = ProcessImpl::spawn(cmd, Duration::from_secs_f64(self.timeout), self.restart)?;
             return Ok(Some(Box::new(p)));
+        }
+        if let Some(n) = self.target_gpu {
+            return Ok(Some(Box::new(crate::cuda::GpuImpl::open(n, self.gpu_target, self.gpu_ptx_version)?)));
         }
         match &self.target_lib {
             Some(path) => Ok(Some(Box::new(SharedLib::open(path, &self.symbol)?))),
