@@ -371,7 +371,7 @@ def main():
             rows.append(f"{fmt.name}\t{b:08x}\t{c:0{fmt.code_digits}x}\t{cls}\n")
         st["checked"] = checked
 
-    # Layout and hand facts (SPEC §1, §5.8); see the .md
+    # Layout and hand facts (docs/semantics.md §1, §5.8); see the .md
     def one(name, x):
         fmt = Fmt(*[f for f in FORMATS if f[0] == name][0])
         return convert(fmt, [bits_from_f32(x)])[0]

@@ -8,7 +8,7 @@
 //! overrides that (no build).
 //!
 //! Sources of the known answers: vectors/README.md (case-line format and its
-//! examples) and SPEC §4/§5.3 as cited in vectors/known-answers/sm90.cases.
+//! examples) and docs/semantics.md §4/§5.3 as cited in vectors/known-answers/sm90.cases.
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -416,15 +416,15 @@ fn json(line: &str) -> Json {
 
 #[test]
 fn eval_known_answers() {
-    // vectors/README.md and SPEC §5.3 (as cited in vectors/known-answers/sm90.cases).
+    // vectors/README.md and docs/semantics.md §5.3 (as cited in vectors/known-answers/sm90.cases).
     for (args, want) in [
         (&["eval", "cvt.rn.f16.f32", "3f800000"][..], "3c00"), // 1.0f → 1.0h
         (&["eval", "cvt.rzi.s32.f64", "7ff8000000000000"][..], "80000000"), // [HW] NaN from f64 → 1<<31
-        (&["eval", "cvt.s16.s8", "139231c2", "--dst-width", "32"][..], "ffffffc2"), // [HW] SPEC §4: chop, sign-extend
-        (&["eval", "cvt.s16.s8", "139231c2"][..], "ffc2"),     // natural 16-bit destination
-        (&["eval", "cvt.rzi.s32.f32", "7fc00000"][..], "00000000"), // NaN from f32 → 0 (PTX ISA)
+        (&["eval", "cvt.s16.s8", "139231c2", "--dst-width", "32"][..], "ffffffc2"), // [HW] docs/semantics.md §4: chop, sign-extend
+        (&["eval", "cvt.s16.s8", "139231c2"][..], "ffc2"),                          // natural 16-bit destination
+        (&["eval", "cvt.rzi.s32.f32", "7fc00000"][..], "00000000"),                 // NaN from f32 → 0 (PTX ISA)
         (&["eval", "cvt.s8.f32.rni.sat", "3f800000"][..], "01"), // modifiers after the types (README)
-        (&["eval", "cvt.rn.f16.f32", "3F800000"][..], "3c00"), // upper-case hex accepted (README grammar)
+        (&["eval", "cvt.rn.f16.f32", "3F800000"][..], "3c00"),   // upper-case hex accepted (README grammar)
         (&["eval", "cvt.rn.f16.f32", "000000003f800000"][..], "3c00"), // wider source register: low bits
     ] {
         let r = run(args);
@@ -1383,10 +1383,10 @@ fn explain_tie_to_even() {
 
 #[test]
 fn explain_int_and_nan() {
-    // SPEC §4: chop the 32-bit source to s8, sign-extend into the 32-bit destination.
+    // docs/semantics.md §4: chop the 32-bit source to s8, sign-extend into the 32-bit destination.
     let r = run(&["explain", "cvt.s16.s8", "139231c2", "--dst-width", "32"]);
     r.expect_code(0).out_has("source-chop").out_has("-62").out_has("int-wrap").out_has("ffffffc2 (-62)");
-    // SPEC §5.3: NaN from f64 to s32 gives 1<<31.
+    // docs/semantics.md §5.3: NaN from f64 to s32 gives 1<<31.
     let r = run(&["explain", "cvt.rzi.s32.f64", "7ff8000000000000"]);
     r.expect_code(0).out_has("qnan").out_has("nan-to-int").out_has("80000000");
     // Legality line with and without a target.
@@ -1431,12 +1431,12 @@ fn version_and_help() {
 // ---------------------------------------------------------------------------
 
 /// Six mismatches (with generator-style class comments on most) and two
-/// passes. Expected answers: SPEC §4/§5.3 and vectors/known-answers/sm90.cases.
+/// passes. Expected answers: docs/semantics.md §4/§5.3 and vectors/known-answers/sm90.cases.
 const MIXED: &str = concat!(
     "cvt.rn.f16.f32 3f800000 => 3c00                 # normal/normal/exact\n", // 1 pass
     "cvt.rn.f16.f32 3f801000 => 3c01                 # normal/normal/tie-even seed=7\n", // 2 fail: 3c00
     "cvt.rn.f16.f32 3f803000 => 3c00                 # normal/normal/round-up\n", // 3 fail: 3c02
-    "cvt.s16.s8 c2 => 00c2                           # SPEC §4\n",             // 4 fail: ffc2, no class
+    "cvt.s16.s8 c2 => 00c2                           # docs/semantics.md §4\n", // 4 fail: ffc2, no class
     "cvt.rn.f16.f32 3f805000 => 3c03                 # gen normal/normal/tie-even\n", // 5 fail: 3c02
     "cvt.rzi.s32.f64 7ff8000000000000 => 80000000    # nan/int/nan\n",         // 6 pass
     "cvt.rn.f16x2.f32 3f800000 40000000 => 40003c00  # normal/normal/exact\n", // 7 fail: 3c004000

@@ -581,32 +581,32 @@ fn structured_any(c: &Cvt, rng: &mut Rng) -> u64 {
     }
 }
 
-/// SPEC facts, straight from the fast engine (no comparison with the exact one).
+/// Facts of docs/semantics.md, straight from the fast engine (no comparison with the exact one).
 #[test]
 fn spec_known_answers() {
     // (instruction, operands as (bits, register width), destination width, result)
     type Known = (&'static str, &'static [(u64, u32)], u32, u64);
     let cases: [Known; 14] = [
-        // SPEC §4 [HW]: cvt.s16.s8 with 32-bit registers.
+        // docs/semantics.md §4 [HW]: cvt.s16.s8 with 32-bit registers.
         ("cvt.s16.s8", &[(0x1392_31c2, 32)], 32, 0xffff_ffc2),
-        // SPEC §5.2 [HW]: f16 overflow by direction (65520).
+        // docs/semantics.md §5.2 [HW]: f16 overflow by direction (65520).
         ("cvt.rn.f16.u32", &[(65520, 32)], 16, 0x7c00),
         ("cvt.rz.f16.u32", &[(65520, 32)], 16, 0x7bff),
-        // SPEC §5.1 [HW]: cvt.sat.u32.s32 of -1.
+        // docs/semantics.md §5.1 [HW]: cvt.sat.u32.s32 of -1.
         ("cvt.sat.u32.s32", &[(0xffff_ffff, 32)], 32, 0),
-        // SPEC §5.3 [HW]/[PTX]: NaN rules.
+        // docs/semantics.md §5.3 [HW]/[PTX]: NaN rules.
         ("cvt.rni.s32.f64", &[(0x7ff8_0000_0000_0000, 64)], 32, 0x8000_0000),
         ("cvt.rni.s64.f32", &[(0x7fc0_0000, 32)], 64, 0x8000_0000_0000_0000),
         ("cvt.rni.s32.f32", &[(0x7fc0_0000, 32)], 32, 0),
-        // SPEC §5.7 [HW]: .sat maps NaN and -0 to +0.
+        // docs/semantics.md §5.7 [HW]: .sat maps NaN and -0 to +0.
         ("cvt.sat.f32.f32", &[(0x7fc0_0000, 32)], 32, 0),
         ("cvt.sat.f32.f32", &[(0x8000_0000, 32)], 32, 0),
-        // SPEC §5.8 [HW]: e4m3 448 and the tie 464 give 7e; e5m2 -Inf gives fb.
+        // docs/semantics.md §5.8 [HW]: e4m3 448 and the tie 464 give 7e; e5m2 -Inf gives fb.
         ("cvt.rn.satfinite.e4m3x2.f32", &[(0x43e0_0000, 32), (0x43e8_0000, 32)], 16, 0x7e7e),
         ("cvt.rn.satfinite.e5m2x2.f32", &[(0xff80_0000, 32), (0x7f80_0000, 32)], 16, 0xfb7b),
-        // SPEC §5.12: ue8m0 -> bf16: ff -> 7fff, 00 -> 0040.
+        // docs/semantics.md §5.12: ue8m0 -> bf16: ff -> 7fff, 00 -> 0040.
         ("cvt.rn.bf16x2.ue8m0x2", &[(0xff00, 16)], 32, 0x7fff_0040),
-        // SPEC §5.6 [HW]: the f16.f32 erratum keeps the subnormal source (rp: smallest f16 subnormal).
+        // docs/semantics.md §5.6 [HW]: the f16.f32 erratum keeps the subnormal source (rp: smallest f16 subnormal).
         ("cvt.rp.ftz.f16.f32", &[(0x0000_0001, 32)], 16, 0x0001),
         ("cvt.ftz.f64.f32", &[(0x8000_0001, 32)], 64, 0x8000_0000_0000_0000),
     ];

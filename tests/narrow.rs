@@ -1,5 +1,5 @@
 //! Narrow and packed conversions: the 8/6/4-bit formats, ue8m0, the x2/x4
-//! packed forms and `.rs` (SPEC §1, §2, §5.8–5.12), checked against laws
+//! packed forms and `.rs` (docs/semantics.md §1, §2, §5.8–5.12), checked against laws
 //! that any correct implementation obeys rather than against the oracle's
 //! own arithmetic:
 //!
@@ -108,7 +108,7 @@ const NARROW_X2: [(Type, Format); 5] = [
 // ---------------------------------------------------------------------------
 
 /// What re-encoding a narrow code with `.satfinite` must give: the code
-/// itself, except ±Inf → ±MAX_NORM (SPEC §5.8) and NaN → a NaN (None here).
+/// itself, except ±Inf → ±MAX_NORM (docs/semantics.md §5.8) and NaN → a NaN (None here).
 fn satfinite_image(f: Format, code: u64) -> Option<u64> {
     match decode(f, code) {
         Value::Nan(_) => None,
@@ -126,7 +126,7 @@ fn check_lane_back(c: &Cvt, f: Format, code: u64, got: u64, via: &str) {
     }
 }
 
-// SPEC §1 (format table), §5.5 (widening is exact), §5.8 (.satfinite), §5.11 (lane packing).
+// docs/semantics.md §1 (format table), §5.5 (widening is exact), §5.8 (.satfinite), §5.11 (lane packing).
 #[test]
 fn every_narrow_code_round_trips_through_f16_f32_bf16() {
     for (t, f) in NARROW_X2 {
@@ -154,7 +154,7 @@ fn every_narrow_code_round_trips_through_f16_f32_bf16() {
                     assert_eq!(got, want, "{widen_c} {src:x}: code {code:02x} widened to f16 {half:04x}");
                 }
             }
-            // .relu (SPEC §5.8): negative codes (−0 included) → +0, NaN → the canonical 7fff, the rest unchanged.
+            // .relu (docs/semantics.md §5.8): negative codes (−0 included) → +0, NaN → the canonical 7fff, the rest unchanged.
             let hr = lanes(Type::F16x2, run(&widen_relu, &[src]));
             for (code, relu_half, half) in [(x, hr[0], hl[0]), (y, hr[1], hl[1])] {
                 let want = match decode(f, code) {
@@ -180,13 +180,17 @@ fn every_narrow_code_round_trips_through_f16_f32_bf16() {
             check_lane_back(&back_bf16, f, y, back[1], "bf16 (low lane)");
             if width == 6 {
                 let raw = run(&back_f16, &[h]);
-                assert_eq!(raw & 0xc0c0, 0, "{back_f16} {h:08x}: 6-bit lanes must leave bits 7:6 zero (SPEC §5.11)");
+                assert_eq!(
+                    raw & 0xc0c0,
+                    0,
+                    "{back_f16} {h:08x}: 6-bit lanes must leave bits 7:6 zero (docs/semantics.md §5.11)"
+                );
             }
         }
     }
 }
 
-// SPEC §1 (ue8m0 = 2^(e−127), ff NaN) and §5.12 (ff → 7fff, rz/rp pick the power of two).
+// docs/semantics.md §1 (ue8m0 = 2^(e−127), ff NaN) and §5.12 (ff → 7fff, rz/rp pick the power of two).
 #[test]
 fn every_ue8m0_code_round_trips_through_bf16_and_f32() {
     let widen_c = cvt("cvt.rn.bf16x2.ue8m0x2");
@@ -221,7 +225,7 @@ fn every_ue8m0_code_round_trips_through_bf16_and_f32() {
             assert_eq!(run(c, &[fx, fy]), src, "{c} {fx:08x} {fy:08x}: expected {src:04x}");
         }
     }
-    // ff is the NaN: → bf16 7fff, and NaN → ff even with .satfinite (SPEC §5.12).
+    // ff is the NaN: → bf16 7fff, and NaN → ff even with .satfinite (docs/semantics.md §5.12).
     let b = run(&widen_c, &[0xff3f]);
     assert_eq!(b, 0x7fff_0000 | widen(Format::Ue8m0, 0x3f, Format::Bf16), "{widen_c} ff3f");
     for c in &backs {
@@ -399,7 +403,7 @@ fn narrow_pairs() -> Vec<(Type, Cvt, Cvt, Cvt)> {
 proptest! {
     #![proptest_config(cfg(5000))]
 
-    // SPEC §5.11 (a → high half) and §2: each lane of cvt.{rn,rz}{.relu}{.satfinite}.{f16,bf16}x2.f32 is the scalar cvt.
+    // docs/semantics.md §5.11 (a → high half) and §2: each lane of cvt.{rn,rz}{.relu}{.satfinite}.{f16,bf16}x2.f32 is the scalar cvt.
     #[test]
     fn f16x2_bf16x2_are_lanewise_scalar(i in 0usize..16, a in f32_in(), b in f32_in()) {
         let (packed, scalar) = f16x2_scalar_pairs()[i];
@@ -408,7 +412,7 @@ proptest! {
         prop_assert_eq!(p, want, "{} {:08x} {:08x}: {:08x}, lane-wise {}: {:08x}", packed, a, b, p, scalar, want);
     }
 
-    // SPEC §5.11: the f32 form, the f16x2 form and the bf16x2 form agree on values all three can hold; swapping a and b swaps the lanes.
+    // docs/semantics.md §5.11: the f32 form, the f16x2 form and the bf16x2 form agree on values all three can hold; swapping a and b swaps the lanes.
     #[test]
     fn narrow_x2_from_f32_matches_f16x2_and_lane_order(i in 0usize..10, ha in f16_in(), hb in f16_in(), ba in bf16_in(), bb in bf16_in()) {
         let (t, from_f32, from_f16, from_bf16) = narrow_pairs()[i];
@@ -425,7 +429,7 @@ proptest! {
         prop_assert_eq!(r, rb, "{} {:08x} {:08x} = {:x} but {} {:04x}{:04x} = {:x}", from_f32, a, b, r, from_bf16, ba, bb, rb);
     }
 
-    // SPEC §5.12, §5.11: cvt.{rz,rp}{.satfinite}.ue8m0x2 from two f32 equals the bf16x2 form on bf16 values, a in the high byte.
+    // docs/semantics.md §5.12, §5.11: cvt.{rz,rp}{.satfinite}.ue8m0x2 from two f32 equals the bf16x2 form on bf16 values, a in the high byte.
     #[test]
     fn ue8m0x2_from_f32_matches_bf16x2(i in 0usize..4, ba in bf16_in(), bb in bf16_in()) {
         let (r, sat) = [("rz", false), ("rp", false), ("rz", true), ("rp", true)][i];
@@ -480,7 +484,7 @@ fn check_rs_lane(
     }
     let frac = discarded_fraction(x, l.precision(), l.qmin());
     if frac == 0.0 {
-        prop_assert_eq!(rs, rz, "{} (nothing discarded: SPEC §5.10)", ctx);
+        prop_assert_eq!(rs, rz, "{} (nothing discarded: docs/semantics.md §5.10)", ctx);
         return Ok(());
     }
     let mag_bits = rz & !l.sign_bit();
@@ -493,7 +497,7 @@ fn check_rs_lane(
     }
     // A set bit among the top `width` discarded bits carries with all-one random bits. Below
     // those (only f16 subnormal results discard more than 13 bits) which bits count is [OPEN]
-    // (SPEC §5.10): there only the neighbour property is asserted.
+    // (docs/semantics.md §5.10): there only the neighbour property is asserted.
     let top_bits_set = frac >= (-(width as f64)).exp2();
     if rbits_all_ones && top_bits_set {
         prop_assert_eq!(rs, rz + 1, "{} (all-one random bits and discarded bits set: away from zero)", ctx);
@@ -526,7 +530,7 @@ fn magnitudes(f: Format) -> Vec<(Dyadic, u64)> {
     v
 }
 
-/// x4 `.rs` lane: one of the grid neighbours of the exact input (SPEC §5.10), .satfinite and .relu applied (§5.8).
+/// x4 `.rs` lane: one of the grid neighbours of the exact input (docs/semantics.md §5.10), .satfinite and .relu applied (§5.8).
 fn check_x4_lane(c: &Cvt, table: &[(Dyadic, u64)], x: u64, got: u64) -> Result<(), TestCaseError> {
     let f = c.dtype.format();
     let l = layout(f);
@@ -559,7 +563,7 @@ fn check_x4_lane(c: &Cvt, table: &[(Dyadic, u64)], x: u64, got: u64) -> Result<(
 proptest! {
     #![proptest_config(cfg(5000))]
 
-    // SPEC §5.10: zero random bits never carry (rs = rz); all-one bits carry whenever a top discarded bit is set.
+    // docs/semantics.md §5.10: zero random bits never carry (rs = rz); all-one bits carry whenever a top discarded bit is set.
     #[test]
     fn rs_with_zero_or_all_one_rbits(i in 0usize..8, a in f32_in(), b in f32_in()) {
         let (rs, rz) = rs_rz_pairs()[i];
@@ -573,7 +577,7 @@ proptest! {
         }
     }
 
-    // SPEC §5.10: with any random bits a .rs lane is the .rz result or the next code away from zero.
+    // docs/semantics.md §5.10: with any random bits a .rs lane is the .rz result or the next code away from zero.
     #[test]
     fn rs_f16x2_bf16x2_lands_on_a_neighbour(i in 0usize..8, a in f32_in(), b in f32_in(), r in rbits_in()) {
         let (rs, rz) = rs_rz_pairs()[i];
@@ -588,7 +592,7 @@ proptest! {
         }
     }
 
-    // SPEC §5.10, §5.8, §5.11: each lane of cvt.rs{.relu}.satfinite.<fmt>x4.f32 is a grid neighbour of its input, a on top.
+    // docs/semantics.md §5.10, §5.8, §5.11: each lane of cvt.rs{.relu}.satfinite.<fmt>x4.f32 is a grid neighbour of its input, a on top.
     #[test]
     fn rs_x4_lands_on_a_neighbour(i in 0usize..10, xs in proptest::array::uniform4(f32_in()), r in rbits_in()) {
         let x4 = [Type::E4m3x4, Type::E5m2x4, Type::E2m3x4, Type::E3m2x4, Type::E2m1x4];
@@ -676,7 +680,7 @@ fn dest_lanes(c: &Cvt, bits: u64) -> Vec<u64> {
 proptest! {
     #![proptest_config(cfg(8000))]
 
-    // SPEC §5.8: .relu turns negative results into +0 and NaN into the (positive) canonical NaN.
+    // docs/semantics.md §5.8: .relu turns negative results into +0 and NaN into the (positive) canonical NaN.
     // (−0 → +0 is the sm90 profile's answer to the open relu-neg-zero question.)
     #[test]
     fn relu_results_are_never_negative(
@@ -693,7 +697,7 @@ proptest! {
         }
     }
 
-    // SPEC §5.8, §5.12: .satfinite results are finite (or NaN) and within ±MAX_NORM; 6-bit lanes keep bits 7:6 zero (§5.11).
+    // docs/semantics.md §5.8, §5.12: .satfinite results are finite (or NaN) and within ±MAX_NORM; 6-bit lanes keep bits 7:6 zero (§5.11).
     #[test]
     fn satfinite_results_are_finite_and_bounded(
         pick in any::<prop::sample::Index>(), f32s in proptest::array::uniform4(f32_in()),
@@ -721,7 +725,7 @@ proptest! {
 proptest! {
     #![proptest_config(cfg(4000))]
 
-    // SPEC §6 and the preamble: the sm90 profile picks one result inside what the ISA contract accepts, for every tf32/packed form.
+    // docs/semantics.md §6 and the preamble: the sm90 profile picks one result inside what the ISA contract accepts, for every tf32/packed form.
     #[test]
     fn sm90_result_is_inside_the_isa_set(
         pick in any::<prop::sample::Index>(), f32s in proptest::array::uniform4(f32_in()),
@@ -740,7 +744,7 @@ proptest! {
 // 3. Hand-checked edge cases
 // ---------------------------------------------------------------------------
 
-// SPEC §5.8 [HW]: e4m3 −448 is fe; −464 ties between −448 (even) and −480 (whose code is the NaN) → fe.
+// docs/semantics.md §5.8 [HW]: e4m3 −448 is fe; −464 ties between −448 (even) and −480 (whose code is the NaN) → fe.
 #[test]
 fn e4m3_negative_max_and_tie() {
     let c = cvt("cvt.rn.satfinite.e4m3x2.f32");
@@ -750,7 +754,7 @@ fn e4m3_negative_max_and_tie() {
     assert_eq!(run(&cvt("cvt.rn.satfinite.e4m3x2.f16x2"), &[0xdf00_df40]), 0xfefe);
 }
 
-// SPEC §5.8 [HW]: e5m2 −61440 is the tie between −57344 (fb, odd) and −65536; even is −65536, which overflows → −MAX_NORM fb.
+// docs/semantics.md §5.8 [HW]: e5m2 −61440 is the tie between −57344 (fb, odd) and −65536; even is −65536, which overflows → −MAX_NORM fb.
 #[test]
 fn e5m2_negative_tie_above_max() {
     assert_eq!(run(&cvt("cvt.rn.satfinite.e5m2x2.f32"), &[0xc770_0000, 0xc760_0000]), 0xfbfb);
@@ -759,7 +763,7 @@ fn e5m2_negative_tie_above_max() {
     assert_eq!(run(&cvt("cvt.rn.satfinite.e5m2x2.f16x2"), &[0xfb80_7b80]), 0xfb7b);
 }
 
-// SPEC §1 (e2m1 max 6) and §5.8: −7 ties between −6 (odd code 7) and −8 → even −8 overflows → −MAX_NORM f.
+// docs/semantics.md §1 (e2m1 max 6) and §5.8: −7 ties between −6 (odd code 7) and −8 → even −8 overflows → −MAX_NORM f.
 #[test]
 fn e2m1_negative_seven() {
     assert_eq!(run(&cvt("cvt.rn.satfinite.e2m1x2.f32"), &[0xc0e0_0000, 0x3f00_0000]), 0xf1);
@@ -768,7 +772,7 @@ fn e2m1_negative_seven() {
     assert_eq!(run(&cvt("cvt.rn.satfinite.relu.e2m1x2.f32"), &[0xc0e0_0000, 0x3f00_0000]), 0x01);
 }
 
-// SPEC §5.11 (lane independence) with §5.8/§5.9: a NaN in the high half of an f16x2/bf16x2 source touches only the high lane.
+// docs/semantics.md §5.11 (lane independence) with §5.8/§5.9: a NaN in the high half of an f16x2/bf16x2 source touches only the high lane.
 #[test]
 fn packed_source_nan_high_half_finite_low_half() {
     // e4m3: NaN → canonical 7f [EMU]; 1.0 → 38.
@@ -786,7 +790,7 @@ fn packed_source_nan_high_half_finite_low_half() {
     assert_eq!(run(&cvt("cvt.rn.satfinite.e4m3x2.f16x2"), &[0x3c00_7e00]), 0x387f);
 }
 
-// SPEC §5.12 and §1 (ue8m0 00 = 2^−127, no zero): f32 subnormal inputs under rz and rp.
+// docs/semantics.md §5.12 and §1 (ue8m0 00 = 2^−127, no zero): f32 subnormal inputs under rz and rp.
 #[test]
 fn ue8m0_at_and_below_two_to_minus_127() {
     let rz = cvt("cvt.rz.ue8m0x2.f32");
@@ -800,11 +804,11 @@ fn ue8m0_at_and_below_two_to_minus_127() {
     // Just below 2^−126 (007fffff): rz 2^−127 = 00, rp 2^−126 = 01; 2^−126 itself (00800000) is 01 both ways.
     assert_eq!(run(&rz, &[0x007f_ffff, 0x0080_0000]), 0x0001);
     assert_eq!(run(&rp, &[0x007f_ffff, 0x0080_0000]), 0x0101);
-    // Negative subnormals: the sign is ignored (SPEC §5.12).
+    // Negative subnormals: the sign is ignored (docs/semantics.md §5.12).
     assert_eq!(run(&rp, &[0x807f_ffff, 0x8040_0000]), 0x0100);
     // The bf16x2 form on bf16 subnormals: 0040 = 2^−127, 0001 = 2^−133, 0041 = (1+1/64)·2^−127.
     assert_eq!(run(&cvt("cvt.rz.ue8m0x2.bf16x2"), &[0x0040_0001]), 0x0000);
     assert_eq!(run(&cvt("cvt.rp.ue8m0x2.bf16x2"), &[0x0041_0001]), 0x0100);
-    // And back: 00 widens to bf16 0040 (SPEC §5.12).
+    // And back: 00 widens to bf16 0040 (docs/semantics.md §5.12).
     assert_eq!(run(&cvt("cvt.rn.bf16x2.ue8m0x2"), &[0x0001]), 0x0040_0080);
 }

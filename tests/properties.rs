@@ -544,7 +544,7 @@ fn check_bracket(f: Form, x_bits: u64) -> Result<(), TestCaseError> {
             }
         }
     } else {
-        // PTX ISA §6.5 / SPEC §5.3: float→int clamps to the destination range.
+        // PTX ISA §6.5 / docs/semantics.md §5.3: float→int clamps to the destination range.
         let (lo, hi) = int_range(f.d).unwrap();
         let bound = if cmp_v(&x, &lo) == Ordering::Less { lo } else { hi };
         for m in MODES {

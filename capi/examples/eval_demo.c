@@ -54,11 +54,11 @@ int main(void) {
        `cvt.rn.relu.f16.f32 3f800000 => 3c00`, and `cvt.rn.f16.f32 3f801000 => 3c00`
        (1 + 2^-11 rounds down to 1.0). */
     check_eval("cvt.rn.f16.f32", 0x3f800000, 32, 16, PTX_CVT_OK, 0x3c00, "3c00");
-    /* NaN -> s32 from an f64 source gives 1<<31 ([HW], SPEC §5.3).
+    /* NaN -> s32 from an f64 source gives 1<<31 ([HW], docs/semantics.md §5.3).
        vectors/known-answers/sm90.cases: `cvt.rzi.s32.f64 7ff8000000000000 => 80000000`. */
     check_eval("cvt.rzi.s32.f64", 0x7ff8000000000000ull, 64, 32, PTX_CVT_OK, 0x80000000, "80000000");
     /* With 32-bit registers the s8 source is the low byte and the result is sign-extended
-       into the whole destination register ([HW] SPEC §4).
+       into the whole destination register ([HW] docs/semantics.md §4).
        vectors/known-answers/sm90.cases: `cvt.s16.s8 139231c2 => ffffffc2`. */
     check_eval("cvt.s16.s8", 0x139231c2, 32, 32, PTX_CVT_OK, 0xffffffc2, "ffffffc2");
     /* A bf16 NaN widened to f32: any NaN is accepted, which bits/mask cannot express,

@@ -103,10 +103,10 @@ mod tests {
 
     #[test]
     fn parses_lines() {
-        let c = parse_case("cvt.s16.s8 139231c2 => ffffffc2  # SPEC §4\r").unwrap().unwrap();
+        let c = parse_case("cvt.s16.s8 139231c2 => ffffffc2  # docs/semantics.md §4\r").unwrap().unwrap();
         assert_eq!(c.operands, vec![Operand { bits: 0x1392_31c2, width: 32 }]);
         assert_eq!(c.dst_width(), 32);
-        assert_eq!(c.comment.as_deref(), Some("SPEC §4"));
+        assert_eq!(c.comment.as_deref(), Some("docs/semantics.md §4"));
         assert!(parse_case("   # only a comment").unwrap().is_none());
         assert!(parse_case("").unwrap().is_none());
         let p = parse_case("cvt.s16.s8 c2 => ????????").unwrap().unwrap();

@@ -399,7 +399,7 @@ impl<'a> Ctx<'a> {
         Run { set, inputs, trace: cx.trace, consulted: cx.consulted }
     }
 
-    /// Packed forms: convert lane by lane, high lane first, then pack (SPEC §5.11).
+    /// Packed forms: convert lane by lane, high lane first, then pack (docs/semantics.md §5.11).
     fn run_packed(mut self, srcs: &[Operand], dst_width: u32) -> Run {
         let c = self.c;
         let lanes = c.dtype.lanes().max(c.atype.lanes());
@@ -622,7 +622,7 @@ impl<'a> Ctx<'a> {
         TypeResult::Bits(encode::encode_int(d.format(), &i))
     }
 
-    /// .ftz on an f32 source (SPEC §5.6), with the f16.f32 erratum.
+    /// .ftz on an f32 source (docs/semantics.md §5.6), with the f16.f32 erratum.
     /// The flushed value, if the source is flushed.
     fn ftz_input(&mut self, v: &Value) -> Option<Value> {
         if !(self.c.ftz && self.src == Format::F32 && is_subnormal(Format::F32, v)) || self.is(Mutant::NoFtz) {
@@ -679,7 +679,7 @@ impl<'a> Ctx<'a> {
                 return TypeResult::Bits(encode::encode_finite(d, false, &Dyadic::zero()));
             }
             if !d.float_layout().unwrap().has_nan() || (c.satfinite && self.is(Mutant::SatfiniteNanToMax)) {
-                // e2m1/e2m3/e3m2 have no NaN: .satfinite gives +MAX_NORM (SPEC §5.8).
+                // e2m1/e2m3/e3m2 have no NaN: .satfinite gives +MAX_NORM (docs/semantics.md §5.8).
                 note!(self, Rule::SatFiniteNanToMax, "NaN → +MAX_NORM");
                 return TypeResult::Bits(encode::encode_max(d, false));
             }
@@ -855,7 +855,7 @@ impl<'a> Ctx<'a> {
         TypeResult::Bits(encode::encode_finite(d, neg, &mag))
     }
 
-    /// Place the type-width result in the destination register (SPEC §4).
+    /// Place the type-width result in the destination register (docs/semantics.md §4).
     fn extend(&mut self, r: TypeResult, width: u32) -> AcceptSet {
         let d = self.c.dtype;
         let n = d.bits();
@@ -894,7 +894,7 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// Names of the lanes, lowest lane first (SPEC §5.11: `a` is the high part).
+/// Names of the lanes, lowest lane first (docs/semantics.md §5.11: `a` is the high part).
 fn lane_names(c: &Cvt) -> &'static [&'static str] {
     match (c.atype.is_packed(), c.dtype.lanes()) {
         (true, _) => &["lo", "hi"],

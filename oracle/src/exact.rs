@@ -253,7 +253,7 @@ mod tests {
         assert_eq!(decode(Format::U8, 0x1c2).to_string(), "194");
         // tf32 lives in bits 31..13 of its container.
         assert_eq!(decode(Format::Tf32, 0x3f80_1fff).to_string(), "1");
-        // e4m3 0x7e = 448, 0x7f NaN; ue8m0 00 = 2^-127 (SPEC §1).
+        // e4m3 0x7e = 448, 0x7f NaN; ue8m0 00 = 2^-127 (docs/semantics.md §1).
         assert_eq!(decode(Format::E4m3, 0x7e).to_string(), "448");
         assert!(decode(Format::E4m3, 0x7f).is_nan());
         assert_eq!(decode(Format::Ue8m0, 0x00), Value::num(false, Dyadic::new(Integer::from(1), -127)));

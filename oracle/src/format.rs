@@ -1,4 +1,4 @@
-//! The format table: one row per number format `cvt` knows (SPEC §1).
+//! The format table: one row per number format `cvt` knows (docs/semantics.md §1).
 //!
 //! Every limit the oracle uses (max finite, smallest normal, precision, NaN
 //! encodings, integer ranges) is derived from these rows; nothing else in the
@@ -291,7 +291,7 @@ impl FloatLayout {
 mod tests {
     use super::*;
 
-    // Max-finite values from SPEC §1 table (IEEE 754 / OCP MX spec values).
+    // Max-finite values from docs/semantics.md §1 table (IEEE 754 / OCP MX spec values).
     #[test]
     fn max_finite_codes_match_spec_table() {
         let want: [(Format, u64); 10] = [
@@ -321,7 +321,7 @@ mod tests {
 
     #[test]
     fn max_finite_values() {
-        // SPEC §1: e4m3 448, e5m2 57344, e2m3 7.5, e3m2 28, e2m1 6, f16 65504.
+        // docs/semantics.md §1: e4m3 448, e5m2 57344, e2m3 7.5, e3m2 28, e2m1 6, f16 65504.
         let cases: [(Format, i64, i64); 6] =
             [(E4m3, 448, 0), (E5m2, 57344, 0), (E2m3, 15, -1), (E3m2, 28, 0), (E2m1, 6, 0), (F16, 65504, 0)];
         for (f, sig, exp) in cases {

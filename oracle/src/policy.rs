@@ -11,7 +11,7 @@ use std::str::FromStr;
 use crate::format::Format;
 use crate::instr::Type;
 
-/// Strength of the evidence behind a rule (SPEC preamble).
+/// Strength of the evidence behind a rule (docs/semantics.md §0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Evidence {
     /// Normative PTX ISA text.
@@ -56,7 +56,7 @@ macro_rules! rules {
 
 rules! {
     Decode "decode" Ptx "read the source register's low bits as the source type";
-    SourceChop "source-chop" Ptx "a source register wider than the type: only the low bits are used (SPEC §4)";
+    SourceChop "source-chop" Ptx "a source register wider than the type: only the low bits are used (docs/semantics.md §4)";
     IntWrap "int-wrap" Ptx "int→int without .sat: two's-complement chop, sign- or zero-extension (Table 15)";
     IntSatClamp "int-sat-clamp" Hw "int→int .sat: clamp the value to the destination range";
     RoundToFloat "round-to-float" Ieee "round the exact value once to the destination precision and exponent range";
@@ -64,7 +64,7 @@ rules! {
     RoundToInt "round-to-int" Ptx "float→int: round to an integer with the .rni/.rzi/.rmi/.rpi rule";
     Exact "exact" Ieee "the destination holds the value exactly: no rounding";
     Copy "copy" Ptx "same type without rounding: the value is copied (.ftz/.sat still apply)";
-    DefaultRounding "f16-bf16-default-rn" Open "f16↔bf16 without a rounding modifier rounds to nearest even (SPEC §5.4)";
+    DefaultRounding "f16-bf16-default-rn" Open "f16↔bf16 without a rounding modifier rounds to nearest even (docs/semantics.md §5.4)";
     OverflowToInf "overflow-inf" Ieee "overflow rounding to nearest or away in the value's direction gives ±Inf";
     OverflowToMax "overflow-max" Ieee "overflow rounding toward zero gives ±max finite";
     InfToInf "inf-to-inf" Ieee "±Inf converts to ±Inf";
@@ -73,7 +73,7 @@ rules! {
     NanToIntSignBit "nan-to-int-sign-bit" Ptx "NaN → 1<<(n−1) when the source is f64 or the destination is 64-bit";
     NanToIntNarrowFromF64 "nan-to-int-narrow-f64" Open "f64 NaN → 8/16-bit integer: 1<<(n−1) by the PTX rule, unconfirmed";
     FtzInput "ftz-input" Hw ".ftz flushes an f32 subnormal source to a signed zero";
-    FtzErratumF16 "ftz-f16-f32-erratum" Hw "cvt.ftz.f16.f32 does not flush the f32 source on hardware (SPEC §5.6)";
+    FtzErratumF16 "ftz-f16-f32-erratum" Hw "cvt.ftz.f16.f32 does not flush the f32 source on hardware (docs/semantics.md §5.6)";
     FtzOutput "ftz-output" Hw ".ftz flushes an f32 subnormal result to a signed zero";
     FtzTininess "ftz-tininess" Open "whether .ftz judges the result subnormal before or after rounding is unconfirmed";
     SatClamp "sat-clamp" Hw ".sat on a float destination clamps to [0.0, 1.0]";
@@ -94,12 +94,12 @@ rules! {
     Ue8m0Unsigned "ue8m0-unsigned" Emu "ue8m0 has no sign: the magnitude is converted";
     Ue8m0NoZero "ue8m0-no-zero" Open "ue8m0 has no zero: zero and magnitudes rounding below 2^-127 give 00 (2^-127)";
     Ue8m0Nan "ue8m0-nan" Emu "NaN → ue8m0 ff, even with .satfinite";
-    RoundStochastic "round-stochastic" Open ".rs: add the lane's random bits to the top discarded bits; a carry rounds away from zero (bit use per SPEC §5.10, subnormal results and pair bit order unconfirmed)";
+    RoundStochastic "round-stochastic" Open ".rs: add the lane's random bits to the top discarded bits; a carry rounds away from zero (bit use per docs/semantics.md §5.10, subnormal results and pair bit order unconfirmed)";
     Tf32LowBits "tf32-low-bits" Open "tf32 in a 32-bit container: bits 12..0 are implementation defined (sm90 profile: zero)";
     PackSat "pack-sat" Ptx "cvt.pack: a and b (s32) are each clamped to the range of the destination type (PTX ISA \"cvt.pack\")";
     PackC "pack-c-bits" Ptx "cvt.pack to u8/s8/u4/s4/u2/s2: the bits of d above the two lanes are the low bits of c (PTX ISA \"cvt.pack\")";
-    Pack "pack" Ptx "packed results: a in the high lane, then b (e, f); 6-bit lanes in bits 5..0 of each byte (SPEC §5.11)";
-    DestExtend "dest-extend" Ptx "a destination register wider than the type: sign-extend signed integers, zero-extend the rest (SPEC §4)";
+    Pack "pack" Ptx "packed results: a in the high lane, then b (e, f); 6-bit lanes in bits 5..0 of each byte (docs/semantics.md §5.11)";
+    DestExtend "dest-extend" Ptx "a destination register wider than the type: sign-extend signed integers, zero-extend the rest (docs/semantics.md §4)";
 }
 
 impl Rule {
@@ -241,7 +241,7 @@ pub enum NanOut {
 }
 
 impl Profile {
-    /// NaN rule for float→float (SPEC §5.9). `plain` is true when the
+    /// NaN rule for float→float (docs/semantics.md §5.9). `plain` is true when the
     /// instruction has no modifier at all (a same-type plain move).
     pub fn nan_out(self, dtype: Format, atype: Format, plain: bool) -> (NanOut, Rule) {
         use Format::*;
@@ -277,7 +277,7 @@ impl Profile {
 }
 
 /// The random bits `.rs` adds for lane `lane` (0 = lowest) of `dtype`, and
-/// how many there are (SPEC §5.10).
+/// how many there are (docs/semantics.md §5.10).
 ///
 /// f16x2: `rbits[28:16]` for a, `[12:0]` for b; bf16x2: `[31:16]` for a, `[15:0]` for b.
 /// x4 forms: a and b share one 16-bit field, e and f another (`[31:16]` and

@@ -27,7 +27,7 @@ pub enum Mode {
     Up,
     /// Stochastic (.rs): round away iff adding `rbits` (`width` bits) to the
     /// top `width` discarded bits carries out. Lower discarded bits are
-    /// ignored; which bits feed subnormal results is `[OPEN]` (SPEC §5.10).
+    /// ignored; which bits feed subnormal results is `[OPEN]` (docs/semantics.md §5.10).
     Stochastic { rbits: u64, width: u32 },
 }
 

@@ -88,9 +88,9 @@ def test_explain_packed_and_target():
 
 
 def test_case_lines():
-    c = ptx_cvt.parse_case("cvt.s16.s8 139231c2 => ffffffc2  # SPEC §4")
+    c = ptx_cvt.parse_case("cvt.s16.s8 139231c2 => ffffffc2  # docs/semantics.md §4")
     assert (c.instruction, c.operands, c.operand_widths, c.dst_width) == ("cvt.s16.s8", [0x139231C2], [32], 32)
-    assert c.result == 0xFFFFFFC2 and c.comment == "SPEC §4" and c.coverage_class is None
+    assert c.result == 0xFFFFFFC2 and c.comment == "docs/semantics.md §4" and c.coverage_class is None
     assert str(c) == "cvt.s16.s8 139231c2 => ffffffc2"
     assert ptx_cvt.parse_case("   # only a comment") is None
     cases = ptx_cvt.parse_cases("# head\n\ncvt.rn.f16.f32 3f801000 => 3c00  # normal/normal/tie-even-down\n")

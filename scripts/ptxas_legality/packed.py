@@ -20,7 +20,7 @@ seeded sample (--sample) is re-run one spelling per file.
 
 Sets (see the TSV header):
   (a) grid: cvt{.rnd}{.relu}{.satfinite}.D.A for D in PACKED_D, A in SOURCES,
-      rnd in none rn rna rz rm rp rs, with the operand shape SPEC §2 implies and
+      rnd in none rn rna rz rm rp rs, with the operand shape docs/semantics.md §2 implies and
       natural register widths; every pair on the screen targets, live pairs
       (some spelling not rejected with "Unexpected instruction types") on
       every (target, version);
@@ -115,7 +115,7 @@ def spell(rnd, relu, sat, d, a, scaled=False):
 
 
 def implied_shape(d, a, rnd, scaled=False):
-    """Operand pattern SPEC §2 implies, natural widths."""
+    """Operand pattern docs/semantics.md §2 implies, natural widths."""
     ops = ["d:" + WIDTH[d]]
     if a == "f32" and d in X4:
         ops.append("{a,b,e,f}:b32")
@@ -498,7 +498,7 @@ def main():
         "#   on the screen targets for every pair, elsewhere only for the pairs where a scaled",
         "#   spelling was accepted on a screen target:",
         "#   %s;" % " ".join("%s.%s" % p for p in sorted(scaled_pairs)),
-        "#   operands as SPEC 2 implies, natural widths; all pairs on %s;" % ", ".join(
+        "#   operands as docs/semantics.md §2 implies, natural widths; all pairs on %s;" % ", ".join(
             "%s %s" % tv for tv in screen_tvs),
         "#   on the other targets/versions only the %d live pairs (some spelling on a screen" % len(live),
         "#   target not rejected with \"%s\");" % UNEXPECTED,

@@ -311,7 +311,7 @@ mod tests {
         assert_eq!(round(false, 1, -1000, 11, -24, Mode::Up).sig, 1);
     }
 
-    // Encodings from the SPEC §1 table.
+    // Encodings from the docs/semantics.md §1 table.
     #[test]
     fn codes_round_trip() {
         for f in [

@@ -5,7 +5,7 @@
 //! decode, (flush), round with the `u128` core (`arith::round`, the same
 //! decision as `round::decide`), apply .sat/.relu/overflow/.ftz, encode.
 //! Scalar forms are one lane; tf32 and the packed forms are lanes of the
-//! same path, packed high lane first (SPEC §5.11).
+//! same path, packed high lane first (docs/semantics.md §5.11).
 //!
 //! Scope: the **sm90 profile** only. Its choices on open questions come from
 //! the one place that records them (`Profile::answers`, `Profile::nan_out`,
@@ -324,7 +324,7 @@ impl Plan {
         self.eval(&[Operand { bits: a, width: self.c.atype.bits() }])
     }
 
-    /// Place a scalar (or tf32) type-width result in the destination register (SPEC §4).
+    /// Place a scalar (or tf32) type-width result in the destination register (docs/semantics.md §4).
     #[inline(always)]
     fn finish_scalar(&self, r: LaneOut) -> FastResult {
         match r {

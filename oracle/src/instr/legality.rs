@@ -155,11 +155,11 @@ fn rounding_rule(c: &Cvt) -> Result<(), Illegal> {
             "rounding-same-size",
             format!("{}: only integer rounding (.rni …) rounds to an integral value in the same format", arrow(c)),
         ),
-        // ptxas tolerates .rn/.rz/.rm/.rp on widening from bf16 (SPEC §3); the result is exact.
+        // ptxas tolerates .rn/.rz/.rm/.rp on widening from bf16 (docs/semantics.md §3); the result is exact.
         Family::Widen if r.is_some() && !(bf16(c.atype) && is(frnd)) => {
             no("rounding-widening", format!("{} is exact: a rounding modifier is not allowed", arrow(c)))
         }
-        // f16↔bf16 also assemble without a rounding modifier (SPEC §3).
+        // f16↔bf16 also assemble without a rounding modifier (docs/semantics.md §3).
         Family::Narrow if !is(frnd) && !(r.is_none() && c.atype.bits() == 16 && c.dtype.bits() == 16) => {
             no("rounding-required-frnd", format!("{} can lose precision: it needs .rn, .rz, .rm or .rp", arrow(c)))
         }
@@ -211,7 +211,7 @@ fn check_form(c: &Cvt) -> Result<(), Illegal> {
     Ok(())
 }
 
-/// Register widths (SPEC §4): wider registers are allowed, except when bf16
+/// Register widths (docs/semantics.md §4): wider registers are allowed, except when bf16
 /// is involved: then ptxas wants both registers exactly as wide as their types.
 pub fn check_regs(c: &Cvt, regs: Regs) -> Result<(), Illegal> {
     let bf16 = c.dtype == Type::Bf16 || c.atype == Type::Bf16;
@@ -250,7 +250,7 @@ fn check_gates(c: &Cvt, target: Option<Target>, version: Option<PtxVersion>) -> 
     Ok(())
 }
 
-/// The (target, PTX version) a legal form first appeared with, and why (SPEC §3).
+/// The (target, PTX version) a legal form first appeared with, and why (docs/semantics.md §3).
 fn gate(c: &Cvt) -> (u32, PtxVersion, &'static str) {
     let v = PtxVersion::new;
     let bf16 = c.atype == Type::Bf16 || c.dtype == Type::Bf16;

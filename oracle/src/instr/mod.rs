@@ -75,7 +75,7 @@ const TYPES: [(Type, &str, Format, u32, u32); 34] = [
     (Type::Bf16x2, "bf16x2", Format::Bf16, 2, 16),
     (Type::E4m3x2, "e4m3x2", Format::E4m3, 2, 8),
     (Type::E5m2x2, "e5m2x2", Format::E5m2, 2, 8),
-    // 6-bit lanes sit in bits 5:0 of a byte (SPEC §5.11).
+    // 6-bit lanes sit in bits 5:0 of a byte (docs/semantics.md §5.11).
     (Type::E2m3x2, "e2m3x2", Format::E2m3, 2, 8),
     (Type::E3m2x2, "e3m2x2", Format::E3m2, 2, 8),
     (Type::E2m1x2, "e2m1x2", Format::E2m1, 2, 4),
@@ -357,7 +357,7 @@ impl Shape {
 
 /// Operands of a form: one source, or one f32 (s32 for `cvt.pack`) per lane
 /// of a packed result (`a` is the high lane), then `c` for the narrow
-/// `cvt.pack` forms and `rbits` for `.rs` (SPEC §2).
+/// `cvt.pack` forms and `rbits` for `.rs` (docs/semantics.md §2).
 pub fn shape(c: &Cvt) -> Shape {
     let (mut names, mut srcs): (Vec<&'static str>, Vec<u32>) = if c.atype.is_packed() || !c.dtype.is_packed() {
         (vec!["a"], vec![c.atype.bits()])

@@ -1,4 +1,4 @@
-//! The tf32 and packed forms (PTX Table 16, SPEC §2): which spellings exist,
+//! The tf32 and packed forms (PTX Table 16, docs/semantics.md §2): which spellings exist,
 //! their operands, and the targets that have them. One row per form family.
 
 use super::target::Suffix;
@@ -80,7 +80,7 @@ const fn form(
     Form { dtypes, atypes, roundings, satfinite, relu, gates, satfinite_gate: None }
 }
 
-/// Every tf32/packed form: SPEC §2, corrected by what ptxas 13.5 accepts
+/// Every tf32/packed form: docs/semantics.md §2, corrected by what ptxas 13.5 accepts
 /// (tests/data/ptxas-legality-packed.md).
 pub const FORMS: &[Form] = &[
     // f16x2/bf16x2 from two f32.
@@ -107,7 +107,7 @@ pub const FORMS: &[Form] = &[
     form(FP6FP4X2, &[F16x2, Bf16x2], &[Rn], Req::Required, true, &[(SM100_PLUS, (9, 1))]),
     form(NARROW_X2, &[F32, F16x2, Bf16x2], &[Rz], Req::Required, true, &[(SM107, (9, 4))]),
     form(&[F16x2], FP6FP4X2, &[Rn], Req::Absent, true, &[(SM100_PLUS, (8, 6))]),
-    // bf16x2 from the narrow pairs (not in SPEC §2; ptxas 13.5, PTX 9.2).
+    // bf16x2 from the narrow pairs (not in docs/semantics.md §2; ptxas 13.5, PTX 9.2).
     form(&[Bf16x2], NARROW_X2, &[Rn], Req::Optional, true, &[(SM100_PLUS, (9, 2))]),
     // ue8m0 scale factors: no .relu.
     form(&[Ue8m0x2], &[F32, Bf16x2], &[Rz, Rp], Req::Optional, false, &[(SM100_PLUS, (8, 6))]),

@@ -1,5 +1,5 @@
 //! Parsing `cvt` spellings the way ptxas reads them: modifiers in any order,
-//! before or after the types (SPEC §3); the first type is the destination.
+//! before or after the types (docs/semantics.md §3); the first type is the destination.
 
 use std::fmt;
 
@@ -62,7 +62,7 @@ pub fn parse(text: &str) -> Result<Cvt, ParseError> {
             match tok {
                 "ftz" if c.ftz => return err("`.ftz` given twice (ptxas rejects a repeated .ftz)"),
                 "ftz" => c.ftz = true,
-                // ptxas tolerates repeated .sat / .satfinite / .relu (SPEC §3).
+                // ptxas tolerates repeated .sat / .satfinite / .relu (docs/semantics.md §3).
                 "sat" => c.sat = true,
                 "satfinite" => c.satfinite = true,
                 "relu" => c.relu = true,
@@ -133,7 +133,7 @@ mod tests {
 
     #[test]
     fn orders_and_canonical_print() {
-        // SPEC §3: ptxas 13.5 accepts modifiers after the types.
+        // docs/semantics.md §3: ptxas 13.5 accepts modifiers after the types.
         let c = parse("cvt.s8.f32.rni.ftz.sat").unwrap();
         assert_eq!(c.to_string(), "cvt.rni.ftz.sat.s8.f32");
         assert_eq!(parse("cvt.sat.sat.rni.s8.f32").unwrap().to_string(), "cvt.rni.sat.s8.f32");
