@@ -15,9 +15,6 @@ use ptx_cvt_harness::shared_lib;
 use ptx_cvt_harness::{Answer, FastEngine, Implementation};
 
 pub mod parse;
-/// The loader of `ptx-cvt fuzz --target-lib`, compiled here from the command
-/// line's source (the fuzz crate cannot depend on a binary crate): one loader,
-/// one contract (`capi/include/ptx_cvt_impl.h`).
 
 /// The raw fuzzer input of the `cvt` target; [`Raw::decode`] makes it a case.
 #[derive(Arbitrary, Clone)]

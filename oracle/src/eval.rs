@@ -724,9 +724,9 @@ impl<'a> Ctx<'a> {
                 (Grid::float(l), rule)
             }
         };
-        let r = round(neg, &mag, grid, self.mode());
-        self.note_rounding(rule, neg, &mag, &r);
-        self.finish_float(neg, &mag, r)
+        let r = round(neg, mag, grid, self.mode());
+        self.note_rounding(rule, neg, mag, &r);
+        self.finish_float(neg, mag, r)
     }
 
     fn inf(&mut self, neg: bool) -> TypeResult {

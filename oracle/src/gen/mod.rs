@@ -279,6 +279,7 @@ impl SeededRng {
     pub fn new(seed: u64) -> SeededRng {
         SeededRng(ChaCha8Rng::seed_from_u64(seed))
     }
+    #[allow(clippy::should_implement_trait)] // an infinite stream: no Option to return
     pub fn next(&mut self) -> u64 {
         self.0.next_u64()
     }

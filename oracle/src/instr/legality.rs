@@ -160,7 +160,7 @@ fn rounding_rule(c: &Cvt) -> Result<(), Illegal> {
             no("rounding-widening", format!("{} is exact: a rounding modifier is not allowed", arrow(c)))
         }
         // f16↔bf16 also assemble without a rounding modifier (docs/semantics.md §3).
-        Family::Narrow if !is(frnd) && !(r.is_none() && c.atype.bits() == 16 && c.dtype.bits() == 16) => {
+        Family::Narrow if !is(frnd) && (r.is_some() || c.atype.bits() != 16 || c.dtype.bits() != 16) => {
             no("rounding-required-frnd", format!("{} can lose precision: it needs .rn, .rz, .rm or .rp", arrow(c)))
         }
         _ => Ok(()),

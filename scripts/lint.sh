@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The habits CI enforces: formatting (rustfmt.toml), clippy with warnings as
+# errors (the workspace, the fuzz crate, the bench crate's library), and
+# rustdoc without warnings. Run after scripts/bootstrap.sh (GMP needs m4).
+# The bench crate's benchmarks are not linted: SoftFloat needs cmake.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+scripts/bootstrap.sh
+echo "lint: cargo fmt --check" >&2
+cargo fmt --all --check
+(cd fuzz && cargo fmt --check)
+(cd bench && cargo fmt --check)
+echo "lint: cargo clippy -D warnings" >&2
+cargo clippy --workspace --all-targets --locked -- -D warnings
+(cd fuzz && cargo clippy --all-targets --locked -- -D warnings)
+(cd bench && cargo clippy --lib --locked -- -D warnings)
+echo "lint: cargo doc (warnings are errors)" >&2
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+echo "lint: all clean" >&2
