@@ -25,11 +25,34 @@ pub struct Operand {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Step {
     pub rule: Rule,
+    /// What it did, for people (the wording may change between versions).
     pub detail: String,
+    /// What it did, for programs (coverage classes, rule attribution).
+    pub event: Event,
     /// For rounding steps: where the value sat and which way it went.
     pub rounding: Option<RoundEvent>,
     /// The lane this step belongs to (empty for scalar forms).
     pub lane: &'static str,
+}
+
+/// What a step did, where its rule alone does not say: the structured twin
+/// of the step's text, which programs read instead of the wording.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The rule says it all.
+    Applied,
+    /// int→int without `.sat`: the source is wider, the low bits are kept.
+    Chop,
+    /// int→int without `.sat`: a narrower signed source, sign-extended.
+    SignExtend,
+    /// int→int without `.sat`: a narrower unsigned source, zero-extended.
+    ZeroExtend,
+    /// int→int without `.sat`: the same width, the bits reinterpreted.
+    SameWidth,
+    /// A saturating rule found the value in range.
+    InRange,
+    /// A saturating rule clamped the value.
+    Clamped,
 }
 
 /// What a rounding step did, for coverage classes.
@@ -194,6 +217,7 @@ fn explore(
                     if tracing {
                         trace.push(Step {
                             rule: q.rule(),
+                            event: Event::Applied,
                             detail: format!(
                                 "the ISA profile also accepts {} (the other answer to this open question)",
                                 alt.set
@@ -300,12 +324,16 @@ mutants! {
     PackCAtBit16 "cvt.pack puts c's bits from bit 16 up whatever the lane width";
 }
 
-/// Record a step of the trace; its text is built only when tracing.
+/// Record a step of the trace (with an [`Event`] where the rule alone does
+/// not say what happened); its text is built only when tracing.
 macro_rules! note {
     ($cx:expr, $rule:expr, $detail:expr $(,)?) => {
+        note!($cx, $rule, $detail; Event::Applied)
+    };
+    ($cx:expr, $rule:expr, $detail:expr; $event:expr) => {
         if $cx.tracing {
             let detail: String = ($detail).into();
-            $cx.push_step($rule, detail);
+            $cx.push_step($rule, detail, $event);
         }
     };
 }
@@ -482,9 +510,9 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn push_step(&mut self, rule: Rule, detail: String) {
+    fn push_step(&mut self, rule: Rule, detail: String, event: Event) {
         let detail = if self.lane.is_empty() { detail } else { format!("[{}] {}", self.lane, detail) };
-        self.trace.push(Step { rule, detail, rounding: None, lane: self.lane });
+        self.trace.push(Step { rule, detail, event, rounding: None, lane: self.lane });
     }
 
     fn ask(&mut self, q: Question) -> bool {
@@ -511,25 +539,29 @@ impl<'a> Ctx<'a> {
         if self.c.sat && !self.is(Mutant::IntSatIgnored) {
             let (lo, hi) = d.format().int_bounds().unwrap();
             let clamped = i.clone().clamp(lo, hi);
+            let event = if clamped == i { Event::InRange } else { Event::Clamped };
             let what = if clamped == i { "in range, unchanged".to_string() } else { format!("clamped to {clamped}") };
             if d.is_pack() {
-                note!(self, Rule::PackSat, format!("{i} → {} range [{lo}, {hi}]: {what}", d.name()));
+                note!(self, Rule::PackSat, format!("{i} → {} range [{lo}, {hi}]: {what}", d.name()); event);
             } else {
-                note!(self, Rule::IntSatClamp, format!("{i} → {} range: {what}", d.name()));
+                note!(self, Rule::IntSatClamp, format!("{i} → {} range: {what}", d.name()); event);
             }
             return TypeResult::Bits(encode::encode_int(d.format(), &clamped));
         }
         let (ab, db) = (self.c.atype.bits(), d.bits());
-        let how = match ab.cmp(&db) {
-            std::cmp::Ordering::Greater => "chop to the low bits",
-            std::cmp::Ordering::Less if self.c.atype.format().is_signed_int() => "sign-extend",
-            std::cmp::Ordering::Less => "zero-extend",
-            std::cmp::Ordering::Equal => "reinterpret the bits",
+        let (event, how) = match ab.cmp(&db) {
+            std::cmp::Ordering::Greater => (Event::Chop, "chop to the low bits"),
+            std::cmp::Ordering::Less if self.c.atype.format().is_signed_int() => (Event::SignExtend, "sign-extend"),
+            std::cmp::Ordering::Less => (Event::ZeroExtend, "zero-extend"),
+            std::cmp::Ordering::Equal => (Event::SameWidth, "reinterpret the bits"),
         };
-        let i =
-            if self.is(Mutant::SextAsZext) && how == "sign-extend" { Integer::from(encode::wrap(&i, ab)) } else { i };
+        let i = if self.is(Mutant::SextAsZext) && event == Event::SignExtend {
+            Integer::from(encode::wrap(&i, ab))
+        } else {
+            i
+        };
         let bits = encode::wrap(&i, db);
-        note!(self, Rule::IntWrap, format!("{how}: {} {}", d.name(), fmt_hex(bits, db)));
+        note!(self, Rule::IntWrap, format!("{how}: {} {}", d.name(), fmt_hex(bits, db)); event);
         TypeResult::Bits(bits)
     }
 

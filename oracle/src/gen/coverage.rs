@@ -4,7 +4,7 @@
 //! oracle's own trace, so every named rule shows up as an event.
 
 use crate::accept::{width_mask, Alt};
-use crate::eval::{Outcome, Step};
+use crate::eval::{Event, Outcome, Step};
 use crate::exact::{decode, is_subnormal, Value};
 use crate::format::Format;
 use crate::instr::Cvt;
@@ -67,7 +67,7 @@ fn rule_event(s: &Step) -> Option<&'static str> {
         SatFinite => "satfinite-clamp",
         SatClamp => "sat-clamp",
         SatNegZero => "sat-neg-zero",
-        IntSatClamp if s.detail.contains("clamped") => "sat-clamp",
+        IntSatClamp if s.event == Event::Clamped => "sat-clamp",
         Relu => "relu",
         ReluNegZero => "relu-neg-zero",
         FtzInput | FtzOutput => "ftz-flush",
@@ -95,10 +95,10 @@ fn rounding_event(s: &Step) -> Option<&'static str> {
 }
 
 fn wrap_event(s: &Step) -> Option<&'static str> {
-    (s.rule == Rule::IntWrap).then(|| match s.detail.split(':').next().unwrap_or("") {
-        "chop to the low bits" => "chop",
-        "sign-extend" => "sext",
-        "zero-extend" => "zext",
+    (s.rule == Rule::IntWrap).then(|| match s.event {
+        Event::Chop => "chop",
+        Event::SignExtend => "sext",
+        Event::ZeroExtend => "zext",
         _ => "same-width",
     })
 }
@@ -109,7 +109,7 @@ fn wrap_event(s: &Step) -> Option<&'static str> {
 fn pack_class(c: &Cvt, o: &Outcome) -> String {
     let lane = |name: &str| {
         let input = o.inputs.iter().find(|(n, _)| *n == name).map(|(_, v)| v);
-        let clamped = o.trace.iter().any(|s| s.rule == Rule::PackSat && s.lane == name && s.detail.contains("clamped"));
+        let clamped = o.trace.iter().any(|s| s.rule == Rule::PackSat && s.lane == name && s.event == Event::Clamped);
         let event = match input {
             Some(v) if clamped && v.is_negative() => "sat-lo",
             Some(_) if clamped => "sat-hi",

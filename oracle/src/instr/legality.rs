@@ -6,10 +6,67 @@ use std::fmt;
 
 use super::{packed, Cvt, Family, PtxVersion, Regs, Rounding, Target, Type, REG_WIDTHS};
 
+/// The legality rules, each with its stable name (`[rule NAME]` in messages;
+/// `docs/semantics.md` §8.2 states each one).
+macro_rules! legality_rules {
+    ($($v:ident $name:literal,)*) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum LegalityRule { $($v,)* }
+
+        impl LegalityRule {
+            /// Every legality rule, in declaration order.
+            pub const ALL: &'static [LegalityRule] = &[$(LegalityRule::$v,)*];
+            /// The stable name, e.g. `sat-superset`.
+            pub fn name(self) -> &'static str {
+                match self { $(LegalityRule::$v => $name,)* }
+            }
+        }
+    };
+}
+
+legality_rules! {
+    TargetVersion "target-version",
+    PackedModifier "packed-modifier",
+    PackedTypes "packed-types",
+    PackedRounding "packed-rounding",
+    SatfiniteRequired "satfinite-required",
+    SatfiniteAbsent "satfinite-absent",
+    ReluAbsent "relu-absent",
+    RegisterPackedExact "register-packed-exact",
+    PackedGate "packed-gate",
+    PackTypes "pack-types",
+    PackSatRequired "pack-sat-required",
+    PackModifier "pack-modifier",
+    RegisterPackExact "register-pack-exact",
+    RoundingPackedOnly "rounding-packed-only",
+    RoundingIntToInt "rounding-int-to-int",
+    RoundingRequiredFrnd "rounding-required-frnd",
+    RoundingRequiredIrnd "rounding-required-irnd",
+    RoundingSameSize "rounding-same-size",
+    RoundingWidening "rounding-widening",
+    SatBf16 "sat-bf16",
+    SatSuperset "sat-superset",
+    FtzNeedsF32 "ftz-needs-f32",
+    ReluSatfiniteTypes "relu-satfinite-types",
+    ReluSatfiniteRounding "relu-satfinite-rounding",
+    ReluSatfiniteCombination "relu-satfinite-combination",
+    RegisterWidth "register-width",
+    RegisterNarrow "register-narrow",
+    RegisterBf16Exact "register-bf16-exact",
+    TargetGate "target-gate",
+    VersionGate "version-gate",
+}
+
+impl fmt::Display for LegalityRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Illegal {
-    /// Stable rule name, e.g. `sat-superset`.
-    pub rule: &'static str,
+    /// The rule broken, e.g. [`LegalityRule::SatSuperset`] (`sat-superset`).
+    pub rule: LegalityRule,
     pub message: String,
 }
 
@@ -21,7 +78,7 @@ impl fmt::Display for Illegal {
 
 impl std::error::Error for Illegal {}
 
-fn no(rule: &'static str, message: impl Into<String>) -> Result<(), Illegal> {
+fn no(rule: LegalityRule, message: impl Into<String>) -> Result<(), Illegal> {
     Err(Illegal { rule, message: message.into() })
 }
 
@@ -44,7 +101,7 @@ fn check_target_version(target: Option<Target>, version: Option<PtxVersion>) -> 
     if let (Some(t), Some(v)) = (target, version) {
         if let Some(min) = t.min_version() {
             if v < min {
-                return no("target-version", format!("target {t} needs PTX ISA {min} or later, not {v}"));
+                return no(LegalityRule::TargetVersion, format!("target {t} needs PTX ISA {min} or later, not {v}"));
             }
         }
     }
@@ -55,40 +112,45 @@ fn check_target_version(target: Option<Target>, version: Option<PtxVersion>) -> 
 fn check_packed(c: &Cvt, regs: Regs, t: Option<Target>, v: Option<PtxVersion>) -> Result<(), Illegal> {
     if c.ftz || c.sat {
         let m = if c.ftz { "ftz" } else { "sat" };
-        return no("packed-modifier", format!("`.{m}` does not exist for {} (use .satfinite/.relu)", arrow(c)));
+        return no(
+            LegalityRule::PackedModifier,
+            format!("`.{m}` does not exist for {} (use .satfinite/.relu)", arrow(c)),
+        );
     }
     let forms: Vec<&packed::Form> = packed::forms_for(c).collect();
     if forms.is_empty() {
-        return no("packed-types", format!("no cvt form converts {} to {}", c.atype.name(), c.dtype.name()));
+        return no(LegalityRule::PackedTypes, format!("no cvt form converts {} to {}", c.atype.name(), c.dtype.name()));
     }
     let Some(form) = forms.iter().find(|f| c.rounding.is_some_and(|r| f.roundings.contains(&r))) else {
         let allowed: Vec<String> =
             forms.iter().flat_map(|f| f.roundings.iter().map(|r| format!(".{}", r.name()))).collect();
-        return no("packed-rounding", format!("{} takes {}", arrow(c), allowed.join(" or ")));
+        return no(LegalityRule::PackedRounding, format!("{} takes {}", arrow(c), allowed.join(" or ")));
     };
     match (form.satfinite, c.satfinite) {
-        (packed::Req::Required, false) => return no("satfinite-required", format!("{c} needs `.satfinite`")),
+        (packed::Req::Required, false) => {
+            return no(LegalityRule::SatfiniteRequired, format!("{c} needs `.satfinite`"))
+        }
         (packed::Req::Absent, true) => {
-            return no("satfinite-absent", format!("`.satfinite` does not exist for {}", arrow(c)))
+            return no(LegalityRule::SatfiniteAbsent, format!("`.satfinite` does not exist for {}", arrow(c)))
         }
         _ => {}
     }
     if c.relu && !form.relu {
-        return no("relu-absent", format!("`.relu` does not exist for {c}"));
+        return no(LegalityRule::ReluAbsent, format!("`.relu` does not exist for {c}"));
     }
     if !packed::width_ok(c, None, regs.dst) || !packed::width_ok(c, Some(0), regs.src) {
         let shape = super::shape(c);
         return no(
-            "register-packed-exact",
+            LegalityRule::RegisterPackedExact,
             format!("{c} needs a {}-bit destination and {} source registers", c.dtype.bits(), shape.describe()),
         );
     }
     if !packed::gate_ok(form.gates, t, v) {
-        return no("packed-gate", format!("{c} needs {}", packed::describe_gates(form.gates)));
+        return no(LegalityRule::PackedGate, format!("{c} needs {}", packed::describe_gates(form.gates)));
     }
     if let Some(g) = form.satfinite_gate.filter(|_| c.satfinite) {
         if !packed::gate_ok(&[g], t, v) {
-            return no("packed-gate", format!("`.satfinite` on {c} needs {}", packed::describe_gates(&[g])));
+            return no(LegalityRule::PackedGate, format!("`.satfinite` on {c} needs {}", packed::describe_gates(&[g])));
         }
     }
     Ok(())
@@ -100,22 +162,22 @@ fn check_packed(c: &Cvt, regs: Regs, t: Option<Target>, v: Option<PtxVersion>) -
 /// bits is unknown, so the oracle keeps to 32 (tests/data/ptxas-legality-pack.md).
 fn check_pack(c: &Cvt, regs: Regs, t: Option<Target>, v: Option<PtxVersion>) -> Result<(), Illegal> {
     if c.atype != Type::S32 || !c.dtype.is_pack() {
-        return no("pack-types", format!("cvt.pack converts s32 sources to a pack type, not {}", arrow(c)));
+        return no(LegalityRule::PackTypes, format!("cvt.pack converts s32 sources to a pack type, not {}", arrow(c)));
     }
     if !c.sat {
-        return no("pack-sat-required", format!("{c} needs `.sat` (cvt.pack always saturates)"));
+        return no(LegalityRule::PackSatRequired, format!("{c} needs `.sat` (cvt.pack always saturates)"));
     }
     if c.rounding.is_some() || c.ftz || c.relu || c.satfinite {
-        return no("pack-modifier", format!("cvt.pack takes only `.sat`, not the modifiers of {c}"));
+        return no(LegalityRule::PackModifier, format!("cvt.pack takes only `.sat`, not the modifiers of {c}"));
     }
     if regs.dst != 32 || regs.src != 32 {
         return no(
-            "register-pack-exact",
+            LegalityRule::RegisterPackExact,
             format!("{c} needs 32-bit registers for d and {}", super::shape(c).describe()),
         );
     }
     if !packed::gate_ok(PACK_GATES, t, v) {
-        return no("packed-gate", format!("{c} needs {}", packed::describe_gates(PACK_GATES)));
+        return no(LegalityRule::PackedGate, format!("{c} needs {}", packed::describe_gates(PACK_GATES)));
     }
     Ok(())
 }
@@ -135,34 +197,36 @@ fn rounding_rule(c: &Cvt) -> Result<(), Illegal> {
     let bf16 = |t: Type| t == Type::Bf16;
     if let Some(x @ (Rounding::Rna | Rounding::Rs)) = r {
         return no(
-            "rounding-packed-only",
+            LegalityRule::RoundingPackedOnly,
             format!("`.{}` exists only for the tf32 and packed forms, not {}", x.name(), arrow(c)),
         );
     }
     match c.family() {
-        Family::IntToInt if r.is_some() => {
-            no("rounding-int-to-int", format!("{} is exact or a chop: a rounding modifier is not allowed", arrow(c)))
-        }
+        Family::IntToInt if r.is_some() => no(
+            LegalityRule::RoundingIntToInt,
+            format!("{} is exact or a chop: a rounding modifier is not allowed", arrow(c)),
+        ),
         Family::IntToFloat if !is(frnd) => no(
-            "rounding-required-frnd",
+            LegalityRule::RoundingRequiredFrnd,
             format!("{} needs a float rounding modifier (.rn .rz .rm .rp), even when exact", arrow(c)),
         ),
         Family::FloatToInt if !is(Rounding::is_integer) => no(
-            "rounding-required-irnd",
+            LegalityRule::RoundingRequiredIrnd,
             format!("{} needs an integer rounding modifier (.rni .rzi .rmi .rpi)", arrow(c)),
         ),
         Family::SameFloat if is(frnd) => no(
-            "rounding-same-size",
+            LegalityRule::RoundingSameSize,
             format!("{}: only integer rounding (.rni …) rounds to an integral value in the same format", arrow(c)),
         ),
         // ptxas tolerates .rn/.rz/.rm/.rp on widening from bf16 (docs/semantics.md §3); the result is exact.
         Family::Widen if r.is_some() && !(bf16(c.atype) && is(frnd)) => {
-            no("rounding-widening", format!("{} is exact: a rounding modifier is not allowed", arrow(c)))
+            no(LegalityRule::RoundingWidening, format!("{} is exact: a rounding modifier is not allowed", arrow(c)))
         }
         // f16↔bf16 also assemble without a rounding modifier (docs/semantics.md §3).
-        Family::Narrow if !is(frnd) && (r.is_some() || c.atype.bits() != 16 || c.dtype.bits() != 16) => {
-            no("rounding-required-frnd", format!("{} can lose precision: it needs .rn, .rz, .rm or .rp", arrow(c)))
-        }
+        Family::Narrow if !is(frnd) && (r.is_some() || c.atype.bits() != 16 || c.dtype.bits() != 16) => no(
+            LegalityRule::RoundingRequiredFrnd,
+            format!("{} can lose precision: it needs .rn, .rz, .rm or .rp", arrow(c)),
+        ),
         _ => Ok(()),
     }
 }
@@ -172,14 +236,14 @@ fn sat_rule(c: &Cvt) -> Result<(), Illegal> {
         return Ok(());
     }
     if c.atype == Type::Bf16 || c.dtype == Type::Bf16 {
-        return no("sat-bf16", format!("`.sat` is not allowed with bf16 ({})", arrow(c)));
+        return no(LegalityRule::SatBf16, format!("`.sat` is not allowed with bf16 ({})", arrow(c)));
     }
     if c.family() == Family::IntToInt {
         let (smin, smax) = c.atype.format().int_range().unwrap();
         let (dmin, dmax) = c.dtype.format().int_range().unwrap();
         if dmin <= smin && smax <= dmax {
             return no(
-                "sat-superset",
+                LegalityRule::SatSuperset,
                 format!("`.sat` is not allowed: {} can hold every {} value", c.dtype.name(), c.atype.name()),
             );
         }
@@ -190,23 +254,29 @@ fn sat_rule(c: &Cvt) -> Result<(), Illegal> {
 fn check_form(c: &Cvt) -> Result<(), Illegal> {
     rounding_rule(c)?;
     if c.ftz && c.dtype != Type::F32 && c.atype != Type::F32 {
-        return no("ftz-needs-f32", format!("`.ftz` needs f32 as source or destination type, not {}", arrow(c)));
+        return no(
+            LegalityRule::FtzNeedsF32,
+            format!("`.ftz` needs f32 as source or destination type, not {}", arrow(c)),
+        );
     }
     sat_rule(c)?;
     let f16_from_f32 = c.atype == Type::F32 && matches!(c.dtype, Type::F16 | Type::Bf16);
     if (c.relu || c.satfinite) && !f16_from_f32 {
         let m = if c.relu { "relu" } else { "satfinite" };
         return no(
-            "relu-satfinite-types",
+            LegalityRule::ReluSatfiniteTypes,
             format!("`.{m}` on a scalar cvt exists only for f16/bf16 from f32, not {}", arrow(c)),
         );
     }
     if (c.relu || c.satfinite) && !matches!(c.rounding, Some(Rounding::Rn | Rounding::Rz)) {
-        return no("relu-satfinite-rounding", "`.relu`/`.satfinite` forms take .rn or .rz");
+        return no(LegalityRule::ReluSatfiniteRounding, "`.relu`/`.satfinite` forms take .rn or .rz");
     }
     if (c.relu || c.satfinite) && (c.ftz || c.sat) {
         let m = if c.ftz { "ftz" } else { "sat" };
-        return no("relu-satfinite-combination", format!("`.{m}` cannot be combined with `.relu`/`.satfinite`"));
+        return no(
+            LegalityRule::ReluSatfiniteCombination,
+            format!("`.{m}` cannot be combined with `.relu`/`.satfinite`"),
+        );
     }
     Ok(())
 }
@@ -218,16 +288,16 @@ pub fn check_regs(c: &Cvt, regs: Regs) -> Result<(), Illegal> {
     for (role, t, w) in [("destination", c.dtype, regs.dst), ("source", c.atype, regs.src)] {
         if !REG_WIDTHS.contains(&w) {
             return no(
-                "register-width",
+                LegalityRule::RegisterWidth,
                 format!("{role} register of {w} bits: PTX registers have 8, 16, 32 or 64 bits"),
             );
         }
         if w < t.bits() {
-            return no("register-narrow", format!("{role} register of {w} bits cannot hold a {}", t.name()));
+            return no(LegalityRule::RegisterNarrow, format!("{role} register of {w} bits cannot hold a {}", t.name()));
         }
         if bf16 && w != t.bits() {
             return no(
-                "register-bf16-exact",
+                LegalityRule::RegisterBf16Exact,
                 format!("with bf16 ({}), the {role} register must be exactly {} bits, not {w}", arrow(c), t.bits()),
             );
         }
@@ -239,12 +309,12 @@ fn check_gates(c: &Cvt, target: Option<Target>, version: Option<PtxVersion>) -> 
     let (need_sm, need_ptx, what) = gate(c);
     if let Some(t) = target {
         if !t.at_least(need_sm) {
-            return no("target-gate", format!("{c} needs sm_{need_sm} or later ({what}), not {t}"));
+            return no(LegalityRule::TargetGate, format!("{c} needs sm_{need_sm} or later ({what}), not {t}"));
         }
     }
     if let Some(v) = version {
         if v < need_ptx {
-            return no("version-gate", format!("{c} needs PTX ISA {need_ptx} or later ({what}), not {v}"));
+            return no(LegalityRule::VersionGate, format!("{c} needs PTX ISA {need_ptx} or later ({what}), not {v}"));
         }
     }
     Ok(())

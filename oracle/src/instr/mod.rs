@@ -8,7 +8,7 @@ mod target;
 
 use std::fmt;
 
-pub use legality::{check, Illegal};
+pub use legality::{check, Illegal, LegalityRule};
 pub use parse::{parse, ParseError};
 pub use target::{PtxVersion, Target, TargetError};
 
