@@ -95,12 +95,13 @@ fn rounding_event(s: &Step) -> Option<&'static str> {
 }
 
 fn wrap_event(s: &Step) -> Option<&'static str> {
-    (s.rule == Rule::IntWrap).then(|| match s.event {
+    let event = match s.event {
         Event::Chop => "chop",
         Event::SignExtend => "sext",
         Event::ZeroExtend => "zext",
         _ => "same-width",
-    })
+    };
+    (s.rule == Rule::IntWrap).then_some(event)
 }
 
 /// cvt.pack: `<a input>:<b input>/pack/<a event>:<b event>/<c>`, the events
