@@ -285,7 +285,7 @@ fn seeded_random_inputs_for_wider_sources() {
             let ops: Vec<Operand> = shape
                 .srcs
                 .iter()
-                .zip(&shape.names)
+                .zip(shape.names)
                 .map(|(&sw, name)| {
                     if *name == "rbits" {
                         return Operand { bits: rng.next() & 0xffff_ffff, width: 32 };
@@ -412,7 +412,7 @@ fn forms_of_other_targets() {
             let ops: Vec<Operand> = shape
                 .srcs
                 .iter()
-                .zip(&shape.names)
+                .zip(shape.names)
                 .map(|(&sw, name)| {
                     rest -= sw;
                     let bits = match (total <= 16, *name) {

@@ -90,7 +90,7 @@ fn full_16_bit_sweeps_match_the_exact_engine() {
     // unpacks a 16-bit packed source.
     for spelling in ["cvt.f32.f16", "cvt.rn.f16.bf16", "cvt.rzi.s32.f16", "cvt.rn.f16x2.e4m3x2"] {
         let c = parse(spelling).unwrap();
-        assert_eq!(instr::shape(&c).srcs, [16], "{spelling}");
+        assert_eq!(*instr::shape(&c).srcs, [16], "{spelling}");
         let r = sweep(&[spelling]);
         r.expect(0);
         assert!(r.out.contains("65536 inputs evaluated, 0 mismatches"), "{}", r.out);

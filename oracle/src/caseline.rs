@@ -8,8 +8,8 @@
 use std::fmt;
 
 use crate::accept::{clip_to, parse_hex, AcceptSet, Alt};
-use crate::eval::{fmt_hex, Operand};
 use crate::instr::{parse, Cvt};
+use crate::operand::{fmt_hex, Operand};
 
 /// One parsed case line.
 #[derive(Clone, Debug, PartialEq, Eq)]

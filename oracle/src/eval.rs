@@ -10,16 +10,11 @@ use crate::accept::{width_mask, AcceptSet, Alt, LaneSet};
 use crate::encode::{self, fit, Fit, Overflow};
 use crate::exact::{decode, is_subnormal, Dyadic, Nan, Value};
 use crate::format::Format;
-use crate::instr::{self, Cvt, Family, Illegal, Regs, Type};
+use crate::instr::{self, Cvt, Family, Regs, Type};
+use crate::operand::{check_packed_widths, operand_count_error};
+pub use crate::operand::{fmt_hex, EvalError, Operand};
 use crate::policy::{self, Answers, NanOut, Profile, Question, Rule};
 use crate::round::{round, Grid, Mode, Rounded};
-
-/// A source operand: its bits and the width of the register holding them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Operand {
-    pub bits: u64,
-    pub width: u32,
-}
 
 /// One rule that fired, with what it did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,23 +92,6 @@ impl Outcome {
             .unwrap_or(Rule::Decode)
     }
 }
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EvalError {
-    Illegal(Illegal),
-    Operands(String),
-}
-
-impl fmt::Display for EvalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EvalError::Illegal(i) => write!(f, "{i}"),
-            EvalError::Operands(s) => f.write_str(s),
-        }
-    }
-}
-
-impl std::error::Error for EvalError {}
 
 /// Evaluate `c` on its operands, writing a register of `dst_width` bits,
 /// with the trace of every rule that fired.
@@ -236,34 +214,6 @@ fn explore(
 }
 
 /// The error for a wrong number of source operands (shared with the fast engine).
-pub(crate) fn operand_count_error(c: &Cvt, got: usize) -> EvalError {
-    let shape = instr::shape(c);
-    let n = shape.srcs.len();
-    EvalError::Operands(format!(
-        "{c} takes {n} source operand{} ({}), got {got}",
-        if n == 1 { "" } else { "s" },
-        shape.describe()
-    ))
-}
-
-/// Packed forms take registers of exactly their operands' widths (shared with the fast engine).
-pub(crate) fn check_packed_widths(c: &Cvt, srcs: &[Operand]) -> Result<(), EvalError> {
-    if c.is_scalar() {
-        return Ok(());
-    }
-    for (i, (o, want)) in srcs.iter().zip(&instr::shape(c).srcs).enumerate() {
-        if !instr::packed::width_ok(c, Some(i), o.width) {
-            return Err(EvalError::Operands(format!(
-                "operand {} of {c} needs a {want}-bit register ({} hex digits), got {} bits",
-                i + 1,
-                want / 4,
-                o.width
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// Evaluate with one deliberate bug, for mutation testing of vector sets.
 #[doc(hidden)]
 pub fn evaluate_mutant(
@@ -933,9 +883,4 @@ fn lane_names(c: &Cvt) -> &'static [&'static str] {
         (false, 4) => &["f", "e", "b", "a"],
         (false, _) => &["b", "a"],
     }
-}
-
-/// Zero-padded hex for a register width.
-pub fn fmt_hex(bits: u64, width: u32) -> String {
-    format!("{bits:0w$x}", w = width.div_ceil(4) as usize)
 }

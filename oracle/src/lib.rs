@@ -47,6 +47,7 @@ pub mod fast;
 pub mod format;
 pub mod gen;
 pub mod instr;
+pub mod operand;
 pub mod policy;
 pub mod round;
 

@@ -253,7 +253,7 @@ fn one_by_one<O: Reg>(c: &Cvt, inputs: &[Input<'_>], width: u32, dst: &mut [O]) 
 #[pyfunction]
 pub fn operand_registers(instruction: &str) -> PyResult<Vec<(&'static str, u32)>> {
     let s = instr::shape(&args::instruction(instruction)?);
-    Ok(s.names.into_iter().zip(s.srcs).collect())
+    Ok(s.names.iter().copied().zip(s.srcs.iter().copied()).collect())
 }
 
 /// For the benchmark (python/bench/): ``fast::evaluate_batch`` over a whole

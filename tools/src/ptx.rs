@@ -140,7 +140,7 @@ impl Kernel {
         Kernel {
             name: kernel_name(c),
             instr: *c,
-            operands: shape.names.clone(),
+            operands: shape.names.to_vec(),
             src_widths: shape.srcs.iter().map(|w| reg_width(*w)).collect(),
             dst_width: reg_width(c.dtype.bits()),
         }

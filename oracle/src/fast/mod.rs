@@ -26,9 +26,9 @@ use std::cell::RefCell;
 use std::fmt;
 
 use crate::accept::{width_mask, AcceptSet, Alt, LaneSet};
-use crate::eval::{EvalError, Operand};
 use crate::format::Format;
 use crate::instr::{self, Cvt, Family, Regs, Rounding, Type};
+use crate::operand::{check_packed_widths, operand_count_error, EvalError, Operand};
 use crate::policy::{self, NanOut, Profile, Question};
 use crate::round::Mode;
 
@@ -181,12 +181,6 @@ fn int_range(bits: u32, signed: bool) -> (i128, i128) {
     } else {
         (0, (1i128 << bits) - 1)
     }
-}
-
-/// Operands a form takes (`instr::shape` without allocating): natural width of operand `i`.
-fn natural_operands(c: &Cvt) -> (usize, u32) {
-    let values = if c.atype.is_packed() || !c.dtype.is_packed() { 1 } else { c.dtype.lanes() as usize };
-    (values + c.dtype.takes_c() as usize + (c.rounding == Some(Rounding::Rs)) as usize, c.atype.bits())
 }
 
 impl Plan {
@@ -523,10 +517,10 @@ impl Plan {
 /// Check the operand count as the exact engine does.
 #[inline]
 fn check_count(c: &Cvt, ops: &[Operand]) -> Result<(), EvalError> {
-    if ops.len() == natural_operands(c).0 {
+    if ops.len() == instr::shape(c).srcs.len() {
         return Ok(());
     }
-    Err(crate::eval::operand_count_error(c, ops.len()))
+    Err(operand_count_error(c, ops.len()))
 }
 
 /// Packed forms: every operand register exactly as wide as the form wants
@@ -536,12 +530,10 @@ fn check_widths(c: &Cvt, ops: &[Operand]) -> Result<(), EvalError> {
     if c.is_scalar() {
         return Ok(());
     }
-    let (count, natural) = natural_operands(c);
-    let rs = c.rounding == Some(Rounding::Rs);
-    if ops.iter().enumerate().all(|(i, o)| o.width == if rs && i == count - 1 { 32 } else { natural }) {
+    if ops.iter().map(|o| o.width).eq(instr::shape(c).srcs.iter().copied()) {
         return Ok(());
     }
-    crate::eval::check_packed_widths(c, ops)
+    check_packed_widths(c, ops)
 }
 
 thread_local! {
@@ -585,13 +577,14 @@ pub fn evaluate_profile(c: &Cvt, ops: &[Operand], dst_width: u32, profile: Profi
 
 /// A plan for a single-operand form at natural register widths.
 fn batch_plan(c: &Cvt) -> Result<Plan, EvalError> {
-    let (count, natural) = natural_operands(c);
+    let shape = instr::shape(c);
+    let count = shape.srcs.len();
     if count != 1 {
         return Err(EvalError::Operands(format!(
             "{c} takes {count} source operands: the batch API takes single-operand forms"
         )));
     }
-    Plan::new(c, natural, c.dtype.bits())
+    Plan::new(c, shape.srcs[0], c.dtype.bits())
 }
 
 /// Evaluate a single-operand form at natural register widths on many

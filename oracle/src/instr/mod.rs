@@ -341,17 +341,40 @@ impl Regs {
     }
 }
 
-/// The source operands a form takes, in case-line order, and their register widths.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The source operands a form takes, in case-line order, and their register
+/// widths. Built without allocating: both engines ask for it on every call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
-    pub srcs: Vec<u32>,
-    pub names: Vec<&'static str>,
+    pub srcs: Widths,
+    pub names: &'static [&'static str],
+}
+
+/// Register widths of a form's operands (at most six: a, b, e, f, c, rbits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Widths {
+    len: u8,
+    w: [u32; 6],
+}
+
+impl std::ops::Deref for Widths {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        &self.w[..self.len as usize]
+    }
+}
+
+impl<'a> IntoIterator for &'a Widths {
+    type Item = &'a u32;
+    type IntoIter = std::slice::Iter<'a, u32>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
 }
 
 impl Shape {
     /// e.g. `a:32 b:32 rbits:32`.
     pub fn describe(&self) -> String {
-        self.names.iter().zip(&self.srcs).map(|(n, w)| format!("{n}:{w}")).collect::<Vec<_>>().join(" ")
+        self.names.iter().zip(self.srcs.iter()).map(|(n, w)| format!("{n}:{w}")).collect::<Vec<_>>().join(" ")
     }
 }
 
@@ -359,21 +382,31 @@ impl Shape {
 /// of a packed result (`a` is the high lane), then `c` for the narrow
 /// `cvt.pack` forms and `rbits` for `.rs` (docs/semantics.md §2).
 pub fn shape(c: &Cvt) -> Shape {
-    let (mut names, mut srcs): (Vec<&'static str>, Vec<u32>) = if c.atype.is_packed() || !c.dtype.is_packed() {
-        (vec!["a"], vec![c.atype.bits()])
-    } else {
-        let names: &[&'static str] = if c.dtype.lanes() == 4 { &["a", "b", "e", "f"] } else { &["a", "b"] };
-        (names.to_vec(), vec![c.atype.bits(); names.len()])
+    // Every combination of the lanes' values, `c` and `rbits`, spelled out once.
+    const NAMES: [[&[&str]; 4]; 3] = [
+        [&["a"], &["a", "c"], &["a", "rbits"], &["a", "c", "rbits"]],
+        [&["a", "b"], &["a", "b", "c"], &["a", "b", "rbits"], &["a", "b", "c", "rbits"]],
+        [
+            &["a", "b", "e", "f"],
+            &["a", "b", "e", "f", "c"],
+            &["a", "b", "e", "f", "rbits"],
+            &["a", "b", "e", "f", "c", "rbits"],
+        ],
+    ];
+    let values = match (c.atype.is_packed() || !c.dtype.is_packed(), c.dtype.lanes()) {
+        (true, _) => 0,
+        (false, 4) => 2,
+        (false, _) => 1,
     };
-    if c.dtype.takes_c() {
-        names.push("c");
-        srcs.push(32);
+    let extras = usize::from(c.dtype.takes_c()) | usize::from(c.rounding == Some(Rounding::Rs)) << 1;
+    let names = NAMES[values][extras];
+    let mut w = [c.atype.bits(); 6];
+    for (i, n) in names.iter().enumerate() {
+        if matches!(*n, "c" | "rbits") {
+            w[i] = 32;
+        }
     }
-    if c.rounding == Some(Rounding::Rs) {
-        names.push("rbits");
-        srcs.push(32);
-    }
-    Shape { srcs, names }
+    Shape { srcs: Widths { len: names.len() as u8, w }, names }
 }
 
 /// Register widths PTX has.
