@@ -6,6 +6,8 @@ macro_rules! say {
     ($($t:tt)*) => { $crate::output::say_line(format_args!($($t)*)) };
 }
 
+mod atlas;
+mod atlas_check;
 mod check;
 mod common;
 mod coverage;
@@ -104,6 +106,12 @@ enum Command {
     /// (--target-cmd, --target-lib) if given. Example: `ptx-cvt sweep
     /// cvt.rn.f16.f32` (all 2^32 inputs); `--shard K/N` for array jobs.
     Sweep(sweep::SweepArgs),
+    /// The digest atlas: digests of every input of every variant with sources
+    /// of at most 32 bits, per block of 2^24 inputs (vectors/README.md).
+    ///
+    /// `atlas gen` computes it, `atlas merge` joins shard parts, `atlas check`
+    /// compares an implementation or your own block digests with it.
+    Atlas(atlas::AtlasArgs),
     /// List every legal spelling (canonical form), one per line.
     ///
     /// Example: `ptx-cvt list --target sm_90`.
@@ -165,6 +173,7 @@ fn main() -> ExitCode {
         Command::Gpu(a) => gpu::run(a),
         Command::Fuzz(a) => fuzz::run(a),
         Command::Sweep(a) => sweep::run(a),
+        Command::Atlas(a) => atlas::run(a),
     };
     // Buffered output's write errors show only now (e.g. `> /dev/full`).
     if let Err(e) = output::finish_stdout() {
