@@ -158,7 +158,7 @@ impl Open {
         let m = ptx_cvt::accept::width_mask(lb);
         (0..lanes).fold(r, |v, i| {
             let lane = (v >> (i * lb)) & m;
-            if l.is_nan_code(lane) {
+            if l.is_nan_code(lane >> l.shift) {
                 (v & !(m << (i * lb))) | (nan & m) << (i * lb)
             } else {
                 v
