@@ -9,6 +9,7 @@ macro_rules! say {
 mod atlas;
 mod atlas_check;
 mod check;
+mod combine;
 mod common;
 mod coverage;
 mod eval;
@@ -106,6 +107,12 @@ enum Command {
     /// (--target-cmd, --target-lib) if given. Example: `ptx-cvt sweep
     /// cvt.rn.f16.f32` (all 2^32 inputs); `--shard K/N` for array jobs.
     Sweep(sweep::SweepArgs),
+    /// Join the `sweep --json` outputs of the N shards of one sweep into one result.
+    ///
+    /// The digests add up (mod 2^64) to the digest of one run over the whole
+    /// range; counts add; mismatches follow in input order. Example:
+    /// `ptx-cvt combine shard-*.json`.
+    Combine(combine::CombineArgs),
     /// The digest atlas: digests of every input of every variant with sources
     /// of at most 32 bits, per block of 2^24 inputs (vectors/README.md).
     ///
@@ -174,6 +181,7 @@ fn main() -> ExitCode {
         Command::Fuzz(a) => fuzz::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Atlas(a) => atlas::run(a),
+        Command::Combine(a) => combine::run(a),
     };
     // Buffered output's write errors show only now (e.g. `> /dev/full`).
     if let Err(e) = output::finish_stdout() {
