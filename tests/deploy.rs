@@ -92,7 +92,7 @@ fn atlas_shards_from_slurm_and_kubernetes_join_into_one_run() {
     );
     let dir = d.join("slurm-atlas");
     combine(&out, &["atlas", dir.to_str().unwrap()]);
-    assert_eq!(files(&dir), files(&single), "Slurm shards joined differ from one run");
+    assert!(files(&dir) == files(&single), "Slurm shards joined differ from one run");
     // Kubernetes: the manifest's SHARDS must be its completions; indices 0..N-1.
     let job = std::fs::read_to_string(workspace().join("deploy/kubernetes/atlas-job.yaml")).unwrap();
     let lines: Vec<&str> = job.lines().map(str::trim).collect();
@@ -107,7 +107,7 @@ fn atlas_shards_from_slurm_and_kubernetes_join_into_one_run() {
     shards(4, |k| vec![("JOB_COMPLETION_INDEX", k.to_string()), ("SHARDS", "4".into())], &out, &["atlas"]);
     let dir = d.join("k8s-atlas");
     combine(&out, &["atlas", dir.to_str().unwrap()]);
-    assert_eq!(files(&dir), files(&single), "Kubernetes shards joined differ from one run");
+    assert!(files(&dir) == files(&single), "Kubernetes shards joined differ from one run");
     let _ = std::fs::remove_dir_all(d);
 }
 

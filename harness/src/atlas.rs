@@ -269,14 +269,32 @@ pub fn parse_block_line(line: &str) -> Result<(u64, u64), String> {
     }
 }
 
+/// What an atlas folder holds, per source width: `8: all 99, 16: all 263, 32: 10 of 341`.
+pub fn coverage(have: &[Cvt]) -> String {
+    let all = variants(MAX_BITS);
+    [8, 16, 32]
+        .iter()
+        .map(|&b| {
+            let n = all.iter().filter(|c| Space::of(c).bits == b).count();
+            let h = have.iter().filter(|c| Space::of(c).bits == b && all.contains(c)).count();
+            if h == n {
+                format!("{b}: all {n}")
+            } else {
+                format!("{b}: {h} of {n}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The MANIFEST of an atlas folder: its header, then `file sha256` lines.
-pub fn manifest(files: &[(String, String)], oracle_version: &str, max_bits: u32) -> String {
+pub fn manifest(files: &[(String, String)], oracle_version: &str, max_bits: u32, coverage: &str) -> String {
     use sha2::{Digest, Sha256};
     let mut m = format!(
         "{}\n# format: {FORMAT_VERSION}\n# oracle: ptx-cvt {oracle_version}\n# semantics: {}\n# profile: sm90\n\
          # block: 2^{BLOCK_BITS} inputs\n# max-source-bits: {max_bits}\n\
          # digest: sum mod 2^64 over inputs x of splitmix64(x * 0xd6e8feb86659fd93 XOR r) (vectors/README.md)\n\
-         # variants: {}\n# file\tsha256\n",
+         # variants: {}\n# coverage: {coverage}\n# file\tsha256\n",
         magic(),
         ptx_cvt::SEMANTICS_VERSION,
         files.len()

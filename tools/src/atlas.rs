@@ -213,6 +213,7 @@ fn write_folder(dir: &Path, entries: Vec<(Cvt, Vec<u64>)>) -> Result<(), String>
         write_atomic(&dir.join(name), text.as_bytes())?;
     }
     let mut files = BTreeMap::new();
+    let mut have = Vec::new();
     for e in std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))? {
         let p = e.map_err(|e| e.to_string())?.path();
         if p.extension().is_some_and(|x| x == "digests") {
@@ -221,11 +222,15 @@ fn write_folder(dir: &Path, entries: Vec<(Cvt, Vec<u64>)>) -> Result<(), String>
             // Parsed so a stale or foreign file stops the MANIFEST.
             let entry = Entry::parse(&text, &p.display().to_string())?;
             files.insert(name, (Space::of(&entry.c).bits, text));
+            have.push(entry.c);
         }
     }
     let max_bits = files.values().map(|(b, _)| *b).max().unwrap_or(0);
     let list: Vec<(String, String)> = files.into_iter().map(|(n, (_, t))| (n, t)).collect();
-    write_atomic(&dir.join("MANIFEST"), atlas::manifest(&list, env!("CARGO_PKG_VERSION"), max_bits).as_bytes())
+    write_atomic(
+        &dir.join("MANIFEST"),
+        atlas::manifest(&list, env!("CARGO_PKG_VERSION"), max_bits, &atlas::coverage(&have)).as_bytes(),
+    )
 }
 
 fn merge(a: &MergeArgs) -> Result<(), String> {
