@@ -100,7 +100,7 @@ enum Command {
     Gpu(gpu::GpuArgs),
     /// Fuzz an external implementation (a process or a shared library) against the oracle.
     Fuzz(fuzz::FuzzArgs),
-    /// Evaluate every input of a single-source variant with the fast engine, on all cores.
+    /// Evaluate every input of a variant (or a --range of them) with the fast engine, on all cores.
     ///
     /// Prints an order-independent digest of the (input, result) pairs, and
     /// compares with a results file (--against) or an implementation

@@ -1,4 +1,4 @@
-//! `ptx-cvt sweep`: every input of one single-source variant, at natural
+//! `ptx-cvt sweep`: every input of one variant (or a range), at natural
 //! register widths, through the fast engine on all cores; optionally
 //! compared with a results file or an external implementation, optionally
 //! written out as case lines; always summarised by an order-independent
@@ -94,7 +94,7 @@ Examples:
 #[derive(Args)]
 #[command(after_long_help = HELP)]
 pub struct SweepArgs {
-    /// The instruction, e.g. `cvt.rn.f16.f32` (a single-source form).
+    /// The instruction, e.g. `cvt.rn.f16.f32`.
     instr: String,
     /// Sweep only source values in START..END (END excluded) or START..=END;
     /// decimal or 0x-prefixed hex. Required for 64-bit sources.
