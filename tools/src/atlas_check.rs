@@ -125,14 +125,26 @@ fn check(a: &CheckArgs, t: &mut Tally) -> Result<(), String> {
     }
     match a.imp.open()? {
         Some(mut imp) => {
+            let total = entries.iter().map(|e| blocks_of(e).len() as u64 * Space::of(&e.c).block_len()).sum();
+            let bar = crate::atlas::bar(total, a.json);
             for e in &entries {
                 t.variants += 1;
                 for b in blocks_of(e) {
-                    if !check_impl_block(a, e, b, imp.as_mut(), t)? {
+                    let ok = check_impl_block(a, e, b, imp.as_mut(), t);
+                    bar.inc(Space::of(&e.c).block_len());
+                    if !bar.is_hidden() && ok.as_ref().is_ok_and(|ok| !ok) {
+                        // Declined: the variant's other blocks are skipped.
+                        bar.inc(
+                            (e.blocks.len() as u64 - 1 - b.min(e.blocks.len() as u64 - 1))
+                                * Space::of(&e.c).block_len(),
+                        );
+                    }
+                    if !ok? {
                         break;
                     }
                 }
             }
+            bar.finish_and_clear();
         }
         None => {
             let variants: Vec<Cvt> = entries.iter().map(|e| e.c).collect();
