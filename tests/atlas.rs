@@ -12,7 +12,8 @@
 //!   `atlas gen` writes).
 //! - The command: `gen` writes the committed bytes; N shards merged equal
 //!   one run; `check` passes the fast engine, finds a planted bug in a
-//!   process and a library, reads block-digest files, refuses an altered atlas.
+//!   process (toy_interp.py) and narrows it to its inputs, counts declined
+//!   variants, reads block-digest files, refuses an altered atlas.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
