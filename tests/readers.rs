@@ -1,6 +1,7 @@
 //! The reference readers in vectors/readers/ (Python and C, no dependencies):
 //! they read the known-answer files, reject malformed lines with a
-//! `file:line:` reference, and answer `accepts` the way the oracle does.
+//! `file:line:` reference, and answer `accepts` the way the oracle does;
+//! the digest programs (atlas_digest.py/.c) give the atlas's digests.
 //!
 //! Python tests need `python3`, C tests a C compiler (`$CC`, `cc`, `gcc` or
 //! `clang`); without one, the test prints why and passes.
@@ -373,5 +374,86 @@ fn readers_agree_with_the_oracle() {
         for (((line, bits), want), got) in pairs.iter().zip(&expected).zip(&got) {
             assert_eq!(got, want, "{who}: accepts(`{line}`, {bits:x}) = {got}, oracle says {want}");
         }
+    }
+}
+
+/// The digest references (atlas_digest.py, atlas_digest.c) on `ptx-cvt
+/// sweep --out` case lines: the printed block digests, or why it failed.
+fn digest_outputs(scratch: &Scratch, files: &[&Path], flags: &[&str]) -> Vec<(String, Output)> {
+    let mut out = Vec::new();
+    if let Some(py) = python() {
+        let o = run(Command::new(py).arg("vectors/readers/atlas_digest.py").args(flags).args(files), "");
+        out.push(("atlas_digest.py".to_string(), o));
+    }
+    let exe = scratch.0.join("atlas_digest");
+    if exe.exists() || compile_c(&readers().join("atlas_digest.c"), &exe, &[]).is_some() {
+        out.push(("atlas_digest.c".to_string(), run(Command::new(&exe).args(flags).args(files), "")));
+    }
+    out
+}
+
+fn sweep_out(c: &str, path: &Path) {
+    let o = Command::new(ptx_cvt_tests::bin()).args(["sweep", c, "--out"]).arg(path).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// `BLOCK DIGEST` lines of an output.
+fn blocks(o: &Output) -> Vec<(u64, u64)> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| ptx_cvt_harness::atlas::parse_block_line(l).expect("a block line"))
+        .collect()
+}
+
+#[test]
+fn digest_references_equal_the_atlas() {
+    let scratch = Scratch::new("digest");
+    let atlas = ptx_cvt_harness::atlas::read_dir(&workspace().join("vectors/atlas")).unwrap();
+    // An 8-bit source, NaN results the profile leaves open, packed lanes from a packed source.
+    for c in ["cvt.rn.f16.s8", "cvt.f32.bf16", "cvt.rn.f16x2.e4m3x2", "cvt.rn.bf16x2.ue8m0x2"] {
+        let e = atlas.iter().find(|e| e.c.to_string() == c).unwrap();
+        let f = scratch.0.join(format!("{c}.cases"));
+        sweep_out(c, &f);
+        for (who, o) in digest_outputs(&scratch, &[&f], &[]) {
+            assert!(o.status.success(), "{who}: {}", String::from_utf8_lossy(&o.stderr));
+            assert_eq!(blocks(&o), [(0, e.blocks[0])], "{who} on {c}");
+            let text = String::from_utf8_lossy(&o.stdout).into_owned();
+            assert!(text.starts_with(&format!("# instruction: {c}\n")), "{who}: {text}");
+            assert!(text.ends_with(&format!("# digest: {:016x}\n", e.digest())), "{who}: {text}");
+        }
+    }
+    // A GPU's own NaN bits on an open-nan variant: equal with --open-nan only;
+    // one wrong result: never equal.
+    let e = atlas.iter().find(|e| e.c.to_string() == "cvt.f32.bf16").unwrap();
+    assert!(e.open.nan);
+    let text = std::fs::read_to_string(scratch.0.join("cvt.f32.bf16.cases")).unwrap();
+    let gpu = scratch.0.join("gpu.cases");
+    std::fs::write(&gpu, text.replace("=> nan", "=> ffc00001")).unwrap();
+    let wrong = scratch.0.join("wrong.cases");
+    assert!(text.contains("cvt.f32.bf16 3f80 => 3f800000\n"));
+    std::fs::write(&wrong, text.replace("cvt.f32.bf16 3f80 => 3f800000", "cvt.f32.bf16 3f80 => 3f800001")).unwrap();
+    for (who, o) in digest_outputs(&scratch, &[&gpu], &["--open-nan"]) {
+        assert_eq!(blocks(&o), [(0, e.blocks[0])], "{who} --open-nan");
+    }
+    for (who, o) in digest_outputs(&scratch, &[&gpu], &[]) {
+        assert_ne!(blocks(&o), [(0, e.blocks[0])], "{who} without --open-nan");
+    }
+    for (who, o) in digest_outputs(&scratch, &[&wrong], &["--open-nan"]) {
+        assert_ne!(blocks(&o), [(0, e.blocks[0])], "{who}: one wrong bit");
+    }
+    // 32-bit inputs land in blocks of 2^24: block 0 and block 0x3f.
+    let two = scratch.0.join("two.cases");
+    std::fs::write(&two, "cvt.rn.f16.f32 3f800000 => 3c00\ncvt.rn.f16.f32 00000001 => 0000\n").unwrap();
+    let c = ptx_cvt::instr::parse("cvt.rn.f16.f32").unwrap();
+    let fast = |x: u64| ptx_cvt_harness::atlas::fast_digest(&c, x, x + 1);
+    for (who, o) in digest_outputs(&scratch, &[&two], &[]) {
+        assert_eq!(blocks(&o), [(0, fast(1)), (0x3f, fast(0x3f80_0000))], "{who}");
+    }
+    // A bad line is refused with its place.
+    std::fs::write(&two, "cvt.rn.f16.f32 3f800000 => 3c00\ncvt.rn.f16.f32 3f800000\n").unwrap();
+    for (who, o) in digest_outputs(&scratch, &[&two], &[]) {
+        assert_eq!(o.status.code(), Some(1), "{who}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("two.cases:2: "), "{who}");
     }
 }

@@ -258,6 +258,59 @@ fn bad_instructions_and_options_exit_2() {
         assert_eq!(r.code, Some(2), "{args:?}\n{}\n{}", r.out, r.err);
         assert!(r.err.contains("error"), "{args:?}: {}", r.err);
     }
+    // Two f32 sources: 2^64 input numbers, so a --range is needed.
     let r = sweep(&["cvt.rn.f16x2.f32"]);
-    assert!(r.err.contains("not supported yet"), "{}", r.err);
+    assert!(r.err.contains("cannot all be swept; give a --range"), "{}", r.err);
+}
+
+#[test]
+fn several_operands_form_one_input_number() {
+    // cvt.rn.f16x2.f32 d, a, b: x = a·2^32 + b; a range around a = 1.0 with b
+    // crossing 1.0, and the top of the space (a and b NaN).
+    let c = parse("cvt.rn.f16x2.f32").unwrap();
+    let exact = |start: u64, end: u64| {
+        (start..end).fold(0u64, |d, x| {
+            let ops = [Operand { bits: x >> 32, width: 32 }, Operand { bits: x & 0xffff_ffff, width: 32 }];
+            let o = evaluate(&c, &ops, 32, Profile::Sm90).unwrap();
+            let r = o.accept.single().unwrap_or_else(|| {
+                // NaN lanes: the canonical f16 NaN 7fff in each NaN lane.
+                (0..2).fold(0u64, |v, i| {
+                    let lane = if o.accept.contains(v | 0x7fff << (16 * i)) { 0x7fffu64 } else { 0 };
+                    v | lane << (16 * i)
+                })
+            });
+            d.wrapping_add(splitmix64(x.wrapping_mul(0xd6e8_feb8_6659_fd93) ^ r))
+        })
+    };
+    let r = sweep(&["cvt.rn.f16x2.f32", "--range", "0x3f8000003f7ff800..0x3f8000003f800800"]);
+    r.expect(0);
+    assert_eq!(r.digest(), exact(0x3f80_0000_3f7f_f800, 0x3f80_0000_3f80_0800));
+    let parts = ["0/3", "1/3", "2/3"].iter().map(|s| {
+        sweep(&["cvt.rn.f16x2.f32", "--range", "0x3f8000003f7ff800..0x3f8000003f800800", "--shard", s])
+            .expect(0)
+            .digest()
+    });
+    assert_eq!(parts.fold(0u64, u64::wrapping_add), r.digest());
+    let r = sweep(&["cvt.rn.f16x2.f32", "--range", "0xffffffffffffff00..=0xffffffffffffffff"]);
+    r.expect(0);
+    // The last input, 2^64 - 1, is two NaNs: 7fff in both lanes.
+    let o = evaluate(&c, &[Operand { bits: 0xffff_ffff, width: 32 }; 2], 32, Profile::Sm90).unwrap();
+    assert!(o.accept.contains(0x7fff_7fff));
+    let top = splitmix64(u64::MAX.wrapping_mul(0xd6e8_feb8_6659_fd93) ^ 0x7fff_7fff);
+    assert_eq!(r.digest(), exact(0xffff_ffff_ffff_ff00, u64::MAX).wrapping_add(top));
+    // --out writes both operands; `check` accepts the file.
+    let dir = scratch("multi");
+    let f = dir.join("x2.cases");
+    sweep(&["cvt.rn.f16x2.f32", "--range", "0x3f80000040000000..0x3f80000040000010", "--out", f.to_str().unwrap()])
+        .expect(0);
+    let text = std::fs::read_to_string(&f).unwrap();
+    assert_eq!(text.lines().next(), Some("cvt.rn.f16x2.f32 3f800000 40000000 => 3c004000"));
+    let o = Command::new(bin()).args(["check", "-q"]).arg(&f).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    // No --range over 2^64 inputs; .rs forms take 96 bits.
+    sweep(&["cvt.rn.f16x2.f32"]).expect(2);
+    let r = sweep(&["cvt.rs.f16x2.f32", "--range", "0..16"]);
+    r.expect(2);
+    assert!(r.err.contains("96 bits in all"), "{}", r.err);
+    let _ = std::fs::remove_dir_all(dir);
 }

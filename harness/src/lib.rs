@@ -10,8 +10,10 @@
 //! - [`report::Mismatch`]: one wrong answer, as text and JSON, with the rule
 //!   that decides the differing bits ([`attribution`]) and its coverage class.
 //! - [`triage::Triage`]: per-variant tallies and distinct bug classes.
-//! - [`digest`]: the order-independent sweep digest.
+//! - [`digest`]: the order-independent sweep digest; [`atlas`]: the digest
+//!   atlas of every variant with sources of at most 32 bits.
 
+pub mod atlas;
 pub mod attribution;
 pub mod digest;
 pub mod implementation;

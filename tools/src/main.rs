@@ -6,7 +6,10 @@ macro_rules! say {
     ($($t:tt)*) => { $crate::output::say_line(format_args!($($t)*)) };
 }
 
+mod atlas;
+mod atlas_check;
 mod check;
+mod combine;
 mod common;
 mod coverage;
 mod cuda;
@@ -98,13 +101,25 @@ enum Command {
     Gpu(gpu::GpuArgs),
     /// Fuzz an external implementation (a process or a shared library) against the oracle.
     Fuzz(fuzz::FuzzArgs),
-    /// Evaluate every input of a single-source variant with the fast engine, on all cores.
+    /// Evaluate every input of a variant (or a --range of them) with the fast engine, on all cores.
     ///
     /// Prints an order-independent digest of the (input, result) pairs, and
     /// compares with a results file (--against) or an implementation
     /// (--target-cmd, --target-lib) if given. Example: `ptx-cvt sweep
     /// cvt.rn.f16.f32` (all 2^32 inputs); `--shard K/N` for array jobs.
     Sweep(sweep::SweepArgs),
+    /// Join the `sweep --json` outputs of the N shards of one sweep into one result.
+    ///
+    /// The digests add up (mod 2^64) to the digest of one run over the whole
+    /// range; counts add; mismatches follow in input order. Example:
+    /// `ptx-cvt combine shard-*.json`.
+    Combine(combine::CombineArgs),
+    /// The digest atlas: digests of every input of every variant with sources
+    /// of at most 32 bits, per block of 2^24 inputs (vectors/README.md).
+    ///
+    /// `atlas gen` computes it, `atlas merge` joins shard parts, `atlas check`
+    /// compares an implementation or your own block digests with it.
+    Atlas(atlas::AtlasArgs),
     /// List every legal spelling (canonical form), one per line.
     ///
     /// Example: `ptx-cvt list --target sm_90`.
@@ -166,6 +181,8 @@ fn main() -> ExitCode {
         Command::Gpu(a) => gpu::run(a),
         Command::Fuzz(a) => fuzz::run(a),
         Command::Sweep(a) => sweep::run(a),
+        Command::Atlas(a) => atlas::run(a),
+        Command::Combine(a) => combine::run(a),
     };
     // Buffered output's write errors show only now (e.g. `> /dev/full`).
     if let Err(e) = output::finish_stdout() {

@@ -1,4 +1,4 @@
-//! `ptx-cvt sweep`: every input of one single-source variant, at natural
+//! `ptx-cvt sweep`: every input of one variant (or a range), at natural
 //! register widths, through the fast engine on all cores; optionally
 //! compared with a results file or an external implementation, optionally
 //! written out as case lines; always summarised by an order-independent
@@ -6,11 +6,12 @@
 //!
 //! # Input space
 //!
-//! The source register's natural width decides the space: all 2^8, 2^16 or
-//! 2^32 values of an 8-, 16- or 32-bit source (packed sources included:
-//! `e4m3x2` is 16 bits, `f16x2` 32). A 64-bit source needs `--range`.
-//! Forms with several source operands (`x2` from two f32, `.rs`) are not
-//! supported yet.
+//! The source registers at natural widths decide the space: all 2^8, 2^16
+//! or 2^32 values of an 8-, 16- or 32-bit source (packed sources included:
+//! `e4m3x2` is 16 bits, `f16x2` 32). Several source operands (`x2` from two
+//! f32) are one input number, the operands concatenated with the first in
+//! the high bits (`ptx_cvt_harness::atlas::Space`). More than 32 bits need
+//! `--range`; more than 64 (`.rs` forms) are not supported.
 //!
 //! # Shards
 //!
@@ -42,8 +43,9 @@ use std::time::Instant;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptx_cvt::fast::{self, FastResult};
-use ptx_cvt::instr::{self, Rounding};
+use ptx_cvt::instr;
 use ptx_cvt::{evaluate, parse_case, AcceptSet, Case, Cvt, Operand, Profile};
+use ptx_cvt_harness::atlas::Space;
 use ptx_cvt_harness::{Answer, Implementation, Mismatch, Origin};
 use rayon::prelude::*;
 use serde_json::json;
@@ -53,8 +55,10 @@ use crate::output::{write_stdout, AtomicFile};
 
 const HELP: &str = "\
 Input space: all values of the source register at its natural width (2^8,
-2^16 or 2^32; packed sources included). 64-bit sources need --range.
-Forms with several source operands (x2 from two f32, .rs) are not supported.
+2^16 or 2^32; packed sources included). Several source operands (x2 from
+two f32) form one input number: the operands concatenated, the first in the
+high bits (0x3f80000040000000 is a=3f800000 b=40000000). Sources of more
+than 32 bits in total need --range; .rs forms (over 64 bits) are not supported.
 
 --range START..END sweeps [START, END); START..=END includes END. Numbers
 are decimal or 0x-prefixed hex, e.g. --range 0x3f800000..0x40000000.
@@ -90,7 +94,7 @@ Examples:
 #[derive(Args)]
 #[command(after_long_help = HELP)]
 pub struct SweepArgs {
-    /// The instruction, e.g. `cvt.rn.f16.f32` (a single-source form).
+    /// The instruction, e.g. `cvt.rn.f16.f32`.
     instr: String,
     /// Sweep only source values in START..END (END excluded) or START..=END;
     /// decimal or 0x-prefixed hex. Required for 64-bit sources.
@@ -228,18 +232,20 @@ pub fn run(a: SweepArgs) -> u8 {
         }
     };
     let shape = instr::shape(&c);
-    if shape.srcs.len() != 1 || c.rounding == Some(Rounding::Rs) {
+    let space = Space::of(&c);
+    if space.bits > 64 {
         eprintln!(
-            "error: {c} takes {} source operands ({}): sweeping forms with several source operands is not supported yet",
+            "error: {c} takes {} source operands ({}): {} bits in all, more than the 64 a sweep's input number holds",
             shape.srcs.len(),
-            shape.describe()
+            shape.describe(),
+            space.bits
         );
         return 2;
     }
-    let src_width = shape.srcs[0];
+    let src_width = space.bits;
     let dst_width = c.dtype.bits();
     // Legality (and the plan) at natural widths, once, before anything runs.
-    if let Err(e) = fast::evaluate(&c, &[Operand { bits: 0, width: src_width }], dst_width) {
+    if let Err(e) = fast::evaluate(&c, &space.operands(0), dst_width) {
         eprintln!("error: {e}");
         return 2;
     }
@@ -247,7 +253,7 @@ pub fn run(a: SweepArgs) -> u8 {
     let (lo, hi) = match a.range {
         Some((s, e)) if e > space => {
             eprintln!(
-                "error: --range {}..{} goes beyond the {src_width}-bit source register of {c} (at most 0x{:x})",
+                "error: --range {}..{} goes beyond the {src_width}-bit source of {c} (at most 0x{:x})",
                 hex(s, 1),
                 hex(e, 1),
                 space
@@ -257,7 +263,7 @@ pub fn run(a: SweepArgs) -> u8 {
         Some(r) => r,
         None if src_width > 32 => {
             eprintln!(
-                "error: {c} has a {src_width}-bit source: its 2^{src_width} inputs cannot all be swept; give a --range, e.g. --range 0x3ff0000000000000..0x3ff0000001000000"
+                "error: {c} has {src_width} source bits: its 2^{src_width} inputs cannot all be swept; give a --range, e.g. --range 0x3ff0000000000000..0x3ff0000001000000"
             );
             return 2;
         }
@@ -430,6 +436,26 @@ pub fn run(a: SweepArgs) -> u8 {
 /// The digest over `[start, end)`, evaluated in parallel; nothing kept.
 fn plain_sweep(c: &Cvt, start: u128, end: u128, bar: &ProgressBar) -> u64 {
     let chunks = (end - start).div_ceil(CHUNK as u128) as u64;
+    if Space::of(c).widths.len() > 1 {
+        // Several operands: the lane path over input numbers (harness::atlas).
+        return (0..chunks)
+            .into_par_iter()
+            .map(|i| {
+                let a = start + i as u128 * CHUNK as u128;
+                let b = (a + CHUNK as u128).min(end);
+                let top = b.min(u64::MAX as u128) as u64;
+                let mut d = ptx_cvt_harness::atlas::fast_digest(c, a as u64, top);
+                if b > top as u128 {
+                    // The input 2^64 - 1 (a --range ending at the top).
+                    let s = Space::of(c);
+                    let r = fast::evaluate(c, &s.operands(u64::MAX), c.dtype.bits()).expect("legality was checked");
+                    d = d.wrapping_add(digest_term(u64::MAX, r.representative()));
+                }
+                bar.inc((b - a) as u64);
+                d
+            })
+            .reduce(|| 0, u64::wrapping_add);
+    }
     (0..chunks)
         .into_par_iter()
         .map_init(
@@ -489,7 +515,8 @@ fn kept_sweep(
     t: &mut Tally,
     bar: &ProgressBar,
 ) -> (u64, u128, bool) {
-    let src_width = instr::shape(c).srcs[0];
+    let space = Space::of(c);
+    let plan = fast::Plan::new(c, space.widths[0], dst_width).expect("legality was checked");
     let group = KEPT_CHUNK as u128 * (pool.current_num_threads() as u128 * 4);
     let mut digest = 0u64;
     let mut at = start;
@@ -505,7 +532,13 @@ fn kept_sweep(
                     let b0 = (a0 + KEPT_CHUNK as u128).min(g_end);
                     let inputs: Vec<u64> = (0..(b0 - a0) as u64).map(|j| (a0 as u64).wrapping_add(j)).collect();
                     let mut results = vec![FastResult::Bits(0); inputs.len()];
-                    fast::evaluate_batch_results(c, &inputs, &mut results).expect("legality was checked");
+                    if space.widths.len() == 1 {
+                        fast::evaluate_batch_results(c, &inputs, &mut results).expect("legality was checked");
+                    } else {
+                        for (r, &x) in results.iter_mut().zip(&inputs) {
+                            *r = plan.eval(&space.operands(x));
+                        }
+                    }
                     let d = inputs
                         .iter()
                         .zip(&results)
@@ -522,7 +555,12 @@ fn kept_sweep(
                     for (&i, r) in inputs.iter().zip(&results) {
                         s.push_str(&name);
                         s.push(' ');
-                        s.push_str(&ptx_cvt::eval::fmt_hex(i, src_width));
+                        for (k, o) in space.operands(i).iter().enumerate() {
+                            if k > 0 {
+                                s.push(' ');
+                            }
+                            s.push_str(&ptx_cvt::eval::fmt_hex(o.bits, o.width));
+                        }
                         s.push_str(" => ");
                         s.push_str(&result_text(r, dst_width));
                         s.push('\n');
@@ -542,8 +580,7 @@ fn kept_sweep(
             }
             if let Some(tg) = target.as_mut() {
                 for (ins, res) in inputs.chunks(a.imp.batch as usize).zip(results.chunks(a.imp.batch as usize)) {
-                    let cases: Vec<(Vec<Operand>, u32)> =
-                        ins.iter().map(|&x| (vec![Operand { bits: x, width: src_width }], dst_width)).collect();
+                    let cases: Vec<(Vec<Operand>, u32)> = ins.iter().map(|&x| (space.operands(x), dst_width)).collect();
                     let answers = match tg.eval_batch(c, &cases) {
                         (v, None) => v,
                         (_, Some(e)) => {
@@ -616,7 +653,10 @@ fn check_file(f: &str, c: &Cvt, (start, end): (u128, u128), a: &SweepArgs, t: &m
             }
         };
         t.file_cases += 1;
-        let x = k.operands[0].bits as u128;
+        let x = match Space::of(c) {
+            s if s.widths.len() > 1 => s.input(&k.operands) as u128,
+            _ => k.operands[0].bits as u128,
+        };
         if x < start || x >= end {
             t.file_outside += 1;
             continue;

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Adds every variant with 32-bit sources (341 today) to the atlas folder
+# (default vectors/atlas) with the fast engine on all cores, then rewrites its
+# MANIFEST. Long: about 2 hours on an idle 2-core machine (BENCHMARKS.md,
+# "Digest atlas"); spread it over a cluster with deploy/ instead.
+#   scripts/atlas-32.sh [DIR] [--filter GLOB ...]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+dir="${1:-$root/vectors/atlas}"
+shift || true
+cd "$root"
+cargo build --release -q -p ptx-cvt
+# --max-bits 32 recomputes the ≤16-bit part too (about a second).
+time target/release/ptx-cvt atlas gen --max-bits 32 --out "$dir" "$@"
