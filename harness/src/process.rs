@@ -47,6 +47,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+// clip: the program's text in messages, at most n characters, control characters escaped.
+use ptx_cvt::accept::clip_to as clip;
 use ptx_cvt::eval::fmt_hex;
 use ptx_cvt::{parse_case, Cvt, Operand};
 
@@ -56,19 +58,6 @@ use crate::implementation::{Answer, Implementation};
 const STDERR_LINES: usize = 10;
 /// Characters kept of each of them.
 const STDERR_LINE_CHARS: usize = 300;
-
-/// At most `n` characters of the program's text, control characters escaped.
-fn clip(s: &str, n: usize) -> String {
-    let mut out: String = s
-        .chars()
-        .take(n)
-        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
-        .collect();
-    if s.chars().nth(n).is_some() {
-        out.push('…');
-    }
-    out
-}
 
 /// The request line for one case: `<instr> <operands> => ????`.
 pub fn request_line(c: &Cvt, operands: &[Operand], dst_width: u32) -> String {

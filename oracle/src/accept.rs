@@ -159,7 +159,7 @@ impl AcceptSet {
 
 /// At most `n` characters of user text for an error message, with control
 /// characters escaped so that they stay visible.
-pub(crate) fn clip_to(s: &str, n: usize) -> String {
+pub fn clip_to(s: &str, n: usize) -> String {
     let mut out: String = s
         .chars()
         .take(n)

@@ -33,13 +33,27 @@ pub fn evaluate(
     target: Option<&str>,
     ptx_version: Option<&str>,
 ) -> PyResult<Py<PyAny>> {
+    let (c, ops, width, _) = legal_call(instruction, operands, dst_width, target, ptx_version)?;
+    let profile = args::profile(profile)?;
+    let set = evaluate_accept(&c, &ops, width, profile).map_err(eval_error)?;
+    result_object(py, set)
+}
+
+/// The instruction, operands and destination width of an `evaluate`/`explain`
+/// call, checked for legality (on the target, if one is given).
+fn legal_call(
+    instruction: &str,
+    operands: &Bound<'_, PyTuple>,
+    dst_width: Option<u32>,
+    target: Option<&str>,
+    ptx_version: Option<&str>,
+) -> PyResult<(ptx_cvt::Cvt, Vec<ptx_cvt::Operand>, u32, Legality)> {
     let c = args::instruction(instruction)?;
     let ops = args::operands(&c, &operands.iter().collect::<Vec<_>>())?;
     let width = args::dst_width(&c, dst_width)?;
-    let profile = args::profile(profile)?;
-    Legality::parse(target, ptx_version)?.check(&c, &ops, width)?;
-    let set = evaluate_accept(&c, &ops, width, profile).map_err(eval_error)?;
-    result_object(py, set)
+    let legal = Legality::parse(target, ptx_version)?;
+    legal.check(&c, &ops, width)?;
+    Ok((c, ops, width, legal))
 }
 
 /// The rules that decide a conversion, as ``ptx-cvt explain`` shows them.
@@ -55,12 +69,8 @@ pub fn explain(
     target: Option<&str>,
     ptx_version: Option<&str>,
 ) -> PyResult<Explanation> {
-    let c = args::instruction(instruction)?;
-    let ops = args::operands(&c, &operands.iter().collect::<Vec<_>>())?;
-    let width = args::dst_width(&c, dst_width)?;
+    let (c, ops, width, legal) = legal_call(instruction, operands, dst_width, target, ptx_version)?;
     let profile = args::profile(profile)?;
-    let legal = Legality::parse(target, ptx_version)?;
-    legal.check(&c, &ops, width)?;
     let o = eval_explained(&c, &ops, width, profile).map_err(eval_error)?;
     let legality = match (legal.target, legal.version) {
         (Some(t), Some(v)) => format!("legal on {t} with PTX ISA {v}"),
