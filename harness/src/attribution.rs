@@ -5,9 +5,9 @@ use ptx_cvt::accept::width_mask;
 use ptx_cvt::eval::Step;
 use ptx_cvt::{Cvt, Outcome, Rule};
 
-/// Steps that move bits without deciding a value.
+/// Steps that move bits without deciding a value (packing included).
 fn plumbing(r: Rule) -> bool {
-    matches!(r, Rule::Pack | Rule::DestExtend | Rule::Decode | Rule::SourceChop)
+    r.only_moves_bits() || r == Rule::Pack
 }
 
 /// tf32 keeps the 19 high bits of its 32-bit container; the low 13 are open.

@@ -88,7 +88,7 @@ impl Outcome {
             .rev()
             .map(|s| s.rule)
             // cvt.pack's c bits come after the lanes: blame the pack, like other packed forms.
-            .find(|r| !matches!(r, Rule::DestExtend | Rule::Decode | Rule::SourceChop | Rule::PackC))
+            .find(|r| !r.only_moves_bits() && *r != Rule::PackC)
             .unwrap_or(Rule::Decode)
     }
 }

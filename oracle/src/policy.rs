@@ -103,6 +103,13 @@ rules! {
 }
 
 impl Rule {
+    /// Whether the rule only reads or places register bits (decoding the
+    /// source, chopping a wider source register, extending a wider
+    /// destination): it never decides a value.
+    pub fn only_moves_bits(self) -> bool {
+        matches!(self, Rule::Decode | Rule::SourceChop | Rule::DestExtend)
+    }
+
     /// The section of `docs/semantics.md` that states this rule, e.g. `"5.3"`.
     /// A new rule needs an arm here and a row in that document's rule index (§8.1).
     pub fn section(self) -> &'static str {

@@ -200,6 +200,25 @@ def single(ptxas, target, version, item, render=None):
                                          else "ptxas exit status %d" % rc))
 
 
+def settle_by_single_runs(ptxas, check, res, jobs, render=None, describe=str):
+    """Assemble each key of `check` (target, version, item) alone; where that
+    disagrees with the batch verdict in `res`, the single run wins (`res` is
+    updated). Logs the count and the first 20 disagreements; returns them."""
+    mism = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
+        futs = {ex.submit(single, ptxas, k[0], k[1], k[2], render): k for k in check}
+        for f in concurrent.futures.as_completed(futs):
+            k = futs[f]
+            v = f.result()
+            if v != res[k]:
+                mism.append((k, res[k], v))
+                res[k] = v
+    log("single-spelling check of %d: %d disagreements (settled by the single run)" % (len(check), len(mism)))
+    for k, b, s in sorted(mism)[:20]:
+        log("  %s: batch %s, single %s" % (describe(k), b, s))
+    return mism
+
+
 def assemble_groups(ptxas, groups, jobs, stats, render=None, reverse=False):
     """groups: {(target, version): [items]} -> {(target, version, item): verdict}.
 

@@ -129,14 +129,8 @@ def main():
     suspects = {k for k, vd in rev.items() if vd != res[k]}
     keys = sorted(res, key=lambda k: (H.tv_sort_key(k[0], k[1]), k[2]))
     check = set(random.Random(20261130).sample(keys, min(args.sample, len(keys)))) | suspects
-    mism = 0
-    for k in sorted(check, key=lambda k: (H.tv_sort_key(k[0], k[1]), k[2])):
-        v = H.single(ptxas, k[0], k[1], k[2], render=render)
-        if v != res[k]:
-            mism += 1
-            res[k] = v
-    H.log("reverse-order check: %d disagreements; single-spelling check of %d: %d disagreements"
-          % (len(suspects), len(check), mism))
+    H.log("reverse-order check: %d disagreements" % len(suspects))
+    mism = len(H.settle_by_single_runs(ptxas, check, res, args.jobs, render=render))
 
     rows = sorted(((H.tv_sort_key(t, v), instr, ops), "\t".join(
         [t, v, instr, ops, verdict, msg.replace("\t", " ").replace("\n", " ").strip()]))

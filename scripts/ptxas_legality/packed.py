@@ -198,9 +198,6 @@ def assemble_exact(ptxas, target, version, items, stats):
     return S.assemble_exact(ptxas, target, version, items, stats, render=batch_text)
 
 
-def single(ptxas, target, version, item):
-    return S.single(ptxas, target, version, item, render=batch_text)
-
 
 def assemble_groups(ptxas, groups, jobs, stats, reverse=False):
     return S.assemble_groups(ptxas, groups, jobs, stats, render=batch_text, reverse=reverse)
@@ -458,19 +455,8 @@ def main():
     extra_ok = {k for k, vd in res.items() if vd[0] == "ok" and k[2] not in grid_keys}
     check = sorted(set(check) | suspects | extra_ok,
                    key=lambda k: (S.tv_sort_key(k[0], k[1]), k[2]))
-    mism = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
-        futs = {ex.submit(single, ptxas, k[0], k[1], k[2]): k for k in check}
-        for f in concurrent.futures.as_completed(futs):
-            k = futs[f]
-            v = f.result()
-            if v != res[k]:
-                mism.append((k, res[k], v))
-                res[k] = v
-    log("single-spelling check of %d: %d disagreements (settled by the single run)"
-        % (len(check), len(mism)))
-    for k, b, s in sorted(mism)[:20]:
-        log("  %s %s %s [%s]: batch %s, single %s" % (k[0], k[1], k[2][0], k[2][1], b, s))
+    mism = S.settle_by_single_runs(ptxas, check, res, args.jobs, render=batch_text,
+                                   describe=lambda k: "%s %s %s [%s]" % (k[0], k[1], k[2][0], k[2][1]))
 
     rows = []
     for (t, v, (instr, ops)), (verdict, msg) in res.items():

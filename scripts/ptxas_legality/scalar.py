@@ -43,7 +43,7 @@ import time
 
 from .harness import (ALL_TARGETS, ABORT_RE, CHUNK, HEADER_LINES, KLINES, LINE_RE, assemble_exact, assemble_groups,
                       baseline_ok, batch_text, get_ptxas, log, max_version, ptxas_version, run_once,
-                      run_ptxas, single, tv_sort_key, verdict_of)
+                      run_ptxas, settle_by_single_runs, tv_sort_key, verdict_of)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_OUT = os.path.join(ROOT, "tests", "data", "ptxas-legality.tsv")
@@ -350,19 +350,8 @@ def main():
     else:
         check = random.Random(20240).sample(keys, min(args.sample, len(keys)))
     check = sorted(set(check) | suspects, key=lambda k: (tv_sort_key(k[0], k[1]), k[2]))
-    mism = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
-        futs = {ex.submit(single, ptxas, k[0], k[1], k[2]): k for k in check}
-        for f in concurrent.futures.as_completed(futs):
-            k = futs[f]
-            v = f.result()
-            if v != res[k]:
-                mism.append((k, res[k], v))
-                res[k] = v
-    log("single-spelling check of %d: %d disagreements (settled by the single run)"
-        % (len(check), len(mism)))
-    for k, b, s in sorted(mism)[:20]:
-        log("  %s %s %s %s/%s: batch %s, single %s" % (k[0], k[1], k[2][0], k[2][1], k[2][2], b, s))
+    mism = settle_by_single_runs(ptxas, check, res, args.jobs,
+                                 describe=lambda k: "%s %s %s %s/%s" % (k[0], k[1], k[2][0], k[2][1], k[2][2]))
 
     # Write.
     rows = []
