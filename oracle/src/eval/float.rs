@@ -4,8 +4,9 @@
 use rug::Integer;
 
 use super::trace::signed;
-use super::{Ctx, Mutant, TypeResult};
-use crate::encode::{self, fit, Fit, Overflow};
+use super::{Ctx, TypeResult};
+use crate::decide::{Decisions, Special};
+use crate::encode;
 use crate::exact::{is_subnormal, Dyadic, Nan, Value};
 use crate::format::Format;
 use crate::instr::{self, Family};
@@ -13,18 +14,27 @@ use crate::operand::fmt_hex;
 use crate::policy::{NanOut, Question, Rule};
 use crate::round::{round, Grid, Mode, Rounded};
 
-impl Ctx<'_> {
+fn sign(neg: bool) -> &'static str {
+    if neg {
+        "-"
+    } else {
+        "+"
+    }
+}
+
+impl<D: Decisions + ?Sized> Ctx<'_, D> {
     pub(super) fn int_to_float(&mut self, v: &Value) -> TypeResult {
         let Value::Num { neg, mag } = v else { unreachable!("integers are finite") };
         let l = self.dformat().float_layout().unwrap();
-        let r = round(*neg, mag, Grid::float(l), self.mode());
+        let r = round(*neg, mag, Grid::float(l), self.mode);
         self.note_rounding(Rule::RoundToFloat, *neg, mag, &r);
         self.finish_float(*neg, mag, r)
     }
 
+    /// .ftz on an f32 source (docs/semantics.md §5.6), with the f16.f32 erratum.
     /// The flushed value, if the source is flushed.
     pub(super) fn ftz_input(&mut self, v: &Value) -> Option<Value> {
-        if !(self.c.ftz && self.src == Format::F32 && is_subnormal(Format::F32, v)) || self.is(Mutant::NoFtz) {
+        if !(self.d.flushes_source(self.c) && is_subnormal(self.src, v)) {
             return None;
         }
         if self.dst == Format::F16 && !self.ask(Question::FtzF16Input) {
@@ -32,20 +42,37 @@ impl Ctx<'_> {
             return None;
         }
         let neg = v.is_negative();
-        note!(self, Rule::FtzInput, format!("f32 subnormal source {v} → {}0", if neg { "-" } else { "+" }));
+        note!(self, Rule::FtzInput, format!("f32 subnormal source {v} → {}0", sign(neg)));
         Some(Value::num(neg, Dyadic::zero()))
+    }
+
+    /// The bits of a magnitude-independent result.
+    fn special(&self, s: Special) -> u64 {
+        let d = self.dformat();
+        match s {
+            Special::Zero => encode::encode_finite(d, false, &Dyadic::zero()),
+            Special::One => encode::encode_finite(d, false, &Dyadic::from_int(Integer::from(1))),
+            Special::Max { neg } => encode::encode_max(d, neg),
+            Special::Inf { neg } => encode::encode_inf(d, neg),
+            Special::Nan => encode::encode_nan(d, false, u64::MAX),
+        }
     }
 
     pub(super) fn nan(&mut self, out: NanOut, rule: Rule, n: &Nan) -> TypeResult {
         let d = self.dformat();
         let l = d.float_layout().unwrap();
         let r = match out {
+            NanOut::Zero => {
+                note!(self, rule, "NaN → +0");
+                return TypeResult::Bits(self.special(Special::Zero));
+            }
+            NanOut::MaxNorm => {
+                note!(self, rule, "NaN → +MAX_NORM");
+                return TypeResult::Bits(self.special(Special::Max { neg: false }));
+            }
             NanOut::Any(_) => TypeResult::AnyNan,
             NanOut::Canonical => {
-                TypeResult::Bits(encode::encode_nan(d, n.neg && self.is(Mutant::NanSignKept), u64::MAX))
-            }
-            NanOut::Payload if self.is(Mutant::NanPayloadDropped) => {
-                TypeResult::Bits(encode::encode_nan(d, false, u64::MAX))
+                TypeResult::Bits(encode::encode_nan(d, n.neg && self.d.canonical_nan_keeps_sign(), u64::MAX))
             }
             NanOut::Copy => {
                 TypeResult::Bits(encode::encode_nan(d, n.neg, n.payload) & !(l.quiet_bit() * (!n.quiet) as u64))
@@ -73,31 +100,13 @@ impl Ctx<'_> {
         let c = *self.c;
         let d = self.dformat();
         if let Value::Nan(n) = v {
-            if c.sat && !self.is(Mutant::SatNanPassesNan) {
-                note!(self, Rule::SatNan, "NaN → +0");
-                return TypeResult::Bits(encode::encode_finite(d, false, &Dyadic::zero()));
-            }
-            if !d.float_layout().unwrap().has_nan() || (c.satfinite && self.is(Mutant::SatfiniteNanToMax)) {
-                // e2m1/e2m3/e3m2 have no NaN: .satfinite gives +MAX_NORM (docs/semantics.md §5.8).
-                note!(self, Rule::SatFiniteNanToMax, "NaN → +MAX_NORM");
-                return TypeResult::Bits(encode::encode_max(d, false));
-            }
-            let plain = c.rounding.is_none() && !c.ftz && !c.relu && !c.satfinite;
-            let (out, rule) = if d == Format::Ue8m0 {
-                (NanOut::Canonical, Rule::Ue8m0Nan)
-            } else if c.relu {
-                self.profile.canonical_nan(Rule::ReluNan)
-            } else if c.satfinite {
-                self.profile.canonical_nan(Rule::SatFiniteNan)
-            } else {
-                self.profile.nan_out(self.dst, self.src, plain)
-            };
+            let (out, rule) = self.d.nan_source(&c, self.profile);
             return self.nan(out, rule, n);
         }
         let flushed = self.ftz_input(v);
         let v = flushed.as_ref().unwrap_or(v);
         // ue8m0 has no sign: the magnitude is converted.
-        let drop_sign = !d.float_layout().unwrap().signed && v.is_negative() && !self.is(Mutant::Ue8m0UsesSign);
+        let drop_sign = v.is_negative() && self.d.drops_sign(d);
         if drop_sign {
             note!(self, Rule::Ue8m0Unsigned, "the sign is ignored: converting the magnitude");
         }
@@ -123,34 +132,26 @@ impl Ctx<'_> {
                 (Grid::float(l), rule)
             }
         };
-        let r = round(neg, mag, grid, self.mode());
+        let r = round(neg, mag, grid, self.mode);
         self.note_rounding(rule, neg, mag, &r);
         self.finish_float(neg, mag, r)
     }
 
     pub(super) fn inf(&mut self, neg: bool) -> TypeResult {
-        let d = self.dformat();
-        if self.c.sat {
-            let one = Dyadic::from_int(Integer::from(1));
-            let m = if neg { Dyadic::zero() } else { one };
-            note!(self, Rule::SatClamp, format!("{}inf → {}", if neg { "-" } else { "+" }, m));
-            return TypeResult::Bits(encode::encode_finite(d, false, &m));
-        }
-        if self.c.relu && neg {
-            note!(self, Rule::Relu, "-inf → +0");
-            return TypeResult::Bits(encode::encode_finite(d, false, &Dyadic::zero()));
-        }
-        if self.c.satfinite && !(self.is(Mutant::SatfinitePassesInf) && d.float_layout().unwrap().has_inf()) {
-            note!(self, Rule::SatFinite, "±inf → ±MAX_NORM");
-            return TypeResult::Bits(encode::encode_max(d, neg));
-        }
-        if !d.float_layout().unwrap().has_inf() {
-            // Only ue8m0 gets here (the other Inf-less formats require .satfinite).
-            note!(self, Rule::OverflowToNan, "+inf → NaN");
-            return TypeResult::Bits(encode::encode_nan(d, false, u64::MAX));
-        }
-        note!(self, Rule::InfToInf, "");
-        TypeResult::Bits(encode::encode_inf(d, neg))
+        let (s, rule) = self.d.inf_source(self.c, self.dst, neg);
+        let text = match s {
+            Special::Zero | Special::One if rule == Rule::SatClamp => {
+                format!("{}inf → {}", sign(neg), if s == Special::One { "1" } else { "0" })
+            }
+            Special::Zero | Special::One => {
+                format!("{}inf → +{}", sign(neg), if s == Special::One { "1" } else { "0" })
+            }
+            Special::Max { .. } => "±inf → ±MAX_NORM".to_string(),
+            Special::Nan => format!("{}inf → NaN", sign(neg)),
+            Special::Inf { .. } => String::new(),
+        };
+        note!(self, rule, text);
+        TypeResult::Bits(self.special(s))
     }
 
     /// After rounding to a float destination: .sat, .relu, overflow, .ftz, encode.
@@ -158,11 +159,11 @@ impl Ctx<'_> {
         let c = *self.c;
         let d = self.dformat();
         let l = d.float_layout().unwrap();
-        let Rounded { mag, remainder, away, mode } = r;
+        let Rounded { mag, away, mode, .. } = r;
         let mut mag = mag;
         if c.sat {
             let one = Dyadic::from_int(Integer::from(1));
-            if neg && !(mag.is_zero() && self.is(Mutant::SatKeepsNegZero)) {
+            if neg && (!mag.is_zero() || self.d.sat_neg_zero_to_positive()) {
                 let rule = if mag.is_zero() { Rule::SatNegZero } else { Rule::SatClamp };
                 note!(self, rule, format!("{} → +0", signed(true, &mag)));
                 (neg, mag) = (false, Dyadic::zero());
@@ -182,38 +183,20 @@ impl Ctx<'_> {
                     note!(self, Rule::ReluNegZero, "-0 stays -0");
                 }
             }
-            let policy =
-                if c.satfinite && !self.is(Mutant::SatfinitePassesInf) { Overflow::SatFinite } else { Overflow::Ieee };
-            let rounded = Rounded { mag, remainder, away, mode };
-            let fits = fit(l, neg, &rounded, policy);
-            mag = rounded.mag;
-            match fits {
-                Fit::Finite => {}
-                Fit::OverflowToInf
-                    if self.is(Mutant::OverflowToMaxUnderRn) && matches!(self.mode, Mode::NearestEven) =>
-                {
-                    return TypeResult::Bits(encode::encode_max(d, neg));
-                }
-                Fit::OverflowToInf => {
-                    note!(
-                        self,
-                        Rule::OverflowToInf,
-                        format!("{} exceeds max finite {} → {}inf", mag, l.max_finite(), if neg { "-" } else { "+" })
-                    );
-                    return TypeResult::Bits(encode::encode_inf(d, neg));
-                }
-                Fit::OverflowToNan => {
-                    note!(self, Rule::OverflowToNan, format!("{mag} exceeds max finite {} → NaN", l.max_finite()));
-                    return TypeResult::Bits(encode::encode_nan(d, false, u64::MAX));
-                }
-                Fit::OverflowToMax => {
-                    let rule = if c.satfinite { Rule::SatFinite } else { Rule::OverflowToMax };
-                    note!(self, rule, format!("{} exceeds max finite → {}", mag, signed(neg, &l.max_finite())));
-                    return TypeResult::Bits(encode::encode_max(d, neg));
-                }
+            if !encode::fits(l, &mag) {
+                let (s, rule) = self.d.overflow(d, c.satfinite, mode, neg, away);
+                let max = l.max_finite();
+                let text = match s {
+                    Special::Inf { neg } => format!("{mag} exceeds max finite {max} → {}inf", sign(neg)),
+                    Special::Nan => format!("{mag} exceeds max finite {max} → NaN"),
+                    Special::Max { neg } => format!("{mag} exceeds max finite → {}", signed(neg, &max)),
+                    Special::Zero | Special::One => format!("{mag} exceeds max finite {max} → {s:?}"),
+                };
+                note!(self, rule, text);
+                return TypeResult::Bits(self.special(s));
             }
         }
-        if c.ftz && self.dst == Format::F32 && !self.is(Mutant::NoFtz) {
+        if self.d.flushes_result(&c) {
             let tiny_after = mag.msb_exp().is_some_and(|e| e < l.emin());
             let tiny_before = exact.msb_exp().is_some_and(|e| e < l.emin());
             if tiny_after != tiny_before {
@@ -229,27 +212,19 @@ impl Ctx<'_> {
                     ),
                 );
                 if flush {
-                    note!(self, Rule::FtzOutput, format!("subnormal result → {}0", if neg { "-" } else { "+" }));
+                    note!(self, Rule::FtzOutput, format!("subnormal result → {}0", sign(neg)));
                     mag = Dyadic::zero();
                 }
             } else if tiny_after {
-                note!(
-                    self,
-                    Rule::FtzOutput,
-                    format!("subnormal result {} → {}0", signed(neg, &mag), if neg { "-" } else { "+" })
-                );
+                note!(self, Rule::FtzOutput, format!("subnormal result {} → {}0", signed(neg, &mag), sign(neg)));
                 mag = Dyadic::zero();
             }
         }
-        if self.is(Mutant::FlushSubnormalResults) && mag.msb_exp().is_some_and(|e| l.subnormals && e < l.emin()) {
-            mag = Dyadic::zero();
-        }
-        if self.is(Mutant::NegZeroLosesSign) && mag.is_zero() {
-            neg = false;
-        }
-        if mag.is_zero() && d == Format::Ue8m0 {
-            note!(self, Rule::Ue8m0NoZero, "below 2^-127 → 00 (2^-127)");
-            return TypeResult::Bits(0);
+        if mag.is_zero() {
+            if let Some(code) = self.d.zero_code(d) {
+                note!(self, Rule::Ue8m0NoZero, "below 2^-127 → 00 (2^-127)");
+                return TypeResult::Bits(code);
+            }
         }
         TypeResult::Bits(encode::encode_finite(d, neg, &mag))
     }

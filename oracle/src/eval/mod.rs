@@ -25,12 +25,13 @@ pub use self::trace::{Event, RoundEvent, Step};
 use rug::Integer;
 
 use crate::accept::{width_mask, AcceptSet, Alt, LaneSet};
+use crate::decide::{self, Decisions, Ptx};
 use crate::exact::{decode, Value};
 use crate::format::Format;
 use crate::instr::{self, Cvt, Family, Regs, Type};
 use crate::operand::{check_packed_widths, operand_count_error};
 pub use crate::operand::{fmt_hex, EvalError, Operand};
-use crate::policy::{self, Answers, Profile, Question, Rule};
+use crate::policy::{Answers, Profile, Question, Rule};
 use crate::round::Mode;
 
 /// What a conversion may produce, and why.
@@ -65,25 +66,25 @@ impl Outcome {
 /// Evaluate `c` on its operands, writing a register of `dst_width` bits,
 /// with the trace of every rule that fired.
 pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> Result<Outcome, EvalError> {
-    evaluate_inner(c, srcs, dst_width, profile, None)
+    evaluate_inner(c, srcs, dst_width, profile, &Ptx)
 }
 
 /// What the destination register may hold: [`evaluate`]'s set and errors,
 /// without building the explanation (several times faster).
 pub fn evaluate_accept(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> Result<AcceptSet, EvalError> {
     check_case(c, srcs, dst_width)?;
-    Ok(explore(c, srcs, dst_width, profile, None, false).accept)
+    Ok(explore(c, srcs, dst_width, profile, &Ptx, false).accept)
 }
 
-fn evaluate_inner(
+fn evaluate_inner<D: Decisions + ?Sized>(
     c: &Cvt,
     srcs: &[Operand],
     dst_width: u32,
     profile: Profile,
-    mutant: Option<Mutant>,
+    decisions: &D,
 ) -> Result<Outcome, EvalError> {
     check_case(c, srcs, dst_width)?;
-    Ok(explore(c, srcs, dst_width, profile, mutant, true))
+    Ok(explore(c, srcs, dst_width, profile, decisions, true))
 }
 
 /// Operand count, legality for the registers, packed operand widths: in this order.
@@ -132,23 +133,23 @@ impl Evaluator {
             )));
         }
         check_packed_widths(&self.c, srcs)?;
-        Ok(explore(&self.c, srcs, self.dst_width, self.profile, None, false).accept)
+        Ok(explore(&self.c, srcs, self.dst_width, self.profile, &Ptx, false).accept)
     }
 }
 
 /// Run the policy layer on checked operands; under a profile that accepts
 /// every answer to the open questions, explore each combination the input reached.
-fn explore(
+fn explore<D: Decisions + ?Sized>(
     c: &Cvt,
     srcs: &[Operand],
     dst_width: u32,
     profile: Profile,
-    mutant: Option<Mutant>,
+    decisions: &D,
     tracing: bool,
 ) -> Outcome {
-    let base = profile.answers();
+    let base = decisions.answers(profile);
     let Run { set: mut accept, inputs, mut trace, consulted } =
-        Ctx::run(c, srcs, dst_width, profile, base, mutant, tracing);
+        Ctx::run(c, srcs, dst_width, profile, base, decisions, tracing);
     if profile.accepts_all_answers() {
         let mut seen = vec![base];
         let mut queue = vec![(base, consulted)];
@@ -159,7 +160,7 @@ fn explore(
                     continue;
                 }
                 seen.push(b);
-                let alt = Ctx::run(c, srcs, dst_width, profile, b, mutant, false);
+                let alt = Ctx::run(c, srcs, dst_width, profile, b, decisions, false);
                 if !alt.set.is_subset_of(&accept) {
                     if tracing {
                         trace.push(Step {
@@ -182,65 +183,17 @@ fn explore(
     Outcome { accept, inputs, trace }
 }
 
-/// The error for a wrong number of source operands (shared with the fast engine).
-/// Evaluate with one deliberate bug, for mutation testing of vector sets.
-#[doc(hidden)]
-pub fn evaluate_mutant(
+/// [`evaluate`] under another decision set than the oracle's ([`Ptx`]): an
+/// alternative reading of the ISA, or a deliberate bug (the mutation test,
+/// `tests/mutants.rs`).
+pub fn evaluate_with<D: Decisions + ?Sized>(
     c: &Cvt,
     srcs: &[Operand],
     dst_width: u32,
     profile: Profile,
-    m: Mutant,
+    decisions: &D,
 ) -> Result<Outcome, EvalError> {
-    evaluate_inner(c, srcs, dst_width, profile, Some(m))
-}
-
-macro_rules! mutants {
-    ($($v:ident $text:literal;)*) => {
-        /// Plausible bugs of a cvt implementation, one rule wrong each. The
-        /// committed vectors must notice every one (tests/mutants.rs).
-        #[doc(hidden)]
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum Mutant { $($v,)* }
-        impl Mutant {
-            pub const ALL: &'static [Mutant] = &[$(Mutant::$v,)*];
-            pub fn describe(self) -> &'static str { match self { $(Mutant::$v => $text,)* } }
-        }
-    };
-}
-
-mutants! {
-    TiesAway "round to nearest with ties away from zero instead of to even";
-    RnTruncates "round to nearest implemented as truncation";
-    RmRpSwapped "rm and rp swapped";
-    RnaAsRn ".rna implemented as ties to even";
-    NoFtz ".ftz ignored";
-    FtzErratumIgnored "cvt.ftz.f16.f32 flushes its f32 input (the hardware erratum ignored)";
-    TininessBeforeRounding ".ftz judges tininess before rounding";
-    NanToIntAlwaysZero "NaN → int always 0";
-    NanToIntAlwaysSignBit "NaN → int always 1<<(n-1)";
-    InfToIntZero "±Inf → int gives 0 instead of clamping";
-    ClampOffByOne "float→int clamp to MAX off by one (e.g. 2^31-2)";
-    UnsignedNegativeWraps "negative float → unsigned int wraps instead of clamping to 0";
-    SextAsZext "int widening zero-extends a signed source";
-    SourceNotChopped "a wider source register is used whole instead of chopped";
-    DestExtendZero "a signed result is zero-extended into a wider register";
-    IntSatIgnored "int→int .sat ignored (wraps)";
-    OverflowToMaxUnderRn "overflow under round to nearest gives max finite instead of Inf";
-    FlushSubnormalResults "subnormal results flushed to zero without .ftz";
-    NegZeroLosesSign "-0 results become +0";
-    SatNanPassesNan ".sat keeps NaN instead of giving +0";
-    SatKeepsNegZero ".sat keeps -0";
-    ReluKeepsNegZero ".relu keeps -0";
-    SatfinitePassesInf ".satfinite lets ±Inf and overflow through";
-    SatfiniteNanToMax ".satfinite turns NaN into MAX_NORM in formats that have NaN";
-    NanPayloadDropped "f32↔f64 NaN payload dropped (canonical NaN)";
-    NanSignKept "canonical NaN keeps the source's sign";
-    Ue8m0UsesSign "ue8m0 rounding uses the sign of the source";
-    RbitsShifted ".rs random bits added one position too low";
-    LanesSwapped "packed lanes swapped (a in the low half)";
-    PackCDropped "cvt.pack drops c (the bits above the lanes stay zero)";
-    PackCAtBit16 "cvt.pack puts c's bits from bit 16 up whatever the lane width";
+    evaluate_inner(c, srcs, dst_width, profile, decisions)
 }
 
 /// The result at the destination type's width, before register extension.
@@ -256,8 +209,10 @@ struct Run {
     consulted: u8,
 }
 
-struct Ctx<'a> {
+struct Ctx<'a, D: ?Sized> {
     c: &'a Cvt,
+    /// Every PTX rule's answer.
+    d: &'a D,
     profile: Profile,
     answers: Answers,
     consulted: u8,
@@ -270,23 +225,21 @@ struct Ctx<'a> {
     src: Format,
     dst: Format,
     mode: Mode,
-    /// A deliberate bug to apply (mutation testing only).
-    mutant: Option<Mutant>,
 }
 
-impl<'a> Ctx<'a> {
+impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     fn run(
         c: &'a Cvt,
         srcs: &[Operand],
         dst_width: u32,
         profile: Profile,
         answers: Answers,
-        mutant: Option<Mutant>,
+        d: &'a D,
         tracing: bool,
     ) -> Run {
-        let mode = c.rounding.and_then(|r| r.mode()).unwrap_or(Mode::NearestEven);
         let mut cx = Ctx {
             c,
+            d,
             profile,
             answers,
             consulted: 0,
@@ -295,8 +248,7 @@ impl<'a> Ctx<'a> {
             lane: "",
             src: c.atype.format(),
             dst: c.dtype.format(),
-            mode,
-            mutant,
+            mode: decide::mode_of(d, c),
         };
         if c.dtype.is_packed() || c.atype.is_packed() {
             return cx.run_packed(srcs, dst_width);
@@ -316,12 +268,15 @@ impl<'a> Ctx<'a> {
                 ),
             );
         }
-        let mut input = cx.decode(bits);
-        if cx.is(Mutant::SourceNotChopped) && src.width > abits && c.atype.is_int() {
-            let full = Integer::from(src.bits);
-            let neg = c.atype.format().is_signed_int() && (src.bits >> (src.width - 1)) & 1 == 1;
-            input = Value::from_integer(if neg { full - (Integer::from(1) << src.width) } else { full });
-        }
+        let read = cx.d.source_bits(c.atype, src.width);
+        let input = if read > abits && c.atype.is_int() {
+            // More bits than the type holds: an integer as wide as the bits read.
+            let full = Integer::from(src.bits & width_mask(read));
+            let neg = c.atype.format().is_signed_int() && (src.bits >> (read - 1)) & 1 == 1;
+            Value::from_integer(if neg { full - (Integer::from(1) << read) } else { full })
+        } else {
+            cx.decode(bits & width_mask(read))
+        };
         let r = cx.convert(&input);
         let set = cx.extend(r, dst_width);
         let inputs = if cx.tracing { vec![("a", input)] } else { Vec::new() };
@@ -338,17 +293,14 @@ impl<'a> Ctx<'a> {
         let mut outs = Vec::new();
         for i in (0..lanes).rev() {
             self.lane = names[i as usize];
-            let j = if self.is(Mutant::LanesSwapped) { lanes - 1 - i } else { i };
+            let j = self.d.source_lane(i, lanes);
             let bits = if c.atype.is_packed() {
                 (srcs[0].bits >> (j * c.atype.lane_bits())) & width_mask(c.atype.lane_bits())
             } else {
                 srcs[(lanes - 1 - j) as usize].bits
             };
             if let Some(r) = rbits {
-                let (mut value, width) = policy::stochastic_bits(c.dtype, r, i);
-                if self.is(Mutant::RbitsShifted) {
-                    value >>= 1;
-                }
+                let (value, width) = self.d.stochastic_bits(c.dtype, r, i);
                 self.mode = Mode::Stochastic { rbits: value, width };
                 note!(self, Rule::RoundStochastic, format!("random bits {value:#x} ({width} bits) for this lane"));
             }
@@ -377,15 +329,16 @@ impl<'a> Ctx<'a> {
             )
         );
         if c.dtype.takes_c() {
-            set = self.pack_c(set, srcs[2].bits, 2 * lb);
+            set = self.pack_c(set, srcs[2].bits, lb);
         }
         Run { set, inputs, trace: self.trace, consulted: self.consulted }
     }
 
-    /// cvt.pack: the low `32 - low` bits of `c` fill `d` above the two lanes.
-    fn pack_c(&mut self, set: AcceptSet, c: u64, low: u32) -> AcceptSet {
-        let low = if self.is(Mutant::PackCAtBit16) { 16 } else { low };
-        let upper = if self.is(Mutant::PackCDropped) { 0 } else { (c << low) & width_mask(32) };
+    /// cvt.pack: the low bits of `c` fill `d` above the two lanes of `lane_bits`.
+    fn pack_c(&mut self, set: AcceptSet, c: u64, lane_bits: u32) -> AcceptSet {
+        let shift = self.d.pack_c_shift(lane_bits);
+        let low = shift.unwrap_or(2 * lane_bits);
+        let upper = shift.map_or(0, |s| (c << s) & width_mask(32));
         note!(self, Rule::PackC, format!("bits 31..{low} of d from c {}: {}", fmt_hex(c, 32), fmt_hex(upper, 32)));
         let alts = set.alts.into_iter().map(|a| match a {
             Alt::Bits { value, mask } => Alt::Bits { value: value | upper, mask },
@@ -413,31 +366,11 @@ impl<'a> Ctx<'a> {
 
     fn ask(&mut self, q: Question) -> bool {
         self.consulted |= 1 << q as u8;
-        match (q, self.mutant) {
-            (Question::ReluNegZeroToPositive, Some(Mutant::ReluKeepsNegZero)) => false,
-            (Question::FtzAfterRounding, Some(Mutant::TininessBeforeRounding)) => false,
-            (Question::FtzF16Input, Some(Mutant::FtzErratumIgnored)) => true,
-            _ => self.answers.get(q),
-        }
-    }
-
-    fn is(&self, m: Mutant) -> bool {
-        self.mutant == Some(m)
+        self.answers.get(q)
     }
 
     fn dformat(&self) -> Format {
         self.dst
-    }
-
-    fn mode(&self) -> Mode {
-        match (self.mode, self.mutant) {
-            (Mode::NearestEven, Some(Mutant::TiesAway)) => Mode::NearestAway,
-            (Mode::NearestEven, Some(Mutant::RnTruncates)) => Mode::TowardZero,
-            (Mode::NearestAway, Some(Mutant::RnaAsRn)) => Mode::NearestEven,
-            (Mode::Down, Some(Mutant::RmRpSwapped)) => Mode::Up,
-            (Mode::Up, Some(Mutant::RmRpSwapped)) => Mode::Down,
-            (m, _) => m,
-        }
     }
 
     /// Place the type-width result in the destination register (docs/semantics.md §4).
@@ -458,8 +391,7 @@ impl<'a> Ctx<'a> {
             TypeResult::Bits(b) => {
                 let mut bits = b & width_mask(n);
                 if width > n {
-                    let sext =
-                        d.format().is_signed_int() && (bits >> (n - 1)) & 1 == 1 && !self.is(Mutant::DestExtendZero);
+                    let sext = self.d.dest_sign_extends(d) && (bits >> (n - 1)) & 1 == 1;
                     if sext {
                         bits |= width_mask(width) & !width_mask(n);
                     }

@@ -60,7 +60,7 @@ pub(super) fn signed(neg: bool, mag: &Dyadic) -> String {
     format!("{}{}", if neg { "-" } else { "" }, mag)
 }
 
-impl Ctx<'_> {
+impl<D: ?Sized> Ctx<'_, D> {
     pub(super) fn push_step(&mut self, rule: Rule, detail: String, event: Event) {
         let detail = if self.lane.is_empty() { detail } else { format!("[{}] {}", self.lane, detail) };
         self.trace.push(Step { rule, detail, event, rounding: None, lane: self.lane });
