@@ -17,6 +17,30 @@
 //!
 //! Where the answer depends on the evidence profile (the open questions,
 //! the NaN bits) the decision asks [`Profile`], which keeps those answers.
+//!
+//! ```
+//! use ptx_cvt::decide::{ptx, Decisions, Special};
+//! use ptx_cvt::eval::evaluate_with;
+//! use ptx_cvt::format::Format;
+//! use ptx_cvt::round::Mode;
+//! use ptx_cvt::{evaluate, parse_case, Profile, Rule};
+//!
+//! /// A reading in which overflow always saturates to ±MAX_NORM.
+//! struct Saturating;
+//! impl Decisions for Saturating {
+//!     fn overflow(&self, dst: Format, _: bool, mode: Mode, neg: bool, away: bool) -> (Special, Rule) {
+//!         ptx::overflow(self, dst, true, mode, neg, away)
+//!     }
+//! }
+//!
+//! // 65536 is above f16's MAX_NORM (65504).
+//! let case = parse_case("cvt.rn.f16.f32 47800000").unwrap().unwrap();
+//! let (w, p) = (case.dst_width(), Profile::Sm90);
+//! assert_eq!(evaluate(&case.instr, &case.operands, w, p).unwrap().accept.to_string(), "7c00");
+//! let other = evaluate_with(&case.instr, &case.operands, w, p, &Saturating).unwrap();
+//! assert_eq!(other.accept.to_string(), "7bff");
+//! assert_eq!(other.deciding_rule(), Rule::SatFinite);
+//! ```
 
 use crate::format::Format;
 use crate::instr::{Cvt, Rounding, Type};

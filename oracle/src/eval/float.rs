@@ -139,18 +139,17 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
 
     pub(super) fn inf(&mut self, neg: bool) -> TypeResult {
         let (s, rule) = self.d.inf_source(self.c, self.dst, neg);
-        let text = match s {
-            Special::Zero | Special::One if rule == Rule::SatClamp => {
-                format!("{}inf → {}", sign(neg), if s == Special::One { "1" } else { "0" })
+        // The text is built only when tracing.
+        note!(self, rule, {
+            let one = if s == Special::One { "1" } else { "0" };
+            match s {
+                Special::Zero | Special::One if rule == Rule::SatClamp => format!("{}inf → {one}", sign(neg)),
+                Special::Zero | Special::One => format!("{}inf → +{one}", sign(neg)),
+                Special::Max { .. } => "±inf → ±MAX_NORM".to_string(),
+                Special::Nan => format!("{}inf → NaN", sign(neg)),
+                Special::Inf { .. } => String::new(),
             }
-            Special::Zero | Special::One => {
-                format!("{}inf → +{}", sign(neg), if s == Special::One { "1" } else { "0" })
-            }
-            Special::Max { .. } => "±inf → ±MAX_NORM".to_string(),
-            Special::Nan => format!("{}inf → NaN", sign(neg)),
-            Special::Inf { .. } => String::new(),
-        };
-        note!(self, rule, text);
+        });
         TypeResult::Bits(self.special(s))
     }
 
@@ -185,14 +184,16 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
             }
             if !encode::fits(l, &mag) {
                 let (s, rule) = self.d.overflow(d, c.satfinite, mode, neg, away);
-                let max = l.max_finite();
-                let text = match s {
-                    Special::Inf { neg } => format!("{mag} exceeds max finite {max} → {}inf", sign(neg)),
-                    Special::Nan => format!("{mag} exceeds max finite {max} → NaN"),
-                    Special::Max { neg } => format!("{mag} exceeds max finite → {}", signed(neg, &max)),
-                    Special::Zero | Special::One => format!("{mag} exceeds max finite {max} → {s:?}"),
-                };
-                note!(self, rule, text);
+                // The text is built only when tracing.
+                note!(self, rule, {
+                    let max = l.max_finite();
+                    match s {
+                        Special::Inf { neg } => format!("{mag} exceeds max finite {max} → {}inf", sign(neg)),
+                        Special::Nan => format!("{mag} exceeds max finite {max} → NaN"),
+                        Special::Max { neg } => format!("{mag} exceeds max finite → {}", signed(neg, &max)),
+                        Special::Zero | Special::One => format!("{mag} exceeds max finite {max} → {s:?}"),
+                    }
+                });
                 return TypeResult::Bits(self.special(s));
             }
         }
