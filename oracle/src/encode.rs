@@ -1,58 +1,18 @@
-//! Encoding exact values as bits, and the overflow policies that apply when a
-//! rounded value does not fit.
+//! Encoding exact values as bits, and whether a rounded value fits.
 
 use rug::Integer;
 
 use crate::exact::Dyadic;
 use crate::format::{FloatLayout, Format, Kind};
-use crate::round::{Mode, Rounded};
 
-/// What to do when a rounded magnitude exceeds the largest finite value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Overflow {
-    /// IEEE 754 §7.4: infinity when rounding to nearest or away from zero in
-    /// the value's direction, otherwise the largest finite value.
-    Ieee,
-    /// Clamp to ±max finite (.satfinite).
-    SatFinite,
-}
-
-/// The result of fitting a rounded value into a float format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fit {
-    Finite,
-    OverflowToInf,
-    OverflowToMax,
-    /// Overflow toward infinity in a format with NaN but no Inf (ue8m0).
-    OverflowToNan,
-}
-
-/// Decide how a rounded magnitude fits, per the overflow policy.
-pub fn fit(l: &FloatLayout, neg: bool, r: &Rounded, policy: Overflow) -> Fit {
+/// Whether a magnitude on the format's grid is at most its largest finite
+/// value (what happens otherwise is a decision: `decide::Decisions::overflow`).
+pub fn fits(l: &FloatLayout, mag: &Dyadic) -> bool {
     // By the top bit first: only the top binade needs the exact comparison.
-    let fits = match r.mag.msb_exp() {
+    match mag.msb_exp() {
         None => true,
         Some(m) if m != l.emax() => m < l.emax(),
-        Some(_) => r.mag <= l.max_finite(),
-    };
-    if fits {
-        return Fit::Finite;
-    }
-    let to_inf = match policy {
-        Overflow::SatFinite => false,
-        Overflow::Ieee => match r.mode {
-            Mode::NearestEven | Mode::NearestAway => true,
-            Mode::Up => !neg,
-            Mode::Down => neg,
-            Mode::TowardZero => false,
-            // Like a directed rounding: Inf when the random carry rounded away from zero [OPEN].
-            Mode::Stochastic { .. } => r.away,
-        },
-    };
-    match (to_inf, l.has_inf(), l.has_nan()) {
-        (true, true, _) => Fit::OverflowToInf,
-        (true, false, true) => Fit::OverflowToNan,
-        _ => Fit::OverflowToMax,
+        Some(_) => *mag <= l.max_finite(),
     }
 }
 

@@ -6,7 +6,18 @@ use std::fmt;
 
 use rug::Integer;
 
-use crate::format::{low_mask, Format, Kind};
+use crate::format::{low_mask, FloatLayout, Format, Kind};
+
+impl FloatLayout {
+    /// Magnitude of the largest finite value, exactly (here, not in the
+    /// format table: the table does not depend on exact values).
+    pub fn max_finite(&self) -> Dyadic {
+        let code = self.max_finite_code();
+        let e = (code >> self.man_bits) as i64;
+        let m = code & ((1u64 << self.man_bits) - 1);
+        Dyadic::new(Integer::from(m | (1u64 << self.man_bits)), e - self.bias as i64 - self.man_bits as i64)
+    }
+}
 
 /// A non-negative dyadic rational `sig × 2^exp`.
 #[derive(Clone, Debug)]
@@ -228,6 +239,17 @@ impl fmt::Display for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_finite_values() {
+        // docs/semantics.md §1: e4m3 448, e5m2 57344, e2m3 7.5, e3m2 28, e2m1 6, f16 65504.
+        use Format::*;
+        let cases: [(Format, i64, i64); 6] =
+            [(E4m3, 448, 0), (E5m2, 57344, 0), (E2m3, 15, -1), (E3m2, 28, 0), (E2m1, 6, 0), (F16, 65504, 0)];
+        for (f, sig, exp) in cases {
+            assert_eq!(f.float_layout().unwrap().max_finite(), Dyadic::new(Integer::from(sig), exp), "{}", f.name());
+        }
+    }
 
     // Encodings from IEEE 754-2008 binary16/binary32 examples.
     #[test]

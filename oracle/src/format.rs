@@ -6,8 +6,6 @@
 
 use rug::Integer;
 
-use crate::exact::Dyadic;
-
 /// A number format. Packed instruction types (`f16x2`, `e4m3x2`, ...) are
 /// lanes of these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -241,13 +239,6 @@ impl FloatLayout {
         };
         (e << self.man_bits) | m
     }
-    /// Magnitude of the largest finite value, exactly.
-    pub fn max_finite(&self) -> Dyadic {
-        let code = self.max_finite_code();
-        let e = (code >> self.man_bits) as i64;
-        let m = code & ((1u64 << self.man_bits) - 1);
-        Dyadic::new(Integer::from(m | (1u64 << self.man_bits)), e - self.bias as i64 - self.man_bits as i64)
-    }
     pub fn has_inf(&self) -> bool {
         self.specials == Specials::Ieee
     }
@@ -316,16 +307,6 @@ mod tests {
         for f in Format::ALL {
             assert_eq!(f.info().format, f);
             assert_eq!(Format::from_name(f.name()), Some(f));
-        }
-    }
-
-    #[test]
-    fn max_finite_values() {
-        // docs/semantics.md §1: e4m3 448, e5m2 57344, e2m3 7.5, e3m2 28, e2m1 6, f16 65504.
-        let cases: [(Format, i64, i64); 6] =
-            [(E4m3, 448, 0), (E5m2, 57344, 0), (E2m3, 15, -1), (E3m2, 28, 0), (E2m1, 6, 0), (F16, 65504, 0)];
-        for (f, sig, exp) in cases {
-            assert_eq!(f.float_layout().unwrap().max_finite(), Dyadic::new(Integer::from(sig), exp), "{}", f.name());
         }
     }
 }

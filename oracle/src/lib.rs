@@ -33,13 +33,15 @@
 //! # Layers
 //!
 //! Bottom up: [`format`](mod@format) (the format table), [`exact`] (decode to
-//! exact values), [`round`] (the one rounding decision), [`encode`]
-//! (overflow policies and bits), [`policy`] (PTX rules, evidence and
-//! profiles), [`instr`] (parse, print, legality), [`eval`] (the semantics),
-//! [`accept`] and [`caseline`] (results and the text format).
+//! exact values), [`round`] (the one rounding decision), [`encode`] (bits),
+//! [`policy`] (PTX rules, evidence and profiles), [`instr`] (parse, print,
+//! legality), [`decide`] (every rule's decision, asked by both engines),
+//! [`eval`] (the semantics), [`accept`] and [`caseline`] (results and the
+//! text format).
 
 pub mod accept;
 pub mod caseline;
+pub mod decide;
 pub mod encode;
 pub mod eval;
 pub mod exact;

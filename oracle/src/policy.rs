@@ -2,8 +2,9 @@
 //! with its evidence, and the two evidence profiles.
 //!
 //! Where the ISA leaves a choice open (`[OPEN]`) or only NVIDIA's host
-//! emulation speaks (`[EMU]`), the profile decides here, in one place, so a
-//! hardware run can confirm or change it.
+//! emulation speaks (`[EMU]`), the profile's answer is kept here, so a
+//! hardware run can confirm or change it. Every rule's decision itself
+//! (profile-dependent or not) is one method of [`crate::decide::Decisions`].
 
 use std::fmt;
 use std::str::FromStr;
@@ -210,6 +211,14 @@ impl Answers {
     pub fn get(self, q: Question) -> bool {
         self.0 & q.bit() != 0
     }
+    /// The same answers with `q` answered `yes`.
+    pub fn with(self, q: Question, yes: bool) -> Answers {
+        if self.get(q) == yes {
+            self
+        } else {
+            self.flipped(q)
+        }
+    }
     /// The same answers with `q` flipped.
     pub fn flipped(self, q: Question) -> Answers {
         Answers(self.0 ^ q.bit())
@@ -245,6 +254,10 @@ pub enum NanOut {
     Copy,
     /// Any NaN.
     Any(Rule),
+    /// +0 (`.sat`).
+    Zero,
+    /// +MAX_NORM (`.satfinite` into a format without NaN).
+    MaxNorm,
 }
 
 impl Profile {

@@ -66,10 +66,6 @@ impl Fl {
     pub const fn has_inf(&self) -> bool {
         matches!(self.specials, Specials::Ieee)
     }
-    #[inline(always)]
-    pub fn has_nan(&self) -> bool {
-        self.specials != Specials::None
-    }
 }
 
 /// How a lane's number format is stored: a two's-complement integer or a float layout.

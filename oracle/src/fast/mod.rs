@@ -7,10 +7,11 @@
 //! Scalar forms are one lane; tf32 and the packed forms are lanes of the
 //! same path, packed high lane first (docs/semantics.md §5.11).
 //!
-//! Scope: the **sm90 profile** only. Its choices on open questions come from
-//! the one place that records them (`Profile::answers`, `Profile::nan_out`,
-//! `Profile::tf32_low_bits_mask`, `policy::stochastic_bits`), evaluated once
-//! per instruction; legality is the instruction model's (`instr::check`).
+//! Scope: the **sm90 profile** only. Every choice a PTX rule makes comes
+//! from the decisions both engines ask ([`crate::decide::Decisions`]; a
+//! [`Plan`] asks most of them once per instruction), and
+//! `Profile::tf32_low_bits_mask`; legality is the instruction model's
+//! (`instr::check`).
 //!
 //! Speed: an instruction is turned into a [`Plan`] once (the last plan is
 //! cached per thread, so repeated [`evaluate`] calls on one instruction skip
@@ -26,10 +27,11 @@ use std::cell::RefCell;
 use std::fmt;
 
 use crate::accept::{width_mask, AcceptSet, Alt, LaneSet};
+use crate::decide::{self, Decisions, IntToInt, Ptx, Special};
 use crate::format::Format;
 use crate::instr::{self, Cvt, Family, Regs, Rounding, Type};
 use crate::operand::{check_packed_widths, operand_count_error, EvalError, Operand};
-use crate::policy::{self, NanOut, Profile, Question};
+use crate::policy::{NanOut, Profile, Question};
 use crate::round::Mode;
 
 use self::arith::{
@@ -141,10 +143,13 @@ enum NanPlan {
     Payload,
 }
 
-/// Everything about an instruction that does not depend on the operand values.
+/// Everything about an instruction that does not depend on the operand
+/// values, under a decision set (the oracle's, [`Ptx`], unless built by
+/// [`Plan::with_decisions`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Plan {
+pub struct Plan<D = Ptx> {
     c: Cvt,
+    d: D,
     src: Lf,
     dst: Lf,
     family: Family,
@@ -158,7 +163,15 @@ pub struct Plan {
     ftz_out: bool,
     ftz_after: bool,
     relu_neg_zero_positive: bool,
+    sat_neg_zero_positive: bool,
     nan: NanPlan,
+    /// Bits a negative NaN source adds to a canonical NaN result (0: none).
+    nan_sign: u64,
+    /// ue8m0: the magnitude is converted; the bits a zero result takes.
+    drop_sign: bool,
+    zero_code: Option<u64>,
+    int_to_int: IntToInt,
+    pack_c_shift: Option<u32>,
     /// float→int NaN result; int destination range.
     nan_int: u64,
     int_lo: i128,
@@ -186,51 +199,63 @@ fn int_range(bits: u32, signed: bool) -> (i128, i128) {
 impl Plan {
     /// Check legality for the registers and prepare the evaluation.
     pub fn new(c: &Cvt, src_width: u32, dst_width: u32) -> Result<Plan, EvalError> {
+        Plan::with_decisions(c, src_width, dst_width, Ptx)
+    }
+}
+
+impl<D: Decisions> Plan<D> {
+    /// [`Plan::new`] under another decision set than the oracle's (an
+    /// alternative reading of the ISA, or a deliberate bug: `tests/mutants.rs`).
+    pub fn with_decisions(c: &Cvt, src_width: u32, dst_width: u32, d: D) -> Result<Plan<D>, EvalError> {
         instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
-        Ok(Plan::prepare(c, dst_width))
+        Ok(Plan::prepare(c, src_width, dst_width, d))
     }
 
-    fn prepare(c: &Cvt, dst_width: u32) -> Plan {
+    fn prepare(c: &Cvt, src_width: u32, dst_width: u32, d: D) -> Plan<D> {
         let profile = Profile::Sm90;
-        let answers = profile.answers();
+        let answers = d.answers(profile);
         let (sf, df) = (c.atype.format(), c.dtype.format());
-        let (src, dst) = (Lf::of(sf), Lf::of(df));
+        let (mut src, dst) = (Lf::of(sf), Lf::of(df));
+        if let (Lf::Int { bits, signed }, false) = (src, c.atype.is_packed()) {
+            let read = d.source_bits(c.atype, src_width);
+            if read != bits {
+                src = Lf::Int { bits: read, signed };
+            }
+        }
         let family = instr::family(sf, df);
-        let mode = c.rounding.and_then(|r| r.mode()).unwrap_or(Mode::NearestEven);
+        let mode = decide::mode_of(&d, c);
         let (prec, qmin) = match (dst, family, c.rounding) {
             (Lf::Float(_), Family::SameFloat, Some(r)) if r.is_integer() => (0, 0),
             (Lf::Float(l), _, _) => (l.prec, l.qmin),
             (Lf::Int { .. }, _, _) => (0, 0),
         };
-        let nan = match dst {
-            Lf::Float(l) if !l.has_nan() => NanPlan::Fixed(encode_max(&l, false)),
-            Lf::Float(l) => {
-                let plain = c.rounding.is_none() && !c.ftz && !c.relu && !c.satfinite;
-                let out = if df == Format::Ue8m0 {
-                    NanOut::Canonical
-                } else if c.relu || c.satfinite {
-                    profile.canonical_nan(policy::Rule::ReluNan).0
-                } else {
-                    profile.nan_out(df, sf, plain).0
-                };
-                match out {
-                    NanOut::Canonical => NanPlan::Fixed(encode_nan(&l, false, u64::MAX)),
-                    NanOut::Any(_) => NanPlan::Any,
-                    NanOut::Copy => NanPlan::Copy,
-                    NanOut::Payload => NanPlan::Payload,
+        let (nan, nan_sign) = match dst {
+            Lf::Float(l) => match d.nan_source(c, profile).0 {
+                NanOut::Zero => (NanPlan::Fixed(encode_finite(&l, false, 0, 0)), 0),
+                NanOut::MaxNorm => (NanPlan::Fixed(encode_max(&l, false)), 0),
+                NanOut::Canonical => {
+                    let b = encode_nan(&l, false, u64::MAX);
+                    let sign = if d.canonical_nan_keeps_sign() { encode_nan(&l, true, u64::MAX) ^ b } else { 0 };
+                    (NanPlan::Fixed(b), sign)
                 }
-            }
-            Lf::Int { .. } => NanPlan::Any,
+                NanOut::Any(_) => (NanPlan::Any, 0),
+                NanOut::Copy => (NanPlan::Copy, 0),
+                NanOut::Payload => (NanPlan::Payload, 0),
+            },
+            Lf::Int { .. } => (NanPlan::Any, 0),
         };
         let d_bits = c.dtype.bits();
         let (int_lo, int_hi, dst_signed_int) = match dst {
             Lf::Int { bits, signed } => {
                 let (lo, hi) = int_range(bits, signed);
-                (lo, hi, signed)
+                (lo, hi, d.dest_sign_extends(c.dtype))
             }
             Lf::Float(_) => (0, 0, false),
         };
-        let nan_int = if c.atype != Type::F64 && d_bits != 64 { 0 } else { 1u64 << (d_bits - 1) };
+        let nan_int = match dst {
+            Lf::Int { .. } => d.nan_to_int(c.atype, c.dtype).0,
+            Lf::Float(_) => 0,
+        };
         let dst_mask = if c.dtype == Type::Tf32 { profile.tf32_low_bits_mask() } else { width_mask(dst_width) };
         let packed = c.dtype.is_packed() || c.atype.is_packed();
         Plan {
@@ -242,11 +267,17 @@ impl Plan {
             prec,
             qmin,
             // The f16.f32 erratum: the profile says whether that form flushes its source.
-            ftz_in: c.ftz && sf == Format::F32 && (df != Format::F16 || answers.get(Question::FtzF16Input)),
-            ftz_out: c.ftz && df == Format::F32,
+            ftz_in: d.flushes_source(c) && (df != Format::F16 || answers.get(Question::FtzF16Input)),
+            ftz_out: matches!(dst, Lf::Float(_)) && d.flushes_result(c),
             ftz_after: answers.get(Question::FtzAfterRounding),
             relu_neg_zero_positive: answers.get(Question::ReluNegZeroToPositive),
+            sat_neg_zero_positive: d.sat_neg_zero_to_positive(),
             nan,
+            nan_sign,
+            drop_sign: matches!(dst, Lf::Float(_)) && d.drops_sign(df),
+            zero_code: if matches!(dst, Lf::Float(_)) { d.zero_code(df) } else { None },
+            int_to_int: d.int_to_int(c.sat, c.atype, c.dtype),
+            pack_c_shift: if c.dtype.takes_c() { d.pack_c_shift(c.dtype.lane_bits()) } else { None },
             nan_int,
             int_lo,
             int_hi,
@@ -258,6 +289,7 @@ impl Plan {
             dst_width,
             dst_mask,
             dst_signed_int,
+            d,
         }
     }
 
@@ -278,13 +310,14 @@ impl Plan {
         let lb = self.d_bits;
         let (mut value, mut nan_lanes) = (0u64, 0u8);
         for i in (0..self.lanes).rev() {
+            let j = self.d.source_lane(i, self.lanes);
             let bits = if c.atype.is_packed() {
-                (ops[0].bits >> (i * self.a_bits)) & width_mask(self.a_bits)
+                (ops[0].bits >> (j * self.a_bits)) & width_mask(self.a_bits)
             } else {
-                ops[(self.lanes - 1 - i) as usize].bits
+                ops[(self.lanes - 1 - j) as usize].bits
             };
             let mode = if self.stochastic {
-                let (rbits, width) = policy::stochastic_bits(c.dtype, rbits, i);
+                let (rbits, width) = self.d.stochastic_bits(c.dtype, rbits, i);
                 Mode::Stochastic { rbits, width }
             } else {
                 self.mode
@@ -295,9 +328,9 @@ impl Plan {
                 LaneOut::AnyNan => nan_lanes |= 1 << i,
             }
         }
-        if c.dtype.takes_c() {
+        if let Some(shift) = self.pack_c_shift {
             // cvt.pack: c's low bits above the two lanes.
-            value |= (ops[2].bits << (2 * lb)) & width_mask(32);
+            value |= (ops[2].bits << shift) & width_mask(32);
         }
         if nan_lanes == 0 {
             FastResult::Bits(value)
@@ -343,8 +376,11 @@ impl Plan {
     fn lane(&self, x: u64, mode: Mode) -> LaneOut {
         match (self.src, self.dst) {
             (Lf::Int { bits: sb, signed: ss }, Lf::Int { bits: db, .. }) => {
-                let v = decode_int(sb, ss, x);
-                let v = if self.c.sat { v.clamp(self.int_lo, self.int_hi) } else { v };
+                let v = match self.int_to_int {
+                    IntToInt::Saturate => decode_int(sb, ss, x).clamp(self.int_lo, self.int_hi),
+                    IntToInt::ZeroExtend => decode_int(sb, false, x),
+                    IntToInt::Chop | IntToInt::SignExtend | IntToInt::SameWidth => decode_int(sb, ss, x),
+                };
                 LaneOut::Bits(v as u64 & width_mask(db))
             }
             (Lf::Int { bits, signed }, Lf::Float(d)) => {
@@ -373,13 +409,7 @@ impl Plan {
         let n = self.d_bits;
         let v = match self.ftz_input(s, decode_float(s, x)) {
             Val::Nan { .. } => return LaneOut::Bits(self.nan_int),
-            Val::Inf { neg } => {
-                if neg {
-                    self.int_lo
-                } else {
-                    self.int_hi
-                }
-            }
+            Val::Inf { neg } => self.d.inf_to_int(self.c.dtype, neg),
             Val::Num { neg, sig, exp } => {
                 let mag: Option<u128> = if sig == 0 {
                     Some(0)
@@ -392,11 +422,18 @@ impl Plan {
                 match mag {
                     // mag <= 2^64: fits an i128 with its sign.
                     Some(m) => {
-                        let i = m as i128;
-                        (if neg { -i } else { i }).clamp(self.int_lo, self.int_hi)
+                        let i = if neg { -(m as i128) } else { m as i128 };
+                        if i < self.int_lo || i > self.int_hi {
+                            self.d.int_out_of_range(self.c.dtype, i < 0, i as u64)
+                        } else {
+                            i
+                        }
                     }
-                    None if neg => self.int_lo,
-                    None => self.int_hi,
+                    None => {
+                        // At least 2^64, integral (exp >= 0): its low 64 bits.
+                        let low = if exp >= 128 { 0 } else { (sig << exp as u32) as u64 };
+                        self.d.int_out_of_range(self.c.dtype, neg, if neg { low.wrapping_neg() } else { low })
+                    }
                 }
             }
         };
@@ -405,14 +442,10 @@ impl Plan {
 
     #[inline(always)]
     fn float_to_float(&self, s: &Fl, d: &Fl, x: u64, mode: Mode) -> LaneOut {
-        let c = &self.c;
         let v = decode_float(s, x);
         if let Val::Nan { neg, quiet, payload } = v {
-            if c.sat {
-                return LaneOut::Bits(encode_finite(d, false, 0, 0));
-            }
             return match self.nan {
-                NanPlan::Fixed(b) => LaneOut::Bits(b),
+                NanPlan::Fixed(b) => LaneOut::Bits(if neg { b | self.nan_sign } else { b }),
                 NanPlan::Any => LaneOut::AnyNan,
                 NanPlan::Copy => LaneOut::Bits(encode_nan(d, neg, payload) & !(d.quiet_bit * (!quiet) as u64)),
                 NanPlan::Payload => {
@@ -424,7 +457,7 @@ impl Plan {
             };
         }
         let mut v = self.ftz_input(s, v);
-        if !d.signed {
+        if self.drop_sign {
             // ue8m0: the magnitude is converted.
             v = match v {
                 Val::Num { sig, exp, .. } => Val::Num { neg: false, sig, exp },
@@ -444,21 +477,7 @@ impl Plan {
 
     #[inline(always)]
     fn inf(&self, d: &Fl, neg: bool) -> u64 {
-        let c = &self.c;
-        if c.sat {
-            return encode_finite(d, false, (!neg) as u128, 0);
-        }
-        if c.relu && neg {
-            return encode_finite(d, false, 0, 0);
-        }
-        if c.satfinite {
-            return encode_max(d, neg);
-        }
-        if !d.has_inf() {
-            // ue8m0 (the other Inf-less formats require .satfinite).
-            return encode_nan(d, false, u64::MAX);
-        }
-        encode_inf(d, neg)
+        special(d, self.d.inf_source(&self.c, self.c.dtype.format(), neg).0)
     }
 
     /// After rounding to a float destination: .sat, .relu, overflow, .ftz, encode.
@@ -476,7 +495,7 @@ impl Plan {
         let (mut neg, mut sig, mut q) = (neg, r.sig, r.q);
         if c.sat {
             // Clamp to [0, 1]; the .ftz result flush below still applies.
-            if neg {
+            if neg && (sig != 0 || self.sat_neg_zero_positive) {
                 (neg, sig) = (false, 0);
             } else if greater(sig, q, 1, 0) {
                 (sig, q) = (1, 0);
@@ -485,19 +504,8 @@ impl Plan {
             (neg, sig) = (false, 0);
         }
         if !c.sat && greater(sig, q, d.max_sig, d.max_exp) {
-            let to_inf = !c.satfinite
-                && match mode {
-                    Mode::NearestEven | Mode::NearestAway => true,
-                    Mode::Up => !neg,
-                    Mode::Down => neg,
-                    Mode::TowardZero => false,
-                    Mode::Stochastic { .. } => r.away,
-                };
-            return LaneOut::Bits(match (to_inf, d.has_inf(), d.has_nan()) {
-                (true, true, _) => encode_inf(d, neg),
-                (true, false, true) => encode_nan(d, false, u64::MAX),
-                _ => encode_max(d, neg),
-            });
+            let (s, _) = self.d.overflow(c.dtype.format(), c.satfinite, mode, neg, r.away);
+            return LaneOut::Bits(special(d, s));
         }
         if self.ftz_out && sig != 0 {
             let tiny_after = msb(sig, q) < d.emin;
@@ -506,11 +514,25 @@ impl Plan {
                 sig = 0;
             }
         }
-        if sig == 0 && !d.signed && !d.subnormals {
-            // ue8m0 has no zero: 00 is 2^-127.
-            return LaneOut::Bits(0);
+        if sig == 0 {
+            if let Some(code) = self.zero_code {
+                // ue8m0 has no zero: 00 is 2^-127.
+                return LaneOut::Bits(code);
+            }
         }
         LaneOut::Bits(encode_finite(d, neg, sig, q))
+    }
+}
+
+/// The bits of a magnitude-independent result.
+#[inline(always)]
+fn special(d: &Fl, s: Special) -> u64 {
+    match s {
+        Special::Zero => encode_finite(d, false, 0, 0),
+        Special::One => encode_finite(d, false, 1, 0),
+        Special::Max { neg } => encode_max(d, neg),
+        Special::Inf { neg } => encode_inf(d, neg),
+        Special::Nan => encode_nan(d, false, u64::MAX),
     }
 }
 

@@ -1,0 +1,430 @@
+//! Every PTX rule that decides a result, as one named decision.
+//!
+//! The arithmetic (decoding, rounding once, encoding) is the same for every
+//! reading of the ISA; what a NaN becomes, where an overflow goes, what a
+//! modifier does to −0 are choices. Each choice is one method of
+//! [`Decisions`], whose default is the oracle's answer, stated in
+//! `docs/semantics.md` (the §8.1 rule row is named in each doc comment, with
+//! its evidence tag). Both engines ask these methods and nothing else for
+//! these choices: the exact engine ([`crate::eval`]) while it evaluates, the
+//! fast engine ([`crate::fast`]) mostly once per instruction, when it plans.
+//!
+//! [`Ptx`] is the default set. Another set overrides some methods (and may
+//! call the free functions of [`ptx`] for the rest): the mutation test
+//! defines its plausible wrong implementations this way
+//! (`tests/mutants.rs`), and [`crate::eval::evaluate_with`] and
+//! [`crate::fast::Plan::with_decisions`] evaluate under such a set.
+//!
+//! Where the answer depends on the evidence profile (the open questions,
+//! the NaN bits) the decision asks [`Profile`], which keeps those answers.
+//!
+//! ```
+//! use ptx_cvt::decide::{ptx, Decisions, Special};
+//! use ptx_cvt::eval::evaluate_with;
+//! use ptx_cvt::format::Format;
+//! use ptx_cvt::round::Mode;
+//! use ptx_cvt::{evaluate, parse_case, Profile, Rule};
+//!
+//! /// A reading in which overflow always saturates to ±MAX_NORM.
+//! struct Saturating;
+//! impl Decisions for Saturating {
+//!     fn overflow(&self, dst: Format, _: bool, mode: Mode, neg: bool, away: bool) -> (Special, Rule) {
+//!         ptx::overflow(self, dst, true, mode, neg, away)
+//!     }
+//! }
+//!
+//! // 65536 is above f16's MAX_NORM (65504).
+//! let case = parse_case("cvt.rn.f16.f32 47800000").unwrap().unwrap();
+//! let (w, p) = (case.dst_width(), Profile::Sm90);
+//! assert_eq!(evaluate(&case.instr, &case.operands, w, p).unwrap().accept.to_string(), "7c00");
+//! let other = evaluate_with(&case.instr, &case.operands, w, p, &Saturating).unwrap();
+//! assert_eq!(other.accept.to_string(), "7bff");
+//! assert_eq!(other.deciding_rule(), Rule::SatFinite);
+//! ```
+
+use crate::format::Format;
+use crate::instr::{Cvt, Rounding, Type};
+use crate::policy::{self, Answers, NanOut, Profile, Rule};
+use crate::round::Mode;
+
+/// A result that does not depend on the source's magnitude, in the
+/// destination format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Special {
+    /// +0.
+    Zero,
+    /// +1.0.
+    One,
+    /// ±MAX_NORM, the largest finite magnitude.
+    Max { neg: bool },
+    /// ±Inf.
+    Inf { neg: bool },
+    /// The canonical NaN (sign clear, every fraction bit set).
+    Nan,
+}
+
+/// How an int→int conversion produces its bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntToInt {
+    /// `.sat`: clamp the value to the destination range.
+    Saturate,
+    /// A wider source: keep the low bits.
+    Chop,
+    /// A narrower signed source.
+    SignExtend,
+    /// A narrower unsigned source.
+    ZeroExtend,
+    /// The same width: the bits are reinterpreted.
+    SameWidth,
+}
+
+macro_rules! decisions {
+    ($($v:ident $method:literal;)*) => {
+        /// The name of each method of [`Decisions`], for tests that check
+        /// both engines ask every one.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Decision { $($v,)* }
+        impl Decision {
+            pub const ALL: &'static [Decision] = &[$(Decision::$v,)*];
+            /// The method of [`Decisions`] that makes this decision.
+            pub fn method(self) -> &'static str { match self { $(Decision::$v => $method,)* } }
+        }
+    };
+}
+
+decisions! {
+    RoundingMode "rounding_mode";
+    DefaultRounding "default_rounding";
+    StochasticBits "stochastic_bits";
+    Answers "answers";
+    FlushesSource "flushes_source";
+    FlushesResult "flushes_result";
+    NoModifier "no_modifier";
+    NanSource "nan_source";
+    CanonicalNanSign "canonical_nan_keeps_sign";
+    InfSource "inf_source";
+    Overflow "overflow";
+    SatNegZero "sat_neg_zero_to_positive";
+    DropsSign "drops_sign";
+    ZeroCode "zero_code";
+    NanToInt "nan_to_int";
+    InfToInt "inf_to_int";
+    IntOutOfRange "int_out_of_range";
+    IntToInt "int_to_int";
+    SourceBits "source_bits";
+    DestSignExtends "dest_sign_extends";
+    SourceLane "source_lane";
+    PackCShift "pack_c_shift";
+}
+
+/// The decisions of a `cvt` semantics. Every method has the oracle's answer
+/// as its default (the function of the same name in [`ptx`]).
+pub trait Decisions {
+    /// The rounding rule a modifier names (`round-to-float`, `round-to-int`
+    /// `[PTX]`, §5.3–5.4); `None` for `.rs`, whose rule takes each lane's
+    /// random bits ([`Decisions::stochastic_bits`]).
+    fn rounding_mode(&self, r: Rounding) -> Option<Mode> {
+        ptx::rounding_mode(self, r)
+    }
+    /// The rounding rule without a modifier (`f16-bf16-default-rn` `[OPEN]`, §5.4).
+    fn default_rounding(&self) -> Mode {
+        ptx::default_rounding(self)
+    }
+    /// `.rs`: the random bits of lane `lane` (0 = lowest) and their count
+    /// (`round-stochastic` `[OPEN]`, §5.10).
+    fn stochastic_bits(&self, dtype: Type, rbits: u64, lane: u32) -> (u64, u32) {
+        ptx::stochastic_bits(self, dtype, rbits, lane)
+    }
+    /// The answers to the open questions the profile takes first
+    /// (`ftz-f16-f32-erratum` `[HW]`, `ftz-tininess` `[OPEN]`, `relu-neg-zero` `[OPEN]`).
+    fn answers(&self, profile: Profile) -> Answers {
+        ptx::answers(self, profile)
+    }
+    /// Whether `.ftz` flushes a subnormal source of this instruction
+    /// (`ftz-input` `[HW]`, §5.6; the f16.f32 erratum is an open question).
+    fn flushes_source(&self, c: &Cvt) -> bool {
+        ptx::flushes_source(self, c)
+    }
+    /// Whether `.ftz` flushes a subnormal result (`ftz-output` `[HW]`, §5.6).
+    fn flushes_result(&self, c: &Cvt) -> bool {
+        ptx::flushes_result(self, c)
+    }
+    /// Whether the instruction has no modifier at all: the premise of
+    /// `nan-copy` `[OPEN]` (§5.9).
+    fn no_modifier(&self, c: &Cvt) -> bool {
+        ptx::no_modifier(self, c)
+    }
+    /// What a NaN source becomes in a float destination (`sat-nan` `[HW]`,
+    /// `satfinite-nan-to-max` `[PTX]`, `ue8m0-nan` `[EMU]`, `relu-nan` `[PTX]`,
+    /// `satfinite-nan` `[PTX]`, then the profile's NaN rule, §5.7–5.9), and the rule.
+    fn nan_source(&self, c: &Cvt, profile: Profile) -> (NanOut, Rule) {
+        ptx::nan_source(self, c, profile)
+    }
+    /// Whether the canonical NaN keeps the source NaN's sign
+    /// (`nan-canonical` `[EMU]`, §5.9: it does not).
+    fn canonical_nan_keeps_sign(&self) -> bool {
+        ptx::canonical_nan_keeps_sign(self)
+    }
+    /// What ±Inf becomes in a float destination (`sat-clamp` `[HW]`, `relu`
+    /// `[PTX]`, `satfinite` `[PTX]`, `overflow-nan` `[EMU]`, `inf-to-inf` `[IEEE]`), and the rule.
+    fn inf_source(&self, c: &Cvt, dst: Format, neg: bool) -> (Special, Rule) {
+        ptx::inf_source(self, c, dst, neg)
+    }
+    /// What a rounded magnitude above MAX_NORM becomes (`overflow-inf`,
+    /// `overflow-max` `[IEEE]`, `satfinite` `[PTX]`, `overflow-nan` `[EMU]`; `.rs`
+    /// like a directed rounding `[OPEN]`, §5.4, §5.8, §5.10), and the rule.
+    /// `away`: whether the rounding went away from zero.
+    fn overflow(&self, dst: Format, satfinite: bool, mode: Mode, neg: bool, away: bool) -> (Special, Rule) {
+        ptx::overflow(self, dst, satfinite, mode, neg, away)
+    }
+    /// Whether `.sat` turns −0 into +0 (`sat-neg-zero` `[HW]`, §5.7).
+    fn sat_neg_zero_to_positive(&self) -> bool {
+        ptx::sat_neg_zero_to_positive(self)
+    }
+    /// Whether a negative value is converted by its magnitude: the
+    /// destination has no sign (`ue8m0-unsigned` `[EMU]`, §5.12).
+    fn drops_sign(&self, dst: Format) -> bool {
+        ptx::drops_sign(self, dst)
+    }
+    /// The code a zero result takes in a format without a zero
+    /// (`ue8m0-no-zero` `[OPEN]`, §5.12); `None` where zero is representable.
+    fn zero_code(&self, dst: Format) -> Option<u64> {
+        ptx::zero_code(self, dst)
+    }
+    /// The integer a NaN becomes, as type-width bits (`nan-to-int-zero`,
+    /// `nan-to-int-sign-bit` `[PTX]`, `nan-to-int-narrow-f64` `[OPEN]`, §5.3), and the rule.
+    fn nan_to_int(&self, src: Type, dst: Type) -> (u64, Rule) {
+        ptx::nan_to_int(self, src, dst)
+    }
+    /// The integer ±Inf becomes (`int-clamp` `[HW]`, §5.3).
+    fn inf_to_int(&self, dst: Type, neg: bool) -> i128 {
+        ptx::inf_to_int(self, dst, neg)
+    }
+    /// The integer a rounded value outside the destination range becomes
+    /// (`int-clamp` `[HW]`, §5.3). `neg`: below the range; `low_bits`: the
+    /// value's low 64 bits in two's complement.
+    fn int_out_of_range(&self, dst: Type, neg: bool, low_bits: u64) -> i128 {
+        ptx::int_out_of_range(self, dst, neg, low_bits)
+    }
+    /// How an int→int conversion makes its bits (`int-wrap` `[PTX]`,
+    /// `int-sat-clamp` `[HW]`, `pack-sat` `[PTX]`, §5.1, §5.13).
+    fn int_to_int(&self, sat: bool, src: Type, dst: Type) -> IntToInt {
+        ptx::int_to_int(self, sat, src, dst)
+    }
+    /// How many low bits of a `reg_width`-bit source register are read for
+    /// a scalar source type (`source-chop` `[PTX]`, §4).
+    fn source_bits(&self, src: Type, reg_width: u32) -> u32 {
+        ptx::source_bits(self, src, reg_width)
+    }
+    /// Whether a destination register wider than the type is sign-extended
+    /// (`dest-extend` `[PTX]`, §4).
+    fn dest_sign_extends(&self, dst: Type) -> bool {
+        ptx::dest_sign_extends(self, dst)
+    }
+    /// Which source lane feeds destination lane `lane` of `lanes` (0 =
+    /// lowest; `pack` `[PTX]`, §5.11).
+    fn source_lane(&self, lane: u32, lanes: u32) -> u32 {
+        ptx::source_lane(self, lane, lanes)
+    }
+    /// cvt.pack: the bit of `d` where the bits of `c` start, for two lanes
+    /// of `lane_bits`; `None` if `c` is not used (`pack-c-bits` `[PTX]`, §5.13).
+    fn pack_c_shift(&self, lane_bits: u32) -> Option<u32> {
+        ptx::pack_c_shift(self, lane_bits)
+    }
+}
+
+/// The rounding rule in force for `c` under `d` (for `.rs` a placeholder:
+/// each lane's rule carries its own random bits).
+pub fn mode_of<D: Decisions + ?Sized>(d: &D, c: &Cvt) -> Mode {
+    match c.rounding {
+        None => d.default_rounding(),
+        Some(r) => d.rounding_mode(r).unwrap_or(Mode::NearestEven),
+    }
+}
+
+/// The oracle's semantics: every decision at its default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ptx;
+
+impl Decisions for Ptx {}
+
+/// The oracle's answer to each decision, for sets that override others.
+/// Each takes the set it serves, so a decision that builds on another
+/// (the NaN rule on "no modifier") asks that set.
+pub mod ptx {
+    use super::*;
+
+    pub fn rounding_mode<D: Decisions + ?Sized>(_: &D, r: Rounding) -> Option<Mode> {
+        r.mode()
+    }
+
+    pub fn default_rounding<D: Decisions + ?Sized>(_: &D) -> Mode {
+        Mode::NearestEven
+    }
+
+    pub fn stochastic_bits<D: Decisions + ?Sized>(_: &D, dtype: Type, rbits: u64, lane: u32) -> (u64, u32) {
+        policy::stochastic_bits(dtype, rbits, lane)
+    }
+
+    pub fn answers<D: Decisions + ?Sized>(_: &D, profile: Profile) -> Answers {
+        profile.answers()
+    }
+
+    pub fn flushes_source<D: Decisions + ?Sized>(_: &D, c: &Cvt) -> bool {
+        c.ftz && c.atype.format() == Format::F32
+    }
+
+    pub fn flushes_result<D: Decisions + ?Sized>(_: &D, c: &Cvt) -> bool {
+        c.ftz && c.dtype.format() == Format::F32
+    }
+
+    pub fn no_modifier<D: Decisions + ?Sized>(_: &D, c: &Cvt) -> bool {
+        c.rounding.is_none() && !c.ftz && !c.relu && !c.satfinite
+    }
+
+    pub fn nan_source<D: Decisions + ?Sized>(d: &D, c: &Cvt, profile: Profile) -> (NanOut, Rule) {
+        let (src, dst) = (c.atype.format(), c.dtype.format());
+        if c.sat {
+            return (NanOut::Zero, Rule::SatNan);
+        }
+        if !dst.float_layout().expect("float destination").has_nan() {
+            // e2m1/e2m3/e3m2 have no NaN: .satfinite gives +MAX_NORM (docs/semantics.md §5.8).
+            return (NanOut::MaxNorm, Rule::SatFiniteNanToMax);
+        }
+        if dst == Format::Ue8m0 {
+            (NanOut::Canonical, Rule::Ue8m0Nan)
+        } else if c.relu {
+            profile.canonical_nan(Rule::ReluNan)
+        } else if c.satfinite {
+            profile.canonical_nan(Rule::SatFiniteNan)
+        } else {
+            profile.nan_out(dst, src, d.no_modifier(c))
+        }
+    }
+
+    pub fn canonical_nan_keeps_sign<D: Decisions + ?Sized>(_: &D) -> bool {
+        false
+    }
+
+    pub fn inf_source<D: Decisions + ?Sized>(_: &D, c: &Cvt, dst: Format, neg: bool) -> (Special, Rule) {
+        let l = dst.float_layout().expect("float destination");
+        if c.sat {
+            (if neg { Special::Zero } else { Special::One }, Rule::SatClamp)
+        } else if c.relu && neg {
+            (Special::Zero, Rule::Relu)
+        } else if c.satfinite {
+            (Special::Max { neg }, Rule::SatFinite)
+        } else if !l.has_inf() {
+            // Only ue8m0 gets here (the other Inf-less formats require .satfinite).
+            (Special::Nan, Rule::OverflowToNan)
+        } else {
+            (Special::Inf { neg }, Rule::InfToInf)
+        }
+    }
+
+    pub fn overflow<D: Decisions + ?Sized>(
+        _: &D,
+        dst: Format,
+        satfinite: bool,
+        mode: Mode,
+        neg: bool,
+        away: bool,
+    ) -> (Special, Rule) {
+        let l = dst.float_layout().expect("float destination");
+        // IEEE 754 §7.4: Inf when rounding to nearest or away from zero in the value's direction.
+        let to_inf = !satfinite
+            && match mode {
+                Mode::NearestEven | Mode::NearestAway => true,
+                Mode::Up => !neg,
+                Mode::Down => neg,
+                Mode::TowardZero => false,
+                // Like a directed rounding: Inf when the random carry rounded away from zero [OPEN].
+                Mode::Stochastic { .. } => away,
+            };
+        match (to_inf, l.has_inf(), l.has_nan()) {
+            (true, true, _) => (Special::Inf { neg }, Rule::OverflowToInf),
+            (true, false, true) => (Special::Nan, Rule::OverflowToNan),
+            _ if satfinite => (Special::Max { neg }, Rule::SatFinite),
+            _ => (Special::Max { neg }, Rule::OverflowToMax),
+        }
+    }
+
+    pub fn sat_neg_zero_to_positive<D: Decisions + ?Sized>(_: &D) -> bool {
+        true
+    }
+
+    pub fn drops_sign<D: Decisions + ?Sized>(_: &D, dst: Format) -> bool {
+        dst.float_layout().is_some_and(|l| !l.signed)
+    }
+
+    pub fn zero_code<D: Decisions + ?Sized>(_: &D, dst: Format) -> Option<u64> {
+        // ue8m0's code 00 is 2^-127, its smallest value.
+        (dst == Format::Ue8m0).then_some(0)
+    }
+
+    pub fn nan_to_int<D: Decisions + ?Sized>(_: &D, src: Type, dst: Type) -> (u64, Rule) {
+        let n = dst.bits();
+        if src != Type::F64 && n != 64 {
+            (0, Rule::NanToIntZero)
+        } else if n <= 16 {
+            (1 << (n - 1), Rule::NanToIntNarrowFromF64)
+        } else {
+            (1 << (n - 1), Rule::NanToIntSignBit)
+        }
+    }
+
+    pub fn inf_to_int<D: Decisions + ?Sized>(_: &D, dst: Type, neg: bool) -> i128 {
+        let (lo, hi) = int_range(dst);
+        if neg {
+            lo
+        } else {
+            hi
+        }
+    }
+
+    pub fn int_out_of_range<D: Decisions + ?Sized>(_: &D, dst: Type, neg: bool, _low_bits: u64) -> i128 {
+        let (lo, hi) = int_range(dst);
+        if neg {
+            lo
+        } else {
+            hi
+        }
+    }
+
+    pub fn int_to_int<D: Decisions + ?Sized>(_: &D, sat: bool, src: Type, dst: Type) -> IntToInt {
+        use std::cmp::Ordering::*;
+        match (sat, src.bits().cmp(&dst.bits())) {
+            (true, _) => IntToInt::Saturate,
+            (false, Greater) => IntToInt::Chop,
+            (false, Less) if src.format().is_signed_int() => IntToInt::SignExtend,
+            (false, Less) => IntToInt::ZeroExtend,
+            (false, Equal) => IntToInt::SameWidth,
+        }
+    }
+
+    pub fn source_bits<D: Decisions + ?Sized>(_: &D, src: Type, _reg_width: u32) -> u32 {
+        src.bits()
+    }
+
+    pub fn dest_sign_extends<D: Decisions + ?Sized>(_: &D, dst: Type) -> bool {
+        dst.format().is_signed_int()
+    }
+
+    pub fn source_lane<D: Decisions + ?Sized>(_: &D, lane: u32, _lanes: u32) -> u32 {
+        lane
+    }
+
+    pub fn pack_c_shift<D: Decisions + ?Sized>(_: &D, lane_bits: u32) -> Option<u32> {
+        Some(2 * lane_bits)
+    }
+
+    /// The range of an integer type (at most 64 bits).
+    pub fn int_range(t: Type) -> (i128, i128) {
+        let n = t.bits();
+        if t.format().is_signed_int() {
+            (-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1)
+        } else {
+            (0, (1i128 << n) - 1)
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! Conversions to a float destination: NaN and ±Inf sources, rounding,
+//! then .sat, .relu, overflow, .ftz and the encoding of the result.
+
+use rug::Integer;
+
+use super::trace::signed;
+use super::{Ctx, TypeResult};
+use crate::decide::{Decisions, Special};
+use crate::encode;
+use crate::exact::{is_subnormal, Dyadic, Nan, Value};
+use crate::format::Format;
+use crate::instr::{self, Family};
+use crate::operand::fmt_hex;
+use crate::policy::{NanOut, Question, Rule};
+use crate::round::{round, Grid, Mode, Rounded};
+
+fn sign(neg: bool) -> &'static str {
+    if neg {
+        "-"
+    } else {
+        "+"
+    }
+}
+
+impl<D: Decisions + ?Sized> Ctx<'_, D> {
+    pub(super) fn int_to_float(&mut self, v: &Value) -> TypeResult {
+        let Value::Num { neg, mag } = v else { unreachable!("integers are finite") };
+        let l = self.dformat().float_layout().unwrap();
+        let r = round(*neg, mag, Grid::float(l), self.mode);
+        self.note_rounding(Rule::RoundToFloat, *neg, mag, &r);
+        self.finish_float(*neg, mag, r)
+    }
+
+    /// .ftz on an f32 source (docs/semantics.md §5.6), with the f16.f32 erratum.
+    /// The flushed value, if the source is flushed.
+    pub(super) fn ftz_input(&mut self, v: &Value) -> Option<Value> {
+        if !(self.d.flushes_source(self.c) && is_subnormal(self.src, v)) {
+            return None;
+        }
+        if self.dst == Format::F16 && !self.ask(Question::FtzF16Input) {
+            note!(self, Rule::FtzErratumF16, "the f32 subnormal source is kept");
+            return None;
+        }
+        let neg = v.is_negative();
+        note!(self, Rule::FtzInput, format!("f32 subnormal source {v} → {}0", sign(neg)));
+        Some(Value::num(neg, Dyadic::zero()))
+    }
+
+    /// The bits of a magnitude-independent result.
+    fn special(&self, s: Special) -> u64 {
+        let d = self.dformat();
+        match s {
+            Special::Zero => encode::encode_finite(d, false, &Dyadic::zero()),
+            Special::One => encode::encode_finite(d, false, &Dyadic::from_int(Integer::from(1))),
+            Special::Max { neg } => encode::encode_max(d, neg),
+            Special::Inf { neg } => encode::encode_inf(d, neg),
+            Special::Nan => encode::encode_nan(d, false, u64::MAX),
+        }
+    }
+
+    pub(super) fn nan(&mut self, out: NanOut, rule: Rule, n: &Nan) -> TypeResult {
+        let d = self.dformat();
+        let l = d.float_layout().unwrap();
+        let r = match out {
+            NanOut::Zero => {
+                note!(self, rule, "NaN → +0");
+                return TypeResult::Bits(self.special(Special::Zero));
+            }
+            NanOut::MaxNorm => {
+                note!(self, rule, "NaN → +MAX_NORM");
+                return TypeResult::Bits(self.special(Special::Max { neg: false }));
+            }
+            NanOut::Any(_) => TypeResult::AnyNan,
+            NanOut::Canonical => {
+                TypeResult::Bits(encode::encode_nan(d, n.neg && self.d.canonical_nan_keeps_sign(), u64::MAX))
+            }
+            NanOut::Copy => {
+                TypeResult::Bits(encode::encode_nan(d, n.neg, n.payload) & !(l.quiet_bit() * (!n.quiet) as u64))
+            }
+            NanOut::Payload => {
+                // Align the payload's top bits under the quiet bit.
+                let pb = l.man_bits - 1;
+                let p = if n.payload_bits >= pb {
+                    n.payload >> (n.payload_bits - pb)
+                } else {
+                    n.payload << (pb - n.payload_bits)
+                };
+                TypeResult::Bits(encode::encode_nan(d, n.neg, p))
+            }
+        };
+        let shown = match &r {
+            TypeResult::AnyNan => "any NaN".to_string(),
+            TypeResult::Bits(b) => fmt_hex(*b, d.container_bits()),
+        };
+        note!(self, rule, format!("NaN source → {shown}"));
+        r
+    }
+
+    pub(super) fn float_to_float(&mut self, v: &Value) -> TypeResult {
+        let c = *self.c;
+        let d = self.dformat();
+        if let Value::Nan(n) = v {
+            let (out, rule) = self.d.nan_source(&c, self.profile);
+            return self.nan(out, rule, n);
+        }
+        let flushed = self.ftz_input(v);
+        let v = flushed.as_ref().unwrap_or(v);
+        // ue8m0 has no sign: the magnitude is converted.
+        let drop_sign = v.is_negative() && self.d.drops_sign(d);
+        if drop_sign {
+            note!(self, Rule::Ue8m0Unsigned, "the sign is ignored: converting the magnitude");
+        }
+        let (neg, mag) = match v {
+            Value::Num { neg, mag } => (*neg && !drop_sign, mag),
+            Value::Inf { neg } => return self.inf(*neg && !drop_sign),
+            Value::Nan(_) => unreachable!(),
+        };
+        let l = d.float_layout().unwrap();
+        let (grid, rule) = match (instr::family(self.src, self.dst), c.rounding) {
+            (Family::SameFloat, Some(r)) if r.is_integer() => (Grid::integers(), Rule::RoundToIntegral),
+            (Family::SameFloat, _) => (Grid::float(l), Rule::Copy),
+            (Family::Widen, _) => (Grid::float(l), Rule::Exact),
+            _ => {
+                if c.rounding.is_none() {
+                    note!(self, Rule::DefaultRounding, "no rounding modifier: rounding to nearest even");
+                }
+                let rule = if matches!(self.mode, Mode::Stochastic { .. }) {
+                    Rule::RoundStochastic
+                } else {
+                    Rule::RoundToFloat
+                };
+                (Grid::float(l), rule)
+            }
+        };
+        let r = round(neg, mag, grid, self.mode);
+        self.note_rounding(rule, neg, mag, &r);
+        self.finish_float(neg, mag, r)
+    }
+
+    pub(super) fn inf(&mut self, neg: bool) -> TypeResult {
+        let (s, rule) = self.d.inf_source(self.c, self.dst, neg);
+        // The text is built only when tracing.
+        note!(self, rule, {
+            let one = if s == Special::One { "1" } else { "0" };
+            match s {
+                Special::Zero | Special::One if rule == Rule::SatClamp => format!("{}inf → {one}", sign(neg)),
+                Special::Zero | Special::One => format!("{}inf → +{one}", sign(neg)),
+                Special::Max { .. } => "±inf → ±MAX_NORM".to_string(),
+                Special::Nan => format!("{}inf → NaN", sign(neg)),
+                Special::Inf { .. } => String::new(),
+            }
+        });
+        TypeResult::Bits(self.special(s))
+    }
+
+    /// After rounding to a float destination: .sat, .relu, overflow, .ftz, encode.
+    pub(super) fn finish_float(&mut self, mut neg: bool, exact: &Dyadic, r: Rounded) -> TypeResult {
+        let c = *self.c;
+        let d = self.dformat();
+        let l = d.float_layout().unwrap();
+        let Rounded { mag, away, mode, .. } = r;
+        let mut mag = mag;
+        if c.sat {
+            let one = Dyadic::from_int(Integer::from(1));
+            if neg && (!mag.is_zero() || self.d.sat_neg_zero_to_positive()) {
+                let rule = if mag.is_zero() { Rule::SatNegZero } else { Rule::SatClamp };
+                note!(self, rule, format!("{} → +0", signed(true, &mag)));
+                (neg, mag) = (false, Dyadic::zero());
+            } else if mag > one {
+                note!(self, Rule::SatClamp, format!("{mag} → 1"));
+                mag = one;
+            }
+        } else {
+            if c.relu && neg {
+                if !mag.is_zero() {
+                    note!(self, Rule::Relu, format!("{} → +0", signed(true, &mag)));
+                    (neg, mag) = (false, Dyadic::zero());
+                } else if self.ask(Question::ReluNegZeroToPositive) {
+                    note!(self, Rule::ReluNegZero, "-0 → +0");
+                    neg = false;
+                } else {
+                    note!(self, Rule::ReluNegZero, "-0 stays -0");
+                }
+            }
+            if !encode::fits(l, &mag) {
+                let (s, rule) = self.d.overflow(d, c.satfinite, mode, neg, away);
+                // The text is built only when tracing.
+                note!(self, rule, {
+                    let max = l.max_finite();
+                    match s {
+                        Special::Inf { neg } => format!("{mag} exceeds max finite {max} → {}inf", sign(neg)),
+                        Special::Nan => format!("{mag} exceeds max finite {max} → NaN"),
+                        Special::Max { neg } => format!("{mag} exceeds max finite → {}", signed(neg, &max)),
+                        Special::Zero | Special::One => format!("{mag} exceeds max finite {max} → {s:?}"),
+                    }
+                });
+                return TypeResult::Bits(self.special(s));
+            }
+        }
+        if self.d.flushes_result(&c) {
+            let tiny_after = mag.msb_exp().is_some_and(|e| e < l.emin());
+            let tiny_before = exact.msb_exp().is_some_and(|e| e < l.emin());
+            if tiny_after != tiny_before {
+                let after = self.ask(Question::FtzAfterRounding);
+                let flush = if after { tiny_after } else { tiny_before };
+                note!(
+                    self,
+                    Rule::FtzTininess,
+                    format!(
+                        "judged {} rounding: {}",
+                        if after { "after" } else { "before" },
+                        if flush { "subnormal" } else { "normal" }
+                    ),
+                );
+                if flush {
+                    note!(self, Rule::FtzOutput, format!("subnormal result → {}0", sign(neg)));
+                    mag = Dyadic::zero();
+                }
+            } else if tiny_after {
+                note!(self, Rule::FtzOutput, format!("subnormal result {} → {}0", signed(neg, &mag), sign(neg)));
+                mag = Dyadic::zero();
+            }
+        }
+        if mag.is_zero() {
+            if let Some(code) = self.d.zero_code(d) {
+                note!(self, Rule::Ue8m0NoZero, "below 2^-127 → 00 (2^-127)");
+                return TypeResult::Bits(code);
+            }
+        }
+        TypeResult::Bits(encode::encode_finite(d, neg, &mag))
+    }
+}

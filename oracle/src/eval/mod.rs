@@ -1,0 +1,421 @@
+//! Evaluation of scalar `cvt` forms: the PTX policy layer over the exact
+//! core. Each decision is recorded as a named `Rule` step so `explain` can
+//! show why a result is what it is.
+
+/// Record a step of the trace (with an [`Event`] where the rule alone does
+/// not say what happened); its text is built only when tracing.
+macro_rules! note {
+    ($cx:expr, $rule:expr, $detail:expr $(,)?) => {
+        note!($cx, $rule, $detail; $crate::eval::Event::Applied)
+    };
+    ($cx:expr, $rule:expr, $detail:expr; $event:expr) => {
+        if $cx.tracing {
+            let detail: String = ($detail).into();
+            $cx.push_step($rule, detail, $event);
+        }
+    };
+}
+
+mod float;
+mod int;
+mod trace;
+
+pub use self::trace::{Event, RoundEvent, Step};
+
+use rug::Integer;
+
+use crate::accept::{width_mask, AcceptSet, Alt, LaneSet};
+use crate::decide::{self, Decisions, Ptx};
+use crate::exact::{decode, Value};
+use crate::format::Format;
+use crate::instr::{self, Cvt, Family, Regs, Type};
+use crate::operand::{check_packed_widths, operand_count_error};
+pub use crate::operand::{fmt_hex, EvalError, Operand};
+use crate::policy::{Answers, Profile, Question, Rule};
+use crate::round::Mode;
+
+/// What a conversion may produce, and why.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub accept: AcceptSet,
+    /// The exact source value of each lane, high lane first, with its name.
+    pub inputs: Vec<(&'static str, Value)>,
+    pub trace: Vec<Step>,
+}
+
+impl Outcome {
+    /// The decoded inputs as text: `1.5` for one lane, `a=1.5 b=-2` for several.
+    pub fn inputs_text(&self) -> String {
+        match self.inputs.as_slice() {
+            [(_, v)] => v.to_string(),
+            lanes => lanes.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(" "),
+        }
+    }
+    /// The rule that decided the result: the last value-changing step.
+    pub fn deciding_rule(&self) -> Rule {
+        self.trace
+            .iter()
+            .rev()
+            .map(|s| s.rule)
+            // cvt.pack's c bits come after the lanes: blame the pack, like other packed forms.
+            .find(|r| !r.only_moves_bits() && *r != Rule::PackC)
+            .unwrap_or(Rule::Decode)
+    }
+}
+
+/// Evaluate `c` on its operands, writing a register of `dst_width` bits,
+/// with the trace of every rule that fired.
+pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> Result<Outcome, EvalError> {
+    evaluate_inner(c, srcs, dst_width, profile, &Ptx)
+}
+
+/// What the destination register may hold: [`evaluate`]'s set and errors,
+/// without building the explanation (several times faster).
+pub fn evaluate_accept(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> Result<AcceptSet, EvalError> {
+    check_case(c, srcs, dst_width)?;
+    Ok(explore(c, srcs, dst_width, profile, &Ptx, false).accept)
+}
+
+fn evaluate_inner<D: Decisions + ?Sized>(
+    c: &Cvt,
+    srcs: &[Operand],
+    dst_width: u32,
+    profile: Profile,
+    decisions: &D,
+) -> Result<Outcome, EvalError> {
+    check_case(c, srcs, dst_width)?;
+    Ok(explore(c, srcs, dst_width, profile, decisions, true))
+}
+
+/// Operand count, legality for the registers, packed operand widths: in this order.
+fn check_case(c: &Cvt, srcs: &[Operand], dst_width: u32) -> Result<(), EvalError> {
+    if srcs.len() != instr::shape(c).srcs.len() {
+        return Err(operand_count_error(c, srcs.len()));
+    }
+    let src_width = srcs.first().map_or(c.atype.bits(), |o| o.width);
+    instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
+    check_packed_widths(c, srcs)
+}
+
+/// An instruction prepared for evaluation on many operands: legality is
+/// checked once, and evaluation records no trace (use [`evaluate`] for the
+/// explanation). Same results and errors as [`evaluate`].
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    c: Cvt,
+    src_width: u32,
+    dst_width: u32,
+    profile: Profile,
+    operands: usize,
+}
+
+impl Evaluator {
+    /// Prepare `c` for a `src_width`-bit source register (of the first
+    /// operand) and a `dst_width`-bit destination register.
+    pub fn new(c: &Cvt, src_width: u32, dst_width: u32, profile: Profile) -> Result<Evaluator, EvalError> {
+        instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
+        Ok(Evaluator { c: *c, src_width, dst_width, profile, operands: instr::shape(c).srcs.len() })
+    }
+
+    pub fn cvt(&self) -> &Cvt {
+        &self.c
+    }
+
+    /// What the destination register may hold for these operands.
+    pub fn accept(&self, srcs: &[Operand]) -> Result<AcceptSet, EvalError> {
+        if srcs.len() != self.operands {
+            return Err(operand_count_error(&self.c, srcs.len()));
+        }
+        if let Some(o) = srcs.first().filter(|o| o.width != self.src_width) {
+            return Err(EvalError::Operands(format!(
+                "{} was prepared for a {}-bit source register, got {} bits",
+                self.c, self.src_width, o.width
+            )));
+        }
+        check_packed_widths(&self.c, srcs)?;
+        Ok(explore(&self.c, srcs, self.dst_width, self.profile, &Ptx, false).accept)
+    }
+}
+
+/// Run the policy layer on checked operands; under a profile that accepts
+/// every answer to the open questions, explore each combination the input reached.
+fn explore<D: Decisions + ?Sized>(
+    c: &Cvt,
+    srcs: &[Operand],
+    dst_width: u32,
+    profile: Profile,
+    decisions: &D,
+    tracing: bool,
+) -> Outcome {
+    let base = decisions.answers(profile);
+    let Run { set: mut accept, inputs, mut trace, consulted } =
+        Ctx::run(c, srcs, dst_width, profile, base, decisions, tracing);
+    if profile.accepts_all_answers() {
+        let mut seen = vec![base];
+        let mut queue = vec![(base, consulted)];
+        while let Some((a, consulted)) = queue.pop() {
+            for q in Question::ALL.into_iter().filter(|q| consulted & (1 << *q as u8) != 0) {
+                let b = a.flipped(q);
+                if seen.contains(&b) {
+                    continue;
+                }
+                seen.push(b);
+                let alt = Ctx::run(c, srcs, dst_width, profile, b, decisions, false);
+                if !alt.set.is_subset_of(&accept) {
+                    if tracing {
+                        trace.push(Step {
+                            rule: q.rule(),
+                            event: Event::Applied,
+                            detail: format!(
+                                "the ISA profile also accepts {} (the other answer to this open question)",
+                                alt.set
+                            ),
+                            rounding: None,
+                            lane: "",
+                        });
+                    }
+                    accept.union(alt.set);
+                }
+                queue.push((b, alt.consulted));
+            }
+        }
+    }
+    Outcome { accept, inputs, trace }
+}
+
+/// [`evaluate`] under another decision set than the oracle's ([`Ptx`]): an
+/// alternative reading of the ISA, or a deliberate bug (the mutation test,
+/// `tests/mutants.rs`).
+pub fn evaluate_with<D: Decisions + ?Sized>(
+    c: &Cvt,
+    srcs: &[Operand],
+    dst_width: u32,
+    profile: Profile,
+    decisions: &D,
+) -> Result<Outcome, EvalError> {
+    evaluate_inner(c, srcs, dst_width, profile, decisions)
+}
+
+/// The result at the destination type's width, before register extension.
+enum TypeResult {
+    Bits(u64),
+    AnyNan,
+}
+
+struct Run {
+    set: AcceptSet,
+    inputs: Vec<(&'static str, Value)>,
+    trace: Vec<Step>,
+    consulted: u8,
+}
+
+struct Ctx<'a, D: ?Sized> {
+    c: &'a Cvt,
+    /// Every PTX rule's answer.
+    d: &'a D,
+    profile: Profile,
+    answers: Answers,
+    consulted: u8,
+    /// Whether to record the trace (explain, coverage) or only the result.
+    tracing: bool,
+    trace: Vec<Step>,
+    /// The lane being converted (empty for scalar forms), shown in the trace.
+    lane: &'static str,
+    /// Lane formats and the rounding rule in force.
+    src: Format,
+    dst: Format,
+    mode: Mode,
+}
+
+impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
+    fn run(
+        c: &'a Cvt,
+        srcs: &[Operand],
+        dst_width: u32,
+        profile: Profile,
+        answers: Answers,
+        d: &'a D,
+        tracing: bool,
+    ) -> Run {
+        let mut cx = Ctx {
+            c,
+            d,
+            profile,
+            answers,
+            consulted: 0,
+            tracing,
+            trace: Vec::new(),
+            lane: "",
+            src: c.atype.format(),
+            dst: c.dtype.format(),
+            mode: decide::mode_of(d, c),
+        };
+        if c.dtype.is_packed() || c.atype.is_packed() {
+            return cx.run_packed(srcs, dst_width);
+        }
+        let src = srcs[0];
+        let abits = c.atype.bits();
+        let bits = src.bits & width_mask(abits);
+        if src.width > abits {
+            note!(
+                cx,
+                Rule::SourceChop,
+                format!(
+                    "{}-bit register {}: low {abits} bits {}",
+                    src.width,
+                    fmt_hex(src.bits, src.width),
+                    fmt_hex(bits, abits)
+                ),
+            );
+        }
+        let read = cx.d.source_bits(c.atype, src.width);
+        let input = if read > abits && c.atype.is_int() {
+            // More bits than the type holds: an integer as wide as the bits read.
+            let full = Integer::from(src.bits & width_mask(read));
+            let neg = c.atype.format().is_signed_int() && (src.bits >> (read - 1)) & 1 == 1;
+            Value::from_integer(if neg { full - (Integer::from(1) << read) } else { full })
+        } else {
+            cx.decode(bits & width_mask(read))
+        };
+        let r = cx.convert(&input);
+        let set = cx.extend(r, dst_width);
+        let inputs = if cx.tracing { vec![("a", input)] } else { Vec::new() };
+        Run { set, inputs, trace: cx.trace, consulted: cx.consulted }
+    }
+
+    /// Packed forms: convert lane by lane, high lane first, then pack (docs/semantics.md §5.11).
+    fn run_packed(mut self, srcs: &[Operand], dst_width: u32) -> Run {
+        let c = self.c;
+        let lanes = c.dtype.lanes().max(c.atype.lanes());
+        let names = lane_names(c);
+        let rbits = (c.rounding == Some(crate::instr::Rounding::Rs)).then(|| srcs[srcs.len() - 1].bits);
+        let mut inputs = Vec::new();
+        let mut outs = Vec::new();
+        for i in (0..lanes).rev() {
+            self.lane = names[i as usize];
+            let j = self.d.source_lane(i, lanes);
+            let bits = if c.atype.is_packed() {
+                (srcs[0].bits >> (j * c.atype.lane_bits())) & width_mask(c.atype.lane_bits())
+            } else {
+                srcs[(lanes - 1 - j) as usize].bits
+            };
+            if let Some(r) = rbits {
+                let (value, width) = self.d.stochastic_bits(c.dtype, r, i);
+                self.mode = Mode::Stochastic { rbits: value, width };
+                note!(self, Rule::RoundStochastic, format!("random bits {value:#x} ({width} bits) for this lane"));
+            }
+            let v = self.decode(bits);
+            outs.push(self.convert(&v));
+            if self.tracing {
+                inputs.push((self.lane, v));
+            }
+        }
+        self.lane = "";
+        let lb = c.dtype.lane_bits();
+        let lane_sets: Vec<LaneSet> = outs
+            .into_iter()
+            .map(|r| match r {
+                TypeResult::Bits(b) => LaneSet::Bits { value: b & width_mask(lb), mask: width_mask(lb) },
+                TypeResult::AnyNan => LaneSet::AnyNan(c.dtype.format()),
+            })
+            .collect();
+        let mut set = AcceptSet::from_lanes(dst_width, lb, lane_sets);
+        note!(
+            self,
+            Rule::Pack,
+            format!(
+                "lanes {} packed high to low: {set}",
+                names[..lanes as usize].iter().rev().copied().collect::<Vec<_>>().join(", ")
+            )
+        );
+        if c.dtype.takes_c() {
+            set = self.pack_c(set, srcs[2].bits, lb);
+        }
+        Run { set, inputs, trace: self.trace, consulted: self.consulted }
+    }
+
+    /// cvt.pack: the low bits of `c` fill `d` above the two lanes of `lane_bits`.
+    fn pack_c(&mut self, set: AcceptSet, c: u64, lane_bits: u32) -> AcceptSet {
+        let shift = self.d.pack_c_shift(lane_bits);
+        let low = shift.unwrap_or(2 * lane_bits);
+        let upper = shift.map_or(0, |s| (c << s) & width_mask(32));
+        note!(self, Rule::PackC, format!("bits 31..{low} of d from c {}: {}", fmt_hex(c, 32), fmt_hex(upper, 32)));
+        let alts = set.alts.into_iter().map(|a| match a {
+            Alt::Bits { value, mask } => Alt::Bits { value: value | upper, mask },
+            other => unreachable!("integer lanes are exact: {other:?}"),
+        });
+        AcceptSet { width: set.width, alts: alts.collect() }
+    }
+
+    fn decode(&mut self, bits: u64) -> Value {
+        let v = decode(self.src, bits);
+        let w = if self.c.atype.is_packed() { self.c.atype.lane_bits() } else { self.src.container_bits() };
+        note!(self, Rule::Decode, format!("{} {} = {v}", self.src.name(), fmt_hex(bits, w)));
+        v
+    }
+
+    /// Convert one value (a scalar, or one lane) by its family.
+    fn convert(&mut self, v: &Value) -> TypeResult {
+        match instr::family(self.src, self.dst) {
+            Family::IntToInt => self.int_to_int(v),
+            Family::IntToFloat => self.int_to_float(v),
+            Family::FloatToInt => self.float_to_int(v),
+            Family::SameFloat | Family::Widen | Family::Narrow => self.float_to_float(v),
+        }
+    }
+
+    fn ask(&mut self, q: Question) -> bool {
+        self.consulted |= 1 << q as u8;
+        self.answers.get(q)
+    }
+
+    fn dformat(&self) -> Format {
+        self.dst
+    }
+
+    /// Place the type-width result in the destination register (docs/semantics.md §4).
+    fn extend(&mut self, r: TypeResult, width: u32) -> AcceptSet {
+        let d = self.c.dtype;
+        let n = d.bits();
+        match r {
+            TypeResult::AnyNan => AcceptSet { width, alts: vec![Alt::AnyNan(d.format())] },
+            TypeResult::Bits(b) if d == Type::Tf32 => {
+                let mask = self.profile.tf32_low_bits_mask();
+                note!(
+                    self,
+                    Rule::Tf32LowBits,
+                    format!("bits 12..0 {}", if mask == u32::MAX as u64 { "are zero" } else { "are left open" })
+                );
+                AcceptSet { width, alts: vec![Alt::Bits { value: b & mask, mask }] }
+            }
+            TypeResult::Bits(b) => {
+                let mut bits = b & width_mask(n);
+                if width > n {
+                    let sext = self.d.dest_sign_extends(d) && (bits >> (n - 1)) & 1 == 1;
+                    if sext {
+                        bits |= width_mask(width) & !width_mask(n);
+                    }
+                    note!(
+                        self,
+                        Rule::DestExtend,
+                        format!(
+                            "{} into a {width}-bit register: {}",
+                            if sext { "sign-extend" } else { "zero-extend" },
+                            fmt_hex(bits, width)
+                        ),
+                    );
+                }
+                AcceptSet::exact(width, bits)
+            }
+        }
+    }
+}
+
+/// Names of the lanes, lowest lane first (docs/semantics.md §5.11: `a` is the high part).
+fn lane_names(c: &Cvt) -> &'static [&'static str] {
+    match (c.atype.is_packed(), c.dtype.lanes()) {
+        (true, _) => &["lo", "hi"],
+        (false, 4) => &["f", "e", "b", "a"],
+        (false, _) => &["b", "a"],
+    }
+}
