@@ -34,8 +34,12 @@ fn operands(col: &str) -> Vec<(String, String)> {
 }
 
 fn deliberate_difference(instruction: &str, ops: &[(String, String)]) -> Option<&'static str> {
-    if ["s2f6x2", "ue5m3x2", "scaled"].iter().any(|t| instruction.contains(t)) {
-        return Some("s2f6x2, ue5m3x2 and .scaled::n2::ue8m0 forms are not modeled yet");
+    if instruction.ends_with(".ue5m3x2.bf16x2")
+        && !instruction.contains("scaled")
+        && ops.iter().any(|(n, _)| n == "scale")
+    {
+        // Verified with single-spelling runs: the unscaled spelling assembles with a stray 16-bit operand.
+        return Some("ptxas 13.5 also takes an extra scale operand on the unscaled ue5m3x2.bf16x2 (an assembler hole)");
     }
     if instruction.ends_with(".e2m1x2.bf16x2") && ops.iter().any(|(n, _)| n.starts_with('{')) {
         // Verified with single-spelling runs; the ISA gives this form one b32 source.

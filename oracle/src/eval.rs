@@ -11,7 +11,7 @@ use crate::encode::{self, fit, Fit, Overflow};
 use crate::exact::{decode, is_subnormal, Dyadic, Nan, Value};
 use crate::format::Format;
 use crate::instr::{self, Cvt, Family, Regs, Type};
-use crate::operand::{check_packed_widths, operand_count_error};
+use crate::operand::{check_evaluated, check_packed_widths, operand_count_error};
 pub use crate::operand::{fmt_hex, EvalError, Operand};
 use crate::policy::{self, Answers, NanOut, Profile, Question, Rule};
 use crate::round::{round, Grid, Mode, Rounded};
@@ -48,6 +48,10 @@ pub enum Event {
     InRange,
     /// A saturating rule clamped the value.
     Clamped,
+    /// A lane scale of 2^0 (unscaled s2f6x2 forms, or a scale byte 7f).
+    ScaleOne,
+    /// A lane scale other than 2^0.
+    ScaleOther,
 }
 
 /// What a rounding step did, for coverage classes.
@@ -119,6 +123,7 @@ fn evaluate_inner(
 
 /// Operand count, legality for the registers, packed operand widths: in this order.
 fn check_case(c: &Cvt, srcs: &[Operand], dst_width: u32) -> Result<(), EvalError> {
+    check_evaluated(c)?;
     if srcs.len() != instr::shape(c).srcs.len() {
         return Err(operand_count_error(c, srcs.len()));
     }
@@ -143,6 +148,7 @@ impl Evaluator {
     /// Prepare `c` for a `src_width`-bit source register (of the first
     /// operand) and a `dst_width`-bit destination register.
     pub fn new(c: &Cvt, src_width: u32, dst_width: u32, profile: Profile) -> Result<Evaluator, EvalError> {
+        check_evaluated(c)?;
         instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
         Ok(Evaluator { c: *c, src_width, dst_width, profile, operands: instr::shape(c).srcs.len() })
     }
@@ -288,6 +294,9 @@ macro_rules! note {
     };
 }
 
+// After `note!`, which it uses (macros are in scope textually).
+mod scale;
+
 /// The result at the destination type's width, before register extension.
 enum TypeResult {
     Bits(u64),
@@ -317,6 +326,8 @@ struct Ctx<'a> {
     mode: Mode,
     /// A deliberate bug to apply (mutation testing only).
     mutant: Option<Mutant>,
+    /// The ue8m0 scale byte of the lane being converted, for the scaled and s2f6x2 forms.
+    scale: Option<u64>,
 }
 
 fn signed(neg: bool, mag: &Dyadic) -> String {
@@ -346,6 +357,7 @@ impl<'a> Ctx<'a> {
             dst: c.dtype.format(),
             mode,
             mutant,
+            scale: None,
         };
         if c.dtype.is_packed() || c.atype.is_packed() {
             return cx.run_packed(srcs, dst_width);
@@ -401,6 +413,7 @@ impl<'a> Ctx<'a> {
                 self.mode = Mode::Stochastic { rbits: value, width };
                 note!(self, Rule::RoundStochastic, format!("random bits {value:#x} ({width} bits) for this lane"));
             }
+            self.scale = scale::lane_code(c, srcs, i);
             let v = self.decode(bits);
             outs.push(self.convert(&v));
             if self.tracing {
@@ -452,6 +465,9 @@ impl<'a> Ctx<'a> {
 
     /// Convert one value (a scalar, or one lane) by its family.
     fn convert(&mut self, v: &Value) -> TypeResult {
+        if let Some(code) = self.scale {
+            return self.convert_scaled(v, code);
+        }
         match instr::family(self.src, self.dst) {
             Family::IntToInt => self.int_to_int(v),
             Family::IntToFloat => self.int_to_float(v),

@@ -18,6 +18,7 @@
 
 mod arith;
 mod kernels;
+mod scaled;
 
 #[doc(hidden)]
 pub use self::kernels::Isa;
@@ -28,7 +29,7 @@ use std::fmt;
 use crate::accept::{width_mask, AcceptSet, Alt, LaneSet};
 use crate::format::Format;
 use crate::instr::{self, Cvt, Family, Regs, Rounding, Type};
-use crate::operand::{check_packed_widths, operand_count_error, EvalError, Operand};
+use crate::operand::{check_evaluated, check_packed_widths, operand_count_error, EvalError, Operand};
 use crate::policy::{self, NanOut, Profile, Question};
 use crate::round::Mode;
 
@@ -186,6 +187,7 @@ fn int_range(bits: u32, signed: bool) -> (i128, i128) {
 impl Plan {
     /// Check legality for the registers and prepare the evaluation.
     pub fn new(c: &Cvt, src_width: u32, dst_width: u32) -> Result<Plan, EvalError> {
+        check_evaluated(c)?;
         instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
         Ok(Plan::prepare(c, dst_width))
     }
@@ -290,7 +292,11 @@ impl Plan {
                 self.mode
             };
             value <<= lb;
-            match self.lane(bits, mode) {
+            let out = match scaled::lane_code(c, ops, i) {
+                Some(code) => self.lane_scaled(bits, code, mode),
+                None => self.lane(bits, mode),
+            };
+            match out {
                 LaneOut::Bits(b) => value |= b & width_mask(lb),
                 LaneOut::AnyNan => nan_lanes |= 1 << i,
             }

@@ -59,14 +59,17 @@ pub fn all_spellings() -> Vec<Cvt> {
         Type::all().flat_map(|d| Type::all().map(move |a| (d, a))).filter(|(d, a)| !(d.is_scalar() && a.is_scalar()));
     let mut v = Vec::new();
     for (d, a) in scalar.chain(others) {
+        // The scale modifier only where some form takes it (keeps the list short).
+        let scales: &[bool] = if instr::packed::scalable_pair(d, a) { &[false, true] } else { &[false] };
         for r in std::iter::once(None).chain(Rounding::ALL.into_iter().map(Some)) {
-            for bits in 0u8..16 {
+            for (bits, &scaled) in (0u8..16).flat_map(|b| scales.iter().map(move |s| (b, s))) {
                 let c = Cvt {
                     rounding: r,
                     ftz: bits & 1 != 0,
                     sat: bits & 2 != 0,
                     relu: bits & 4 != 0,
                     satfinite: bits & 8 != 0,
+                    scaled,
                     dtype: d,
                     atype: a,
                 };
@@ -84,10 +87,12 @@ pub fn natural_regs(c: &Cvt) -> Regs {
     Regs { dst: c.dtype.bits(), src: instr::shape(c).srcs[0] }
 }
 
-/// Spellings legal on at least one of the targets, each with the targets that have it.
+/// Spellings legal on at least one of the targets, each with the targets
+/// that have it; only those the oracle evaluates (not the ue5m3x2 forms).
 pub fn legal_variants(targets: &[(Target, PtxVersion)]) -> Vec<(Cvt, Vec<Target>)> {
     all_spellings()
         .into_iter()
+        .filter(Cvt::is_evaluated)
         .filter_map(|c| {
             let on: Vec<Target> = targets
                 .iter()
