@@ -123,12 +123,12 @@ fn evaluate_inner(
 
 /// Operand count, legality for the registers, packed operand widths: in this order.
 fn check_case(c: &Cvt, srcs: &[Operand], dst_width: u32) -> Result<(), EvalError> {
-    check_evaluated(c)?;
     if srcs.len() != instr::shape(c).srcs.len() {
         return Err(operand_count_error(c, srcs.len()));
     }
     let src_width = srcs.first().map_or(c.atype.bits(), |o| o.width);
     instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
+    check_evaluated(c)?;
     check_packed_widths(c, srcs)
 }
 
@@ -148,8 +148,8 @@ impl Evaluator {
     /// Prepare `c` for a `src_width`-bit source register (of the first
     /// operand) and a `dst_width`-bit destination register.
     pub fn new(c: &Cvt, src_width: u32, dst_width: u32, profile: Profile) -> Result<Evaluator, EvalError> {
-        check_evaluated(c)?;
         instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
+        check_evaluated(c)?;
         Ok(Evaluator { c: *c, src_width, dst_width, profile, operands: instr::shape(c).srcs.len() })
     }
 

@@ -187,8 +187,8 @@ fn int_range(bits: u32, signed: bool) -> (i128, i128) {
 impl Plan {
     /// Check legality for the registers and prepare the evaluation.
     pub fn new(c: &Cvt, src_width: u32, dst_width: u32) -> Result<Plan, EvalError> {
-        check_evaluated(c)?;
         instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
+        check_evaluated(c)?;
         Ok(Plan::prepare(c, dst_width))
     }
 
