@@ -155,6 +155,9 @@ fn rbits_edges(c: &Cvt, lane_bits: u64, lane: u32) -> [u32; 2] {
 /// The cases of one variant at a level (operands at natural widths, plus
 /// register-width variants for scalar forms).
 pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
+    if c.scaled {
+        return scaled_cases(c, level, seed);
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(variant_seed(seed, c));
     let shape = instr::shape(c);
     let src_lane = c.atype.format();
@@ -182,7 +185,7 @@ pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
         }
         return out;
     }
-    let lanes = shape.names.iter().filter(|n| **n != "rbits").count();
+    let lanes = shape.names.iter().filter(|n| !matches!(**n, "rbits" | "scale")).count();
     let vals = inputs::values(src_lane, dst_lane, level, random_count(c, level), &mut rng);
     let n = vals.len();
     let aw = c.atype.bits();
@@ -229,6 +232,25 @@ pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
     out
 }
 
+/// Scale operands for the `.scaled::n2::ue8m0` forms (two ue8m0 codes, high
+/// byte for the high lane): 2^0, the factors of the CuTe DSL round trip
+/// (2^6), the extremes 2^-127 and 2^127, the NaN code ff in either lane,
+/// and mixed lanes.
+const SCALES: [u64; 10] = [0x7f7f, 0x8585, 0x7f85, 0x0000, 0xfefe, 0xff7f, 0x7fff, 0x8679, 0x01fd, 0xc040];
+
+/// The cases of a scaled form: those of its unscaled spelling, each with one
+/// of [`SCALES`] in turn as the last operand.
+fn scaled_cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
+    let base = cases(&Cvt { scaled: false, ..*c }, level, seed);
+    base.into_iter()
+        .enumerate()
+        .map(|(i, mut g)| {
+            g.operands.push(Operand { bits: SCALES[i % SCALES.len()], width: 16 });
+            g
+        })
+        .collect()
+}
+
 /// One generated case line with its coverage class.
 #[derive(Clone, Debug)]
 pub struct Line {
@@ -263,6 +285,12 @@ pub fn generate(c: &Cvt, level: Level, seed: u64, profile: Profile) -> Vec<Line>
         out.extend(extra.into_values());
     }
     out
+}
+
+/// The vector file name of a variant: its spelling with `.cases`, the `::`
+/// of `.scaled::n2::ue8m0` written `-` (a colon is not portable in file names).
+pub fn file_name(c: &Cvt) -> String {
+    format!("{}.cases", c.to_string().replace("::", "-"))
 }
 
 /// The file header for a variant's vectors.
