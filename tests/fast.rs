@@ -5,13 +5,16 @@
 //! Budget (2 cores, test profile; measured): the exact engine, prepared
 //! once per variant and run without its trace (`eval::Evaluator`), runs a few
 //! million evaluations/s/core, the fast one ~15–30M/s, so the exact engine is
-//! the cost. Every legal variant of sm_90 and sm_100a at PTX 9.5 (943) is
+//! the cost. Every legal variant of sm_90 and sm_100a at PTX 9.5 (979) is
 //! covered:
-//! - sources of at most 16 bits in total (362 variants): exhaustively, every
-//!   input at natural register widths: 17,261,312 cases; the 331 scalar ones
+//! - sources of at most 16 bits in total (366 variants, bf16x2.s2f6x2
+//!   included): exhaustively, every
+//!   input at natural register widths: 17,523,456 cases; the 331 scalar ones
 //!   also in every legal wider register pair, 256 random inputs each
 //!   (423,424 cases);
-//! - wider sources (581 variants, the 8 `cvt.pack.sat` forms included):
+//! - wider sources (613 variants, the 8 `cvt.pack.sat` forms and the 32
+//!   s2f6x2 and `.scaled::n2::ue8m0` ones included, their `scale` operands
+//!   structured: 2^0, edge codes, the NaN code, random):
 //!   every committed compact vector (271,566
 //!   lines, register-width variants included) and `MILLION` (2^20) seeded
 //!   structured-random inputs per variant, a quarter of them in wider
