@@ -614,7 +614,7 @@ fn structured_any(c: &Cvt, rng: &mut Rng) -> u64 {
 fn spec_known_answers() {
     // (instruction, operands as (bits, register width), destination width, result)
     type Known = (&'static str, &'static [(u64, u32)], u32, u64);
-    let cases: [Known; 14] = [
+    let cases: [Known; 16] = [
         // docs/semantics.md §4 [HW]: cvt.s16.s8 with 32-bit registers.
         ("cvt.s16.s8", &[(0x1392_31c2, 32)], 32, 0xffff_ffc2),
         // docs/semantics.md §5.2 [HW]: f16 overflow by direction (65520).
@@ -637,6 +637,10 @@ fn spec_known_answers() {
         // docs/semantics.md §5.6 [HW]: the f16.f32 erratum keeps the subnormal source (rp: smallest f16 subnormal).
         ("cvt.rp.ftz.f16.f32", &[(0x0000_0001, 32)], 16, 0x0001),
         ("cvt.ftz.f64.f32", &[(0x8000_0001, 32)], 64, 0x8000_0000_0000_0000),
+        // docs/semantics.md §5.14 [EMU]: NVIDIA CuTe DSL, s2f6 bytes 7f, 80 with scale 2^6 are 127, -128.
+        ("cvt.rn.scaled::n2::ue8m0.bf16x2.s2f6x2", &[(0x7f80, 16), (0x8585, 16)], 32, 0x42fe_c300),
+        // docs/semantics.md §5.14, §7.11 [OPEN]: 1.0 is 64 units (40); NaN gives 7f.
+        ("cvt.rn.satfinite.s2f6x2.f32", &[(0x3f80_0000, 32), (0x7fc0_0000, 32)], 16, 0x407f),
     ];
     for (text, ops, w, want) in cases {
         let c = instr::parse(text).unwrap();
