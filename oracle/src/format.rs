@@ -73,10 +73,14 @@ pub struct FloatLayout {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    Int { signed: bool },
+    Int {
+        signed: bool,
+    },
     Float(FloatLayout),
     /// A two's-complement integer of `container_bits` read in units of 2^-`frac_bits`.
-    Fixed { frac_bits: u32 },
+    Fixed {
+        frac_bits: u32,
+    },
     /// A format whose encoding is not published: never decoded or encoded.
     Unpublished,
 }
