@@ -54,7 +54,7 @@ impl Ctx<'_> {
             event
         );
         if to_fixed {
-            return self.to_fixed(&v);
+            return self.convert_to_fixed(&v);
         }
         match &v {
             Value::Num { neg, mag } => {
@@ -85,7 +85,7 @@ impl Ctx<'_> {
     }
 
     /// Into a fixed-point lane: NaN, .relu, round once to 2^-f, clamp (.satfinite).
-    fn to_fixed(&mut self, v: &Value) -> TypeResult {
+    fn convert_to_fixed(&mut self, v: &Value) -> TypeResult {
         let d = self.dst;
         let f = d.fixed_frac_bits().unwrap();
         let (lo, hi) = d.fixed_units().unwrap();
