@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Adds every variant with 32-bit sources (341 today) to the atlas folder
+# Adds every variant with 32-bit sources (365 today) to the atlas folder
 # (default vectors/atlas) with the fast engine on all cores, then rewrites its
 # MANIFEST. Long: about 2 hours on an idle 2-core machine (BENCHMARKS.md,
 # "Digest atlas"); spread it over a cluster with deploy/ instead.

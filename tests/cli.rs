@@ -961,7 +961,9 @@ const HOSTILE_ARGV: &[(&str, &str, &str)] = &[
     ("cvt.rn.satfinite.sat.f16.f32", "3f800000", "cannot be combined"),
     ("cvt.ftz.ftz.rn.f16.f32", "3f800000", "twice"),
     ("cvt.rn.f16x2.f32", "3f800000", "takes 2 source operands (a:32 b:32), got 1"),
-    ("cvt.rn.satfinite.s2f6x2.f32", "3f800000", "does not evaluate yet"),
+    ("cvt.rn.satfinite.ue5m3x2.bf16x2", "3f803f80", "is not evaluated: the ue5m3 encoding"),
+    ("cvt.rn.satfinite.scaled::n2::ue8m0.s2f6x2.bf16x2", "3f803f80", "takes 2 source operands (a:32 scale:16), got 1"),
+    ("cvt.rn.scaled::n2::ue8m0.f16.f32", "3f800000", "(a:32 scale:16), got 1"),
     ("cvt.sat.pack.u8.s32.b32", "00000001", "right after `cvt`"),
     ("cvt.pack.sat.u8.s32", "00000001", "needs the c operand's type `.b32`"),
     ("cvt.pack.sat.u16.s32", "00000001", "takes 2 source operands (a:32 b:32), got 1"),
@@ -974,6 +976,28 @@ const HOSTILE_ARGV: &[(&str, &str, &str)] = &[
     ("CVT.RN.F16.F32", "3f800000", "not a cvt instruction"),
     ("mov.b32", "3f800000", "not a cvt instruction"),
 ];
+
+/// The s2f6x2 and scaled forms through the commands; ue5m3x2 is listed but not evaluated.
+#[test]
+fn s2f6_scaled_and_ue5m3_forms() {
+    // docs/semantics.md §5.14: the CuTe DSL round trip (s2f6 7f, 80 with scale 2^6 are 127, -128).
+    run(&["eval", "cvt.rn.scaled::n2::ue8m0.bf16x2.s2f6x2", "7f80", "8585"]).expect_code(0).out_has("42fec300");
+    run(&["explain", "cvt.rn.satfinite.s2f6x2.f32", "3f800000", "7fc00000"])
+        .expect_code(0)
+        .out_has("s2f6-nan")
+        .out_has("round-to-fixed")
+        .out_has("scale-ue8m0");
+    let on107 = run(&["list", "--target", "sm_107f"]);
+    on107.expect_code(0).out_has("cvt.rn.satfinite.ue5m3x2.f32\n").out_has("cvt.rn.scaled::n2::ue8m0.bf16x2.ue5m3x2\n");
+    assert!(!on107.out.contains("s2f6x2"), "s2f6x2 is not on sm_107f");
+    run(&["list", "--target", "sm_107a"])
+        .expect_code(0)
+        .out_has("cvt.rz.relu.satfinite.scaled::n2::ue8m0.s2f6x2.f32\n");
+    run(&["eval", "cvt.rn.satfinite.ue5m3x2.f32", "3f800000", "3f800000"]).expect_code(2).err_has("not published");
+    run(&["eval", "cvt.rn.scaled::n2::ue8m0.f16.f32", "3f800000", "7f7f"])
+        .expect_code(2)
+        .err_has("[rule scale-absent]");
+}
 
 #[test]
 fn hostile_arguments_eval_and_explain() {

@@ -5,13 +5,16 @@
 //! Budget (2 cores, test profile; measured): the exact engine, prepared
 //! once per variant and run without its trace (`eval::Evaluator`), runs a few
 //! million evaluations/s/core, the fast one ~15–30M/s, so the exact engine is
-//! the cost. Every legal variant of sm_90 and sm_100a at PTX 9.5 (943) is
+//! the cost. Every legal variant of sm_90 and sm_100a at PTX 9.5 (979) is
 //! covered:
-//! - sources of at most 16 bits in total (362 variants): exhaustively, every
-//!   input at natural register widths: 17,261,312 cases; the 331 scalar ones
+//! - sources of at most 16 bits in total (366 variants, bf16x2.s2f6x2
+//!   included): exhaustively, every
+//!   input at natural register widths: 17,523,456 cases; the 331 scalar ones
 //!   also in every legal wider register pair, 256 random inputs each
 //!   (423,424 cases);
-//! - wider sources (581 variants, the 8 `cvt.pack.sat` forms included):
+//! - wider sources (613 variants, the 8 `cvt.pack.sat` forms and the 32
+//!   s2f6x2 and `.scaled::n2::ue8m0` ones included, their `scale` operands
+//!   structured: 2^0, edge codes, the NaN code, random):
 //!   every committed compact vector (271,566
 //!   lines, register-width variants included) and `MILLION` (2^20) seeded
 //!   structured-random inputs per variant, a quarter of them in wider
@@ -141,7 +144,7 @@ fn parallel(n: usize, work: impl Fn(usize, &mut Failures) -> u64 + Sync) -> (Fai
 #[test]
 fn exhaustive_for_sources_up_to_16_bits() {
     let small: Vec<Cvt> = variants().into_iter().filter(|c| source_bits(c) <= 16).collect();
-    assert_eq!(small.len(), 362, "variants with sources of 16 bits or less");
+    assert_eq!(small.len(), 366, "variants with sources of 16 bits or less");
     let t = std::time::Instant::now();
     let (fails, cases) = parallel(small.len(), |i, f| {
         let c = &small[i];
@@ -167,7 +170,7 @@ fn exhaustive_for_sources_up_to_16_bits() {
         1 << total
     });
     eprintln!("exhaustive: {} variants, {cases} cases, {:.1?}", small.len(), t.elapsed());
-    assert_eq!(cases, 17_261_312);
+    assert_eq!(cases, 17_523_456);
     fails.assert_none("exhaustive", cases);
 }
 
@@ -230,6 +233,10 @@ fn structured(t: Type, rng: &mut Rng) -> u64 {
         let bit = if k == 0 { 0 } else { (rng.below(2)) << (k - 1) };
         top | bit | below
     };
+    if t.is_packed() && t.lane_bits() <= 8 {
+        // fp8/fp6/fp4/s2f6 lanes: every code is a boundary of bf16, random bits suffice.
+        return rng.next() & ((1u64 << t.bits()) - 1);
+    }
     if t.is_packed() {
         let lb = t.lane_bits();
         let lane = Type::from_name(if t == Type::F16x2 { "f16" } else { "bf16" }).unwrap();
@@ -257,7 +264,7 @@ fn structured(t: Type, rng: &mut Rng) -> u64 {
 #[test]
 fn seeded_random_inputs_for_wider_sources() {
     let wide: Vec<Cvt> = variants().into_iter().filter(|c| source_bits(c) > 16).collect();
-    assert_eq!(wide.len(), 581, "variants with sources of more than 16 bits");
+    assert_eq!(wide.len(), 613, "variants with sources of more than 16 bits");
     let t = std::time::Instant::now();
     let (fails, n) = parallel(wide.len(), |i, f| {
         let c = &wide[i];
@@ -289,6 +296,9 @@ fn seeded_random_inputs_for_wider_sources() {
                 .map(|(&sw, name)| {
                     if *name == "rbits" {
                         return Operand { bits: rng.next() & 0xffff_ffff, width: 32 };
+                    }
+                    if *name == "scale" {
+                        return Operand { bits: structured_scale(&mut rng), width: 16 };
                     }
                     let mut bits = structured(c.atype, &mut rng);
                     let width = if c.is_scalar() { r.src } else { sw };
@@ -418,6 +428,7 @@ fn forms_of_other_targets() {
                     let bits = match (total <= 16, *name) {
                         (true, _) => (x >> rest) & ((1u64 << sw) - 1),
                         (false, "rbits") => rng.next() & 0xffff_ffff,
+                        (false, "scale") => structured_scale(&mut rng),
                         (false, _) => structured_any(c, &mut rng),
                     };
                     Operand { bits, width: sw }
@@ -573,6 +584,23 @@ fn batch_and_implementation_agree_with_evaluate() {
     assert!(fast::evaluate_batch(&rs, &[0], &mut [0]).is_err());
 }
 
+/// A `scale` operand (two ue8m0 codes): 2^0 in both lanes, codes at the
+/// edges (00, 01, 7e..80, fe, ff: the NaN code), codes near the overflow and
+/// underflow points of bf16 and s2f6, or random bits.
+fn structured_scale(rng: &mut Rng) -> u64 {
+    const EDGES: [u64; 14] = [0x00, 0x01, 0x02, 0x40, 0x79, 0x7e, 0x7f, 0x80, 0x85, 0x86, 0xbf, 0xfd, 0xfe, 0xff];
+    let byte = |rng: &mut Rng| match rng.below(3) {
+        0 => EDGES[rng.below(EDGES.len() as u64) as usize],
+        1 => 0x7f,
+        _ => rng.next() & 0xff,
+    };
+    match rng.below(8) {
+        0 => 0x7f7f,
+        1 => rng.next() & 0xffff,
+        _ => (byte(rng) << 8) | byte(rng),
+    }
+}
+
 fn structured_any(c: &Cvt, rng: &mut Rng) -> u64 {
     if c.atype.is_packed() && c.atype.bits() <= 16 {
         rng.next() & 0xffff
@@ -586,7 +614,7 @@ fn structured_any(c: &Cvt, rng: &mut Rng) -> u64 {
 fn spec_known_answers() {
     // (instruction, operands as (bits, register width), destination width, result)
     type Known = (&'static str, &'static [(u64, u32)], u32, u64);
-    let cases: [Known; 14] = [
+    let cases: [Known; 16] = [
         // docs/semantics.md §4 [HW]: cvt.s16.s8 with 32-bit registers.
         ("cvt.s16.s8", &[(0x1392_31c2, 32)], 32, 0xffff_ffc2),
         // docs/semantics.md §5.2 [HW]: f16 overflow by direction (65520).
@@ -609,6 +637,10 @@ fn spec_known_answers() {
         // docs/semantics.md §5.6 [HW]: the f16.f32 erratum keeps the subnormal source (rp: smallest f16 subnormal).
         ("cvt.rp.ftz.f16.f32", &[(0x0000_0001, 32)], 16, 0x0001),
         ("cvt.ftz.f64.f32", &[(0x8000_0001, 32)], 64, 0x8000_0000_0000_0000),
+        // docs/semantics.md §5.14 [EMU]: NVIDIA CuTe DSL, s2f6 bytes 7f, 80 with scale 2^6 are 127, -128.
+        ("cvt.rn.scaled::n2::ue8m0.bf16x2.s2f6x2", &[(0x7f80, 16), (0x8585, 16)], 32, 0x42fe_c300),
+        // docs/semantics.md §5.14, §7.11 [OPEN]: 1.0 is 64 units (40); NaN gives 7f.
+        ("cvt.rn.satfinite.s2f6x2.f32", &[(0x3f80_0000, 32), (0x7fc0_0000, 32)], 16, 0x407f),
     ];
     for (text, ops, w, want) in cases {
         let c = instr::parse(text).unwrap();

@@ -34,8 +34,12 @@ fn operands(col: &str) -> Vec<(String, String)> {
 }
 
 fn deliberate_difference(instruction: &str, ops: &[(String, String)]) -> Option<&'static str> {
-    if ["s2f6x2", "ue5m3x2", "scaled"].iter().any(|t| instruction.contains(t)) {
-        return Some("s2f6x2, ue5m3x2 and .scaled::n2::ue8m0 forms are not modeled yet");
+    if instruction.ends_with(".ue5m3x2.bf16x2")
+        && !instruction.contains("scaled")
+        && ops.iter().any(|(n, _)| n == "scale")
+    {
+        // Verified with single-spelling runs: the unscaled spelling assembles with a stray 16-bit operand.
+        return Some("ptxas 13.5 also takes an extra scale operand on the unscaled ue5m3x2.bf16x2 (an assembler hole)");
     }
     if instruction.ends_with(".e2m1x2.bf16x2") && ops.iter().any(|(n, _)| n.starts_with('{')) {
         // Verified with single-spelling runs; the ISA gives this form one b32 source.
@@ -110,4 +114,31 @@ fn oracle_matches_ptxas_on_every_packed_row() {
     assert!(rows > 35_000, "snapshot too small: {rows} rows");
     let shown: Vec<&str> = mismatches.iter().take(40).map(|s| s.as_str()).collect();
     assert!(mismatches.is_empty(), "{} rows differ from ptxas:\n{}", mismatches.len(), shown.join("\n"));
+}
+
+/// PTX versions the snapshot does not sample, run one spelling at a time with ptxas 13.5
+/// (`.version V / .target T`, natural registers): the first version of each s2f6x2 and
+/// scaled form.
+#[test]
+fn s2f6_and_scale_version_gates_from_single_ptxas_runs() {
+    let cases = [
+        ("cvt.rn.satfinite.s2f6x2.f32", "sm_100a", "9.0", false),
+        ("cvt.rn.satfinite.s2f6x2.f32", "sm_100a", "9.1", true),
+        ("cvt.rn.satfinite.scaled::n2::ue8m0.s2f6x2.f32", "sm_100a", "9.1", true),
+        ("cvt.rn.scaled::n2::ue8m0.bf16x2.s2f6x2", "sm_100a", "9.0", false),
+        ("cvt.rn.scaled::n2::ue8m0.bf16x2.s2f6x2", "sm_100a", "9.1", true),
+        ("cvt.rn.bf16x2.s2f6x2", "sm_121a", "9.1", true),
+        ("cvt.rn.bf16x2.s2f6x2", "sm_100f", "9.5", false),
+        ("cvt.rn.scaled::n2::ue8m0.bf16x2.e4m3x2", "sm_100a", "9.1", false),
+        ("cvt.rn.scaled::n2::ue8m0.bf16x2.e4m3x2", "sm_100a", "9.2", true),
+        ("cvt.rn.scaled::n2::ue8m0.bf16x2.e4m3x2", "sm_120f", "9.5", true),
+        ("cvt.rz.satfinite.s2f6x2.f32", "sm_107a", "9.4", true),
+        ("cvt.rz.satfinite.s2f6x2.f32", "sm_100a", "9.5", false),
+        ("cvt.rz.bf16x2.s2f6x2", "sm_107a", "9.5", false),
+    ];
+    for (text, t, v, ok) in cases {
+        let c = instr::parse(text).unwrap();
+        let r = instr::check(&c, ptx_cvt::gen::natural_regs(&c), Some(t.parse().unwrap()), Some(v.parse().unwrap()));
+        assert_eq!(r.is_ok(), ok, "{text} on {t} at {v}: {r:?}");
+    }
 }

@@ -108,7 +108,7 @@ fn table(module: &str) -> Vec<Row> {
     assert_eq!(entries, listed, "the table does not list the kernels in order");
     // Each kernel: name from the spelling, one in_ parameter per source, registers of the listed widths.
     for (row, body) in rows.iter().zip(module.split(".visible .entry ").skip(1)) {
-        assert_eq!(row.name, row.instruction.replace('.', "_"), "{row:?}");
+        assert_eq!(row.name, row.instruction.replace(['.', ':'], "_"), "{row:?}");
         assert!(
             !row.srcs.is_empty() && row.srcs.iter().chain([&row.dst]).all(|w| [8, 16, 32, 64].contains(w)),
             "{row:?}"
@@ -153,12 +153,13 @@ fn assemble(ptxas: &Path, module: &str, target: &str) {
     );
 }
 
-/// Emit the whole module for `target`; check it lists exactly `ptx-cvt list`'s spellings.
+/// Emit the whole module for `target`; check it lists exactly `ptx-cvt list`'s spellings
+/// but the ue5m3x2 ones, which are listed but not evaluated (docs/semantics.md §5.14).
 fn whole_module(target: &str) -> String {
     let module = stdout_of(&["ptx", "--target", target]);
     let rows = table(&module);
     let list = stdout_of(&["list", "--target", target]);
-    let listed: Vec<&str> = list.lines().collect();
+    let listed: Vec<&str> = list.lines().filter(|l| !l.contains("ue5m3x2")).collect();
     let instructions: Vec<&str> = rows.iter().map(|r| r.instruction.as_str()).collect();
     assert_eq!(instructions, listed, "the module's kernels are not `ptx-cvt list --target {target}`");
     assert!(module.contains(&format!("\n.version 9.5\n.target {target}\n.address_size 64\n")), "module directives");

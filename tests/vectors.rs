@@ -29,7 +29,7 @@ fn regenerate() -> BTreeMap<String, String> {
                                 text.push_str(&l.text);
                                 text.push('\n');
                             }
-                            (format!("{c}.cases"), text)
+                            (gen::file_name(c), text)
                         })
                         .collect::<Vec<_>>()
                 })
@@ -63,7 +63,7 @@ fn committed_vectors_regenerate_byte_identically_and_match_the_manifest() {
         let text = &committed[file];
         let hex: String = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(hex, sha, "{file}: sha256");
-        assert_eq!(format!("{variant}.cases"), file);
+        assert_eq!(gen::file_name(&ptx_cvt::instr::parse(variant).unwrap()), file);
         let cases = text.lines().filter(|l| !l.starts_with('#')).count();
         assert_eq!(cases.to_string(), count, "{file}: case count");
         assert!(text.contains(&format!("\n# cases: {count}\n")), "{file}: header count");

@@ -44,6 +44,8 @@ const HOSTILE: &[&str] = &[
     "cvt.rn.f16.f32 3f800000 => 3c00\r",
     "cvt.rn.f16.f32\t3f800000\u{a0}=>\u{2003}3c00",
     "cvt.s2f6x2.f32",
+    "cvt.rn.satfinite.scaled::n2::ue8m0.scaled::n2::ue8m0.s2f6x2.f32",
+    "cvt.rn.satfinite.ue5m3x2.f32 3f800000 3f800000",
     "sm_100a",
     "sm_90f",
     "sm_0",
@@ -88,11 +90,11 @@ fn main() {
             n += 1;
         }
     }
-    // Plus one seed per cvt.pack known answer's instruction (they come last in the file).
+    // Plus one seed per cvt.pack, s2f6x2 and scaled known answer's instruction (they come last).
     for line in &lines {
         let Ok(Some(case)) = parse_case(line) else { continue };
         let Some(result) = &case.result else { continue };
-        if !case.instr.dtype.is_pack() || !seen.insert(case.instr) {
+        if !(case.instr.dtype.is_pack() || case.instr.lane_scale()) || !seen.insert(case.instr) {
             continue;
         }
         if let Some(raw) = Raw::encode(&case.instr, &case.operands, result.width, None) {

@@ -161,9 +161,13 @@ impl Raw {
             }
             _ => Regs { dst: reg(self.dst), src: reg(self.src) },
         };
-        // Value operands take the source register; `.rs` random bits stay 32-bit.
-        let mut widths: Vec<u32> =
-            shape.names.iter().zip(&shape.srcs).map(|(n, w)| if *n == "rbits" { *w } else { regs.src }).collect();
+        // Value operands take the source register; `.rs` random bits stay 32-bit, `scale` 16-bit.
+        let mut widths: Vec<u32> = shape
+            .names
+            .iter()
+            .zip(&shape.srcs)
+            .map(|(n, w)| if matches!(*n, "rbits" | "scale") { *w } else { regs.src })
+            .collect();
         if anything {
             match self.regs >> 4 {
                 12 | 13 => {

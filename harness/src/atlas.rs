@@ -72,7 +72,11 @@ impl Space {
 pub fn variants(max_bits: u32) -> Vec<Cvt> {
     gen::all_spellings()
         .into_iter()
-        .filter(|c| Space::of(c).bits <= max_bits && instr::check(c, gen::natural_regs(c), None, None).is_ok())
+        .filter(|c| {
+            c.is_evaluated()
+                && Space::of(c).bits <= max_bits
+                && instr::check(c, gen::natural_regs(c), None, None).is_ok()
+        })
         .collect()
 }
 
@@ -178,7 +182,7 @@ pub struct Entry {
 
 /// The file holding a variant's digests.
 pub fn file_name(c: &Cvt) -> String {
-    format!("{c}.digests")
+    format!("{}.digests", c.to_string().replace("::", "-"))
 }
 
 /// The header's first line.

@@ -34,6 +34,12 @@ pub enum Format {
     S4,
     U2,
     S2,
+    /// Signed fixed point: an 8-bit two's-complement integer in units of 2^-6
+    /// (the lanes of `s2f6x2`, docs/semantics.md §5.14).
+    S2f6,
+    /// The lanes of `ue5m3x2`: the oracle knows the name and width only, because
+    /// no public definition of the encoding was found (docs/semantics.md §5.14).
+    Ue5m3,
 }
 
 /// How the all-ones exponent field is used.
@@ -65,8 +71,16 @@ pub struct FloatLayout {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    Int { signed: bool },
+    Int {
+        signed: bool,
+    },
     Float(FloatLayout),
+    /// A two's-complement integer of `container_bits` read in units of 2^-`frac_bits`.
+    Fixed {
+        frac_bits: u32,
+    },
+    /// A format whose encoding is not published: never decoded or encoded.
+    Unpublished,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -76,6 +90,10 @@ pub struct FormatInfo {
     /// Bits of the container the format is stored in (tf32: 32, e2m3: 8).
     pub container_bits: u32,
     pub kind: Kind,
+}
+
+const fn fixed(format: Format, name: &'static str, bits: u32, frac_bits: u32) -> FormatInfo {
+    FormatInfo { format, name, container_bits: bits, kind: Kind::Fixed { frac_bits } }
 }
 
 const fn int(format: Format, name: &'static str, bits: u32, signed: bool) -> FormatInfo {
@@ -107,11 +125,11 @@ use Format::*;
 use Specials as Sp;
 
 /// The table. Order matches the `Format` enum.
-pub static TABLE: [FormatInfo; 23] = ROWS;
+pub static TABLE: [FormatInfo; 25] = ROWS;
 
 /// The rows, also readable at compile time (the fast engine's batch kernels
 /// take their layout constants from here).
-const ROWS: [FormatInfo; 23] = [
+const ROWS: [FormatInfo; 25] = [
     int(U8, "u8", 8, false),
     int(U16, "u16", 16, false),
     int(U32, "u32", 32, false),
@@ -135,19 +153,21 @@ const ROWS: [FormatInfo; 23] = [
     int(S4, "s4", 4, true),
     int(U2, "u2", 2, false),
     int(S2, "s2", 2, true),
+    fixed(S2f6, "s2f6", 8, 6),
+    FormatInfo { format: Ue5m3, name: "ue5m3", container_bits: 8, kind: Kind::Unpublished },
 ];
 
 impl Format {
-    pub const ALL: [Format; 23] = [
+    pub const ALL: [Format; 25] = [
         U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, Tf32, F32, F64, E4m3, E5m2, E2m3, E3m2, E2m1, Ue8m0, U4, S4,
-        U2, S2,
+        U2, S2, S2f6, Ue5m3,
     ];
 
     /// The float layout, at compile time (panics for an integer format).
     pub const fn float_layout_const(self) -> FloatLayout {
         match ROWS[self as usize].kind {
             Kind::Float(l) => l,
-            Kind::Int { .. } => panic!("not a float format"),
+            _ => panic!("not a float format"),
         }
     }
     pub fn info(self) -> &'static FormatInfo {
@@ -171,7 +191,7 @@ impl Format {
     pub fn float_layout(self) -> Option<&'static FloatLayout> {
         match &self.info().kind {
             Kind::Float(l) => Some(l),
-            Kind::Int { .. } => None,
+            _ => None,
         }
     }
     /// [`Format::int_range`], computed once per format.
@@ -187,8 +207,26 @@ impl Format {
                 Some((-(Integer::from(1) << (n - 1)), (Integer::from(1) << (n - 1)) - 1u32))
             }
             Kind::Int { signed: false } => Some((Integer::new(), (Integer::from(1) << self.container_bits()) - 1u32)),
-            Kind::Float(_) => None,
+            _ => None,
         }
+    }
+    /// Fractional bits of a fixed-point format.
+    pub fn fixed_frac_bits(self) -> Option<u32> {
+        match self.info().kind {
+            Kind::Fixed { frac_bits } => Some(frac_bits),
+            _ => None,
+        }
+    }
+    /// Smallest and largest code of a fixed-point format as integers (units of 2^-frac_bits).
+    pub fn fixed_units(self) -> Option<(i64, i64)> {
+        self.fixed_frac_bits().map(|_| {
+            let n = self.container_bits();
+            (-(1i64 << (n - 1)), (1i64 << (n - 1)) - 1)
+        })
+    }
+    /// Whether the oracle can decode and encode this format (every format but ue5m3).
+    pub fn is_published(self) -> bool {
+        !matches!(self.info().kind, Kind::Unpublished)
     }
 }
 

@@ -56,7 +56,7 @@ pub mod round;
 /// Version of the semantics this crate implements (`docs/semantics.md` §9):
 /// raised whenever any result, acceptance set or legality verdict changes,
 /// independently of the crate's own version.
-pub const SEMANTICS_VERSION: u32 = 2;
+pub const SEMANTICS_VERSION: u32 = 3;
 
 pub use accept::AcceptSet;
 pub use caseline::{format_case, parse_case, Case};

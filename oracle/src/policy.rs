@@ -99,6 +99,11 @@ rules! {
     Tf32LowBits "tf32-low-bits" Open "tf32 in a 32-bit container: bits 12..0 are implementation defined (sm90 profile: zero)";
     PackSat "pack-sat" Ptx "cvt.pack: a and b (s32) are each clamped to the range of the destination type (PTX ISA \"cvt.pack\")";
     PackC "pack-c-bits" Ptx "cvt.pack to u8/s8/u4/s4/u2/s2: the bits of d above the two lanes are the low bits of c (PTX ISA \"cvt.pack\")";
+    LaneScale "scale-ue8m0" Emu "each lane is multiplied (into bf16x2) or divided (into s2f6x2) by 2^(s−127), s its byte of `scale` (high byte: lane a / hi); s2f6x2 forms without .scaled::n2::ue8m0 use s = 127 (docs/semantics.md §5.14)";
+    ScaleNan "scale-nan" Open "a scale byte ff (ue8m0 NaN): a bf16 lane gets the canonical NaN 7fff (a peer emulator), an s2f6 lane 7f like a NaN source (unconfirmed)";
+    RoundToFixed "round-to-fixed" Ptx "into s2f6: round the exact (scaled) value once to a multiple of 2^-6 by the rounding modifier";
+    FixedSatFinite "s2f6-satfinite" Emu "into s2f6 (.satfinite is mandatory): clamp to the range [−2, 127/64], ±Inf included";
+    FixedNan "s2f6-nan" Open "NaN into s2f6 gives 7f (127/64), as a peer emulator does; no NVIDIA text found";
     Pack "pack" Ptx "packed results: a in the high lane, then b (e, f); 6-bit lanes in bits 5..0 of each byte (docs/semantics.md §5.11)";
     DestExtend "dest-extend" Ptx "a destination register wider than the type: sign-extend signed integers, zero-extend the rest (docs/semantics.md §4)";
 }
@@ -131,6 +136,7 @@ impl Rule {
             RoundStochastic => "5.10",
             Pack => "5.11",
             OverflowToNan | Ue8m0Unsigned | Ue8m0NoZero | Ue8m0Nan => "5.12",
+            LaneScale | ScaleNan | RoundToFixed | FixedSatFinite | FixedNan => "5.14",
         }
     }
 }

@@ -59,6 +59,10 @@ impl Grid {
     pub fn integers() -> Grid {
         Grid { precision: None, qmin: 0 }
     }
+    /// Multiples of 2^-frac_bits (fixed-point destinations such as s2f6).
+    pub fn fixed(frac_bits: u32) -> Grid {
+        Grid { precision: None, qmin: -(frac_bits as i64) }
+    }
     /// Quantum exponent for a value whose top bit is at 2^msb.
     pub fn quantum(&self, msb: i64) -> i64 {
         match self.precision {

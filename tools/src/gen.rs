@@ -128,7 +128,7 @@ fn generate(a: &GenArgs) -> Result<(), String> {
     if variants.is_empty() {
         return Err("no legal variant matches".into());
     }
-    let names: BTreeSet<String> = variants.iter().map(|(c, _)| format!("{c}.cases")).collect();
+    let names: BTreeSet<String> = variants.iter().map(|(c, _)| gen::file_name(c)).collect();
     let dir = PathBuf::from(&a.out);
     let stale = if a.out == "-" { Vec::new() } else { prepare_dir(a, &dir, &names)? };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build().map_err(|e| e.to_string())?;
@@ -148,7 +148,7 @@ fn generate(a: &GenArgs) -> Result<(), String> {
                     text.push('\n');
                 }
                 bar.inc(1);
-                Output { name: format!("{c}.cases"), variant: *c, count: lines.len(), text }
+                Output { name: gen::file_name(c), variant: *c, count: lines.len(), text }
             })
             .collect()
     });

@@ -213,7 +213,7 @@ impl Record {
     }
 
     fn ran(&mut self, c: &Cvt, cases: usize, lines: &[String], bad: &[WrongAnswer]) {
-        self.write(&format!("{c}.cases"), &format!("# ptx-cvt case lines v1\n{}{}\n", self.header, lines.join("\n")));
+        self.write(&gen::file_name(c), &format!("# ptx-cvt case lines v1\n{}{}\n", self.header, lines.join("\n")));
         if !bad.is_empty() {
             for (line, expected, _) in bad {
                 self.mismatches.push_str(&format!("{line}  # oracle: {expected}\n"));

@@ -125,7 +125,7 @@ pub struct Kernel {
     /// The `.entry` name, [`kernel_name`] of `instr`.
     pub name: String,
     pub instr: Cvt,
-    /// Source operand names in [`instr::shape`] order (`a`, `b`, `e`, `f`, `rbits`).
+    /// Source operand names in [`instr::shape`] order (`a`, `b`, `e`, `f`, `rbits`, `scale`).
     pub operands: Vec<&'static str>,
     /// Register width in bits of each source operand, same order.
     pub src_widths: Vec<u32>,

@@ -18,6 +18,7 @@ macro_rules! note {
 
 mod float;
 mod int;
+mod scale;
 mod trace;
 
 pub use self::trace::{Event, RoundEvent, Step};
@@ -29,7 +30,7 @@ use crate::decide::{self, Decisions, Ptx};
 use crate::exact::{decode, Value};
 use crate::format::Format;
 use crate::instr::{self, Cvt, Family, Regs, Type};
-use crate::operand::{check_packed_widths, operand_count_error};
+use crate::operand::{check_evaluated, check_packed_widths, operand_count_error};
 pub use crate::operand::{fmt_hex, EvalError, Operand};
 use crate::policy::{Answers, Profile, Question, Rule};
 use crate::round::Mode;
@@ -94,6 +95,7 @@ fn check_case(c: &Cvt, srcs: &[Operand], dst_width: u32) -> Result<(), EvalError
     }
     let src_width = srcs.first().map_or(c.atype.bits(), |o| o.width);
     instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
+    check_evaluated(c)?;
     check_packed_widths(c, srcs)
 }
 
@@ -114,6 +116,7 @@ impl Evaluator {
     /// operand) and a `dst_width`-bit destination register.
     pub fn new(c: &Cvt, src_width: u32, dst_width: u32, profile: Profile) -> Result<Evaluator, EvalError> {
         instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
+        check_evaluated(c)?;
         Ok(Evaluator { c: *c, src_width, dst_width, profile, operands: instr::shape(c).srcs.len() })
     }
 
@@ -225,6 +228,8 @@ struct Ctx<'a, D: ?Sized> {
     src: Format,
     dst: Format,
     mode: Mode,
+    /// The ue8m0 scale byte of the lane being converted, for the scaled and s2f6x2 forms.
+    scale: Option<u64>,
 }
 
 impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
@@ -249,6 +254,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
             src: c.atype.format(),
             dst: c.dtype.format(),
             mode: decide::mode_of(d, c),
+            scale: None,
         };
         if c.dtype.is_packed() || c.atype.is_packed() {
             return cx.run_packed(srcs, dst_width);
@@ -304,6 +310,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
                 self.mode = Mode::Stochastic { rbits: value, width };
                 note!(self, Rule::RoundStochastic, format!("random bits {value:#x} ({width} bits) for this lane"));
             }
+            self.scale = scale::lane_code(c, srcs, i);
             let v = self.decode(bits);
             outs.push(self.convert(&v));
             if self.tracing {
@@ -356,6 +363,9 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
 
     /// Convert one value (a scalar, or one lane) by its family.
     fn convert(&mut self, v: &Value) -> TypeResult {
+        if let Some(code) = self.scale {
+            return self.convert_scaled(v, code);
+        }
         match instr::family(self.src, self.dst) {
             Family::IntToInt => self.int_to_int(v),
             Family::IntToFloat => self.int_to_float(v),

@@ -40,6 +40,10 @@ pub enum Event {
     InRange,
     /// A saturating rule clamped the value.
     Clamped,
+    /// A lane scale of 2^0 (unscaled s2f6x2 forms, or a scale byte 7f).
+    ScaleOne,
+    /// A lane scale other than 2^0.
+    ScaleOther,
 }
 
 /// What a rounding step did, for coverage classes.

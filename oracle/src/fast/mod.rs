@@ -19,6 +19,7 @@
 
 mod arith;
 mod kernels;
+mod scaled;
 
 #[doc(hidden)]
 pub use self::kernels::Isa;
@@ -30,7 +31,7 @@ use crate::accept::{width_mask, AcceptSet, Alt, LaneSet};
 use crate::decide::{self, Decisions, IntToInt, Ptx, Special};
 use crate::format::Format;
 use crate::instr::{self, Cvt, Family, Regs, Rounding, Type};
-use crate::operand::{check_packed_widths, operand_count_error, EvalError, Operand};
+use crate::operand::{check_evaluated, check_packed_widths, operand_count_error, EvalError, Operand};
 use crate::policy::{NanOut, Profile, Question};
 use crate::round::Mode;
 
@@ -208,6 +209,7 @@ impl<D: Decisions> Plan<D> {
     /// alternative reading of the ISA, or a deliberate bug: `tests/mutants.rs`).
     pub fn with_decisions(c: &Cvt, src_width: u32, dst_width: u32, d: D) -> Result<Plan<D>, EvalError> {
         instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
+        check_evaluated(c)?;
         Ok(Plan::prepare(c, src_width, dst_width, d))
     }
 
@@ -323,7 +325,11 @@ impl<D: Decisions> Plan<D> {
                 self.mode
             };
             value <<= lb;
-            match self.lane(bits, mode) {
+            let out = match scaled::lane_code(c, ops, i) {
+                Some(code) => self.lane_scaled(bits, code, mode),
+                None => self.lane(bits, mode),
+            };
+            match out {
                 LaneOut::Bits(b) => value |= b & width_mask(lb),
                 LaneOut::AnyNan => nan_lanes |= 1 << i,
             }

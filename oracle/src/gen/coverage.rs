@@ -16,6 +16,17 @@ fn value_class(f: Format, v: &Value) -> &'static str {
         Value::Nan(_) => "nan",
         Value::Inf { .. } => "inf",
         Value::Num { mag, .. } if mag.is_zero() => "zero",
+        Value::Num { neg, mag } if f.fixed_frac_bits().is_some() => {
+            // Fixed point: the extreme codes, else the sign.
+            let (lo, hi) = f.fixed_units().unwrap();
+            let units = mag.scaled_to(-(f.fixed_frac_bits().unwrap() as i64));
+            match (*neg, units.to_i64()) {
+                (true, Some(u)) if -u == lo => "min",
+                (false, Some(u)) if u == hi => "max",
+                (true, _) => "neg",
+                (false, _) => "pos",
+            }
+        }
         Value::Num { neg, mag } => match f.int_range() {
             Some((lo, hi)) => {
                 let i = if *neg { -mag.floor_int() } else { mag.floor_int() };
@@ -73,6 +84,9 @@ fn rule_event(s: &Step) -> Option<&'static str> {
         FtzInput | FtzOutput => "ftz-flush",
         FtzErratumF16 => "ftz-erratum",
         Ue8m0NoZero => "ue8m0-min",
+        FixedNan => "nan",
+        ScaleNan => "nan-scale",
+        FixedSatFinite if s.event == Event::Clamped => "fixed-clamp",
         InfToInf => "inf",
         _ => return None,
     })
@@ -144,5 +158,19 @@ pub fn classify(c: &Cvt, o: &Outcome) -> String {
         .or_else(|| steps.iter().find_map(|s| rounding_event(s)))
         .or_else(|| steps.iter().find_map(|s| wrap_event(s)))
         .unwrap_or("copy");
-    format!("{input}{}/{}/{event}", if wide { "+wide" } else { "" }, result_class(c, o))
+    let class = format!("{input}{}/{}/{event}", if wide { "+wide" } else { "" }, result_class(c, o));
+    if !c.lane_scale() {
+        return class;
+    }
+    // Scaled lanes: whether the first lane's factor was 2^0, another power, or NaN.
+    let scale = steps
+        .iter()
+        .find_map(|s| match (s.rule, s.event) {
+            (Rule::ScaleNan, _) => Some("scale-nan"),
+            (Rule::LaneScale, Event::ScaleOne) => Some("scale-one"),
+            (Rule::LaneScale, _) => Some("scale-applied"),
+            _ => None,
+        })
+        .unwrap_or("scale-nan");
+    format!("{class}/{scale}")
 }

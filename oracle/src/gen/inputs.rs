@@ -65,6 +65,23 @@ fn thresholds(d: Format) -> Vec<Dyadic> {
             }
             t
         }
+        Kind::Fixed { frac_bits } => {
+            // Units of 2^-f: the largest code, the clamp threshold half a unit above
+            // it, the smallest code (-2^(n-1) units), one unit and the ties around it.
+            let (n, f) = (d.container_bits() as i64, frac_bits as i64);
+            let max = (1i64 << (n - 1)) - 1;
+            vec![
+                Dyadic::new(Integer::from(max), -f),
+                Dyadic::new(Integer::from(2 * max + 1), -f - 1),
+                pow2(n - 1 - f),
+                pow2(-f),
+                pow2(-f - 1),
+                Dyadic::new(Integer::from(3), -f - 1),
+                Dyadic::new(Integer::from(5), -f - 1),
+                pow2(0),
+            ]
+        }
+        Kind::Unpublished => Vec::new(),
         Kind::Int { signed } => {
             let n = d.container_bits() as i64;
             let top = if signed { n - 1 } else { n };
@@ -124,9 +141,11 @@ fn float_values(a: Format, l: &FloatLayout, d: Format, level: Level, rng: &mut C
     }
     // Exponent sweep with significand patterns. The compact level keeps the
     // exponents around the destination's range.
+    // Integer destinations quantise at 2^0, fixed-point ones at 2^-frac_bits.
+    let fq = -(d.fixed_frac_bits().unwrap_or(0) as i64);
     let (lo, hi) = match d.float_layout() {
         Some(dl) => (dl.qmin() - 2, dl.max_finite().msb_exp().unwrap() + 2),
-        None => (-2, d.container_bits() as i64 + 1),
+        None => (fq - 2, d.container_bits() as i64 + fq + 1),
     };
     let drop = match d.float_layout() {
         Some(dl) => l.man_bits as i64 - dl.man_bits as i64,
@@ -155,7 +174,7 @@ fn float_values(a: Format, l: &FloatLayout, d: Format, level: Level, rng: &mut C
     for e_field in exponents {
         let e = e_field as i64 - bias;
         // Integer destinations care about the bit at 2^-1 (the tie to an integer).
-        let t = if d.float_layout().is_some() { tie(drop) } else { tie(l.man_bits as i64 - e) };
+        let t = if d.float_layout().is_some() { tie(drop) } else { tie(l.man_bits as i64 - e + fq) };
         let m_all = low_mask(l.man_bits);
         let mut patterns = vec![0, 1, m_all, t, t.wrapping_sub(1) & m_all, t | 1];
         patterns.push(rng.next_u64() & m_all);
@@ -232,6 +251,8 @@ pub fn values(a: Format, d: Format, level: Level, random: usize, rng: &mut ChaCh
     match a.info().kind {
         Kind::Float(l) => float_values(a, &l, d, level, rng, &mut out),
         Kind::Int { signed } => int_values(a.container_bits(), signed, d, level, rng, &mut out),
+        // s2f6 and ue5m3 are 8 bits wide: every code is listed above.
+        Kind::Fixed { .. } | Kind::Unpublished => {}
     }
     let mask = low_mask(a.container_bits());
     for _ in 0..random {

@@ -59,14 +59,17 @@ pub fn all_spellings() -> Vec<Cvt> {
         Type::all().flat_map(|d| Type::all().map(move |a| (d, a))).filter(|(d, a)| !(d.is_scalar() && a.is_scalar()));
     let mut v = Vec::new();
     for (d, a) in scalar.chain(others) {
+        // The scale modifier only where some form takes it (keeps the list short).
+        let scales: &[bool] = if instr::packed::scalable_pair(d, a) { &[false, true] } else { &[false] };
         for r in std::iter::once(None).chain(Rounding::ALL.into_iter().map(Some)) {
-            for bits in 0u8..16 {
+            for (bits, &scaled) in (0u8..16).flat_map(|b| scales.iter().map(move |s| (b, s))) {
                 let c = Cvt {
                     rounding: r,
                     ftz: bits & 1 != 0,
                     sat: bits & 2 != 0,
                     relu: bits & 4 != 0,
                     satfinite: bits & 8 != 0,
+                    scaled,
                     dtype: d,
                     atype: a,
                 };
@@ -84,10 +87,12 @@ pub fn natural_regs(c: &Cvt) -> Regs {
     Regs { dst: c.dtype.bits(), src: instr::shape(c).srcs[0] }
 }
 
-/// Spellings legal on at least one of the targets, each with the targets that have it.
+/// Spellings legal on at least one of the targets, each with the targets
+/// that have it; only those the oracle evaluates (not the ue5m3x2 forms).
 pub fn legal_variants(targets: &[(Target, PtxVersion)]) -> Vec<(Cvt, Vec<Target>)> {
     all_spellings()
         .into_iter()
+        .filter(Cvt::is_evaluated)
         .filter_map(|c| {
             let on: Vec<Target> = targets
                 .iter()
@@ -150,6 +155,9 @@ fn rbits_edges(c: &Cvt, lane_bits: u64, lane: u32) -> [u32; 2] {
 /// The cases of one variant at a level (operands at natural widths, plus
 /// register-width variants for scalar forms).
 pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
+    if c.scaled {
+        return scaled_cases(c, level, seed);
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(variant_seed(seed, c));
     let shape = instr::shape(c);
     let src_lane = c.atype.format();
@@ -177,7 +185,7 @@ pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
         }
         return out;
     }
-    let lanes = shape.names.iter().filter(|n| **n != "rbits").count();
+    let lanes = shape.names.iter().filter(|n| !matches!(**n, "rbits" | "scale")).count();
     let vals = inputs::values(src_lane, dst_lane, level, random_count(c, level), &mut rng);
     let n = vals.len();
     let aw = c.atype.bits();
@@ -224,6 +232,25 @@ pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
     out
 }
 
+/// Scale operands for the `.scaled::n2::ue8m0` forms (two ue8m0 codes, high
+/// byte for the high lane): 2^0, the factors of the CuTe DSL round trip
+/// (2^6), the extremes 2^-127 and 2^127, the NaN code ff in either lane,
+/// and mixed lanes.
+const SCALES: [u64; 10] = [0x7f7f, 0x8585, 0x7f85, 0x0000, 0xfefe, 0xff7f, 0x7fff, 0x8679, 0x01fd, 0xc040];
+
+/// The cases of a scaled form: those of its unscaled spelling, each with one
+/// of [`SCALES`] in turn as the last operand.
+fn scaled_cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
+    let base = cases(&Cvt { scaled: false, ..*c }, level, seed);
+    base.into_iter()
+        .enumerate()
+        .map(|(i, mut g)| {
+            g.operands.push(Operand { bits: SCALES[i % SCALES.len()], width: 16 });
+            g
+        })
+        .collect()
+}
+
 /// One generated case line with its coverage class.
 #[derive(Clone, Debug)]
 pub struct Line {
@@ -258,6 +285,12 @@ pub fn generate(c: &Cvt, level: Level, seed: u64, profile: Profile) -> Vec<Line>
         out.extend(extra.into_values());
     }
     out
+}
+
+/// The vector file name of a variant: its spelling with `.cases`, the `::`
+/// of `.scaled::n2::ue8m0` written `-` (a colon is not portable in file names).
+pub fn file_name(c: &Cvt) -> String {
+    format!("{}.cases", c.to_string().replace("::", "-"))
 }
 
 /// The file header for a variant's vectors.

@@ -32,6 +32,7 @@ legality_rules! {
     SatfiniteRequired "satfinite-required",
     SatfiniteAbsent "satfinite-absent",
     ReluAbsent "relu-absent",
+    ScaleAbsent "scale-absent",
     RegisterPackedExact "register-packed-exact",
     PackedGate "packed-gate",
     PackTypes "pack-types",
@@ -86,6 +87,12 @@ fn no(rule: LegalityRule, message: impl Into<String>) -> Result<(), Illegal> {
 /// version. Without a target only the rules that hold on every target apply.
 pub fn check(c: &Cvt, regs: Regs, target: Option<Target>, version: Option<PtxVersion>) -> Result<(), Illegal> {
     check_target_version(target, version)?;
+    if c.scaled && (c.is_scalar() || c.dtype.is_pack()) {
+        return no(
+            LegalityRule::ScaleAbsent,
+            format!("`.{}` exists only for some packed forms, not {}", super::SCALED, arrow(c)),
+        );
+    }
     if c.dtype.is_pack() || c.atype.is_pack() {
         return check_pack(c, regs, target, version);
     }
@@ -137,6 +144,9 @@ fn check_packed(c: &Cvt, regs: Regs, t: Option<Target>, v: Option<PtxVersion>) -
     }
     if c.relu && !form.relu {
         return no(LegalityRule::ReluAbsent, format!("`.relu` does not exist for {c}"));
+    }
+    if c.scaled && form.scale == packed::Req::Absent {
+        return no(LegalityRule::ScaleAbsent, format!("`.{}` does not exist for {}", super::SCALED, arrow(c)));
     }
     if !packed::width_ok(c, None, regs.dst) || !packed::width_ok(c, Some(0), regs.src) {
         let shape = super::shape(c);

@@ -45,6 +45,10 @@ pub enum Type {
     E2m3x4,
     E3m2x4,
     E2m1x4,
+    /// Two s2f6 lanes (8-bit fixed point, docs/semantics.md §5.14), a in the high byte.
+    S2f6x2,
+    /// Two ue5m3 lanes: spelled and checked, not evaluated (no published encoding).
+    Ue5m3x2,
     /// The `.convertType` of `cvt.pack.sat`: two saturated lanes in a 32-bit `d`.
     PackU16,
     PackS16,
@@ -57,7 +61,7 @@ pub enum Type {
 }
 
 /// Per type: name, lane format, lanes, bits per lane in the register.
-const TYPES: [(Type, &str, Format, u32, u32); 34] = [
+const TYPES: [(Type, &str, Format, u32, u32); 36] = [
     (Type::U8, "u8", Format::U8, 1, 8),
     (Type::U16, "u16", Format::U16, 1, 16),
     (Type::U32, "u32", Format::U32, 1, 32),
@@ -85,6 +89,8 @@ const TYPES: [(Type, &str, Format, u32, u32); 34] = [
     (Type::E2m3x4, "e2m3x4", Format::E2m3, 4, 8),
     (Type::E3m2x4, "e3m2x4", Format::E3m2, 4, 8),
     (Type::E2m1x4, "e2m1x4", Format::E2m1, 4, 4),
+    (Type::S2f6x2, "s2f6x2", Format::S2f6, 2, 8),
+    (Type::Ue5m3x2, "ue5m3x2", Format::Ue5m3, 2, 8),
     // cvt.pack: listed after the scalar types so `u16`, `u8` parse as those
     // unless `.pack` is given (see `Type::pack_of`).
     (Type::PackU16, "u16", Format::U16, 2, 16),
@@ -171,6 +177,10 @@ impl Type {
     pub fn is_int(self) -> bool {
         !self.is_float()
     }
+    /// Whether the oracle evaluates values of this type (all but ue5m3x2).
+    pub fn is_evaluated(self) -> bool {
+        self.format().is_published()
+    }
 }
 
 /// A rounding modifier.
@@ -246,13 +256,15 @@ pub struct Cvt {
     pub ftz: bool,
     pub sat: bool,
     pub satfinite: bool,
+    /// `.scaled::n2::ue8m0`: a 16-bit `scale` operand holds one ue8m0 factor per lane.
+    pub scaled: bool,
     pub dtype: Type,
     pub atype: Type,
 }
 
 impl Cvt {
     pub fn new(dtype: Type, atype: Type) -> Cvt {
-        Cvt { rounding: None, relu: false, ftz: false, sat: false, satfinite: false, dtype, atype }
+        Cvt { rounding: None, relu: false, ftz: false, sat: false, satfinite: false, scaled: false, dtype, atype }
     }
     /// Whether both types are scalar (Table 15) rather than tf32 or packed (Table 16).
     pub fn is_scalar(&self) -> bool {
@@ -261,6 +273,15 @@ impl Cvt {
     /// How the conversion relates its (lane) formats (Table 15's families).
     pub fn family(&self) -> Family {
         family(self.atype.format(), self.dtype.format())
+    }
+    /// Whether the oracle evaluates this spelling (ue5m3x2 forms are only spelled and checked).
+    pub fn is_evaluated(&self) -> bool {
+        self.dtype.is_evaluated() && self.atype.is_evaluated()
+    }
+    /// Whether each lane is scaled by a ue8m0 factor: the `.scaled::n2::ue8m0`
+    /// forms, and the s2f6x2 forms without it (factor 1, docs/semantics.md §5.14).
+    pub fn lane_scale(&self) -> bool {
+        self.scaled || self.dtype == Type::S2f6x2 || self.atype == Type::S2f6x2
     }
 }
 
@@ -308,13 +329,19 @@ impl Family {
 }
 
 impl fmt::Display for Cvt {
-    /// Canonical spelling: `cvt{.pack}{.rnd}{.relu}{.ftz}{.sat}{.satfinite}.dtype.atype{.b32}`.
+    /// Canonical spelling: `cvt{.pack}{.rnd}{.relu}{.ftz}{.sat}{.satfinite}{.scaled::n2::ue8m0}.dtype.atype{.b32}`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(if self.dtype.is_pack() { "cvt.pack" } else { "cvt" })?;
         if let Some(r) = self.rounding {
             write!(f, ".{}", r.name())?;
         }
-        for (on, name) in [(self.relu, "relu"), (self.ftz, "ftz"), (self.sat, "sat"), (self.satfinite, "satfinite")] {
+        for (on, name) in [
+            (self.relu, "relu"),
+            (self.ftz, "ftz"),
+            (self.sat, "sat"),
+            (self.satfinite, "satfinite"),
+            (self.scaled, SCALED),
+        ] {
             if on {
                 write!(f, ".{name}")?;
             }
@@ -326,6 +353,9 @@ impl fmt::Display for Cvt {
         Ok(())
     }
 }
+
+/// The scale modifier's spelling (without the leading dot).
+pub const SCALED: &str = "scaled::n2::ue8m0";
 
 /// Register widths of a concrete use of an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -380,7 +410,8 @@ impl Shape {
 
 /// Operands of a form: one source, or one f32 (s32 for `cvt.pack`) per lane
 /// of a packed result (`a` is the high lane), then `c` for the narrow
-/// `cvt.pack` forms and `rbits` for `.rs` (docs/semantics.md §2).
+/// `cvt.pack` forms, `rbits` for `.rs` and the 16-bit `scale` for
+/// `.scaled::n2::ue8m0` (docs/semantics.md §2, §5.14).
 pub fn shape(c: &Cvt) -> Shape {
     // Every combination of the lanes' values, `c` and `rbits`, spelled out once.
     const NAMES: [[&[&str]; 4]; 3] = [
@@ -398,12 +429,15 @@ pub fn shape(c: &Cvt) -> Shape {
         (false, 4) => 2,
         (false, _) => 1,
     };
+    const SCALED_NAMES: [&[&str]; 3] = [&["a", "scale"], &["a", "b", "scale"], &["a", "b", "e", "f", "scale"]];
     let extras = usize::from(c.dtype.takes_c()) | usize::from(c.rounding == Some(Rounding::Rs)) << 1;
-    let names = NAMES[values][extras];
+    let names = if c.scaled { SCALED_NAMES[values] } else { NAMES[values][extras] };
     let mut w = [c.atype.bits(); 6];
     for (i, n) in names.iter().enumerate() {
-        if matches!(*n, "c" | "rbits") {
-            w[i] = 32;
+        match *n {
+            "c" | "rbits" => w[i] = 32,
+            "scale" => w[i] = 16,
+            _ => {}
         }
     }
     Shape { srcs: Widths { len: names.len() as u8, w }, names }

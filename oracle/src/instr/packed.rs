@@ -56,6 +56,8 @@ pub struct Form {
     pub gates: &'static [(Gate, (u32, u32))],
     /// Stricter gate for `.satfinite`, when it came later than the form.
     pub satfinite_gate: Option<(Gate, (u32, u32))>,
+    /// `.scaled::n2::ue8m0` (never required: the unscaled spelling always exists).
+    pub scale: Req,
 }
 
 const FP8X2: &[Type] = &[E4m3x2, E5m2x2];
@@ -66,8 +68,10 @@ const X4: &[Type] = &[E4m3x4, E5m2x4, E2m3x4, E3m2x4, E2m1x4];
 const SM100_PLUS: Gate = Gate::Family(&[100, 103, 107, 110, 120, 121]);
 /// `.rs` and the x4 forms: these architecture-specific targets only.
 const RS_TARGETS: Gate = Gate::Arch(&[100, 103, 107]);
-/// rz into fp8/fp6/fp4: sm_107a/sm_107f only.
+/// rz into fp8/fp6/fp4, and ue5m3x2: sm_107a/sm_107f only.
 const SM107: Gate = Gate::Family(&[107]);
+/// s2f6x2: the Blackwell-generation `a` targets only, no `f` or portable target (ptxas 13.5).
+const S2F6_TARGETS: Gate = Gate::Arch(&[100, 103, 107, 110, 120, 121]);
 
 const fn form(
     dtypes: &'static [Type],
@@ -77,7 +81,12 @@ const fn form(
     relu: bool,
     gates: &'static [(Gate, (u32, u32))],
 ) -> Form {
-    Form { dtypes, atypes, roundings, satfinite, relu, gates, satfinite_gate: None }
+    Form { dtypes, atypes, roundings, satfinite, relu, gates, satfinite_gate: None, scale: Req::Absent }
+}
+
+/// A row that also takes `.scaled::n2::ue8m0` (ptxas 13.5, same gates as the row).
+const fn scalable(f: Form) -> Form {
+    Form { scale: Req::Optional, ..f }
 }
 
 /// Every tf32/packed form: docs/semantics.md §2, corrected by what ptxas 13.5 accepts
@@ -107,8 +116,17 @@ pub const FORMS: &[Form] = &[
     form(FP6FP4X2, &[F16x2, Bf16x2], &[Rn], Req::Required, true, &[(SM100_PLUS, (9, 1))]),
     form(NARROW_X2, &[F32, F16x2, Bf16x2], &[Rz], Req::Required, true, &[(SM107, (9, 4))]),
     form(&[F16x2], FP6FP4X2, &[Rn], Req::Absent, true, &[(SM100_PLUS, (8, 6))]),
-    // bf16x2 from the narrow pairs (not in docs/semantics.md §2; ptxas 13.5, PTX 9.2).
-    form(&[Bf16x2], NARROW_X2, &[Rn], Req::Optional, true, &[(SM100_PLUS, (9, 2))]),
+    // bf16x2 from the narrow pairs (not in docs/semantics.md §2; ptxas 13.5, PTX 9.2), also scaled.
+    scalable(form(&[Bf16x2], NARROW_X2, &[Rn], Req::Optional, true, &[(SM100_PLUS, (9, 2))])),
+    // s2f6x2 (PTX ISA 9.1; checked against ptxas 13.5, docs/semantics.md §5.14): .satfinite
+    // required into s2f6x2, .rz only on sm_107a (PTX 9.4), scaled or not.
+    scalable(form(&[S2f6x2], &[F32, Bf16x2], &[Rn], Req::Required, true, &[(S2F6_TARGETS, (9, 1))])),
+    scalable(form(&[S2f6x2], &[F32, Bf16x2], &[Rz], Req::Required, true, &[(Gate::Arch(&[107]), (9, 4))])),
+    scalable(form(&[Bf16x2], &[S2f6x2], &[Rn], Req::Optional, true, &[(S2F6_TARGETS, (9, 1))])),
+    // ue5m3x2 (sm_107a/f, PTX 9.4; ptxas 13.5): spelled and checked, not evaluated.
+    form(&[Ue5m3x2], &[F32, F16x2, Bf16x2], &[Rn, Rz, Rp], Req::Optional, false, &[(SM107, (9, 4))]),
+    scalable(form(&[Bf16x2], &[Ue5m3x2], &[Rn], Req::Optional, false, &[(SM107, (9, 4))])),
+    form(&[F16x2], &[Ue5m3x2], &[Rn], Req::Absent, false, &[(SM107, (9, 4))]),
     // ue8m0 scale factors: no .relu.
     form(&[Ue8m0x2], &[F32, Bf16x2], &[Rz, Rp], Req::Optional, false, &[(SM100_PLUS, (8, 6))]),
     form(&[Bf16x2], &[Ue8m0x2], &[Rn], Req::Absent, false, &[(SM100_PLUS, (8, 6))]),
@@ -132,6 +150,11 @@ pub fn width_ok(c: &Cvt, index: Option<usize>, width: u32) -> bool {
 /// The form rows a spelling's types and rounding match.
 pub fn forms_for(c: &Cvt) -> impl Iterator<Item = &'static Form> + '_ {
     FORMS.iter().filter(|f| f.dtypes.contains(&c.dtype) && f.atypes.contains(&c.atype))
+}
+
+/// Whether some row converting `a` to `d` takes `.scaled::n2::ue8m0`.
+pub fn scalable_pair(d: Type, a: Type) -> bool {
+    FORMS.iter().any(|f| f.scale != Req::Absent && f.dtypes.contains(&d) && f.atypes.contains(&a))
 }
 
 /// Whether any gate pair admits the target and version.

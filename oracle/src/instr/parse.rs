@@ -6,9 +6,6 @@ use std::fmt;
 use super::{Cvt, Rounding, Type};
 use crate::accept::clip_to;
 
-/// Instruction types that exist in PTX but that this oracle does not evaluate yet.
-const NOT_MODELED: [&str; 2] = ["s2f6x2", "ue5m3x2"];
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError {
     pub message: String,
@@ -66,6 +63,8 @@ pub fn parse(text: &str) -> Result<Cvt, ParseError> {
                 "sat" => c.sat = true,
                 "satfinite" => c.satfinite = true,
                 "relu" => c.relu = true,
+                super::SCALED if c.scaled => return err(format!("`.{}` given twice", super::SCALED)),
+                super::SCALED => c.scaled = true,
                 "pack" => return err(format!("`.pack` must come right after `cvt` (in `{shown}`)")),
                 // The type of cvt.pack's `c` operand: written after the two types.
                 "b32" if b32 => return err("`.b32` given twice"),
@@ -73,12 +72,9 @@ pub fn parse(text: &str) -> Result<Cvt, ParseError> {
                     return err(format!("`.b32` (the type of c) must follow the two types (in `{shown}`)"))
                 }
                 "b32" => b32 = true,
-                t if NOT_MODELED.contains(&t) => {
-                    return err(format!("type `.{t}` is a cvt form that this oracle does not evaluate yet"))
-                }
                 _ => {
                     return err(format!(
-                        "unknown modifier or type `.{tok_shown}` in `{shown}` (types: u8 u16 u32 u64 s8 s16 s32 s64 bf16 f16 f32 f64 tf32 f16x2 bf16x2 e4m3x2 e5m2x2 e2m3x2 e3m2x2 e2m1x2 ue8m0x2 e4m3x4 e5m2x4 e2m3x4 e3m2x4 e2m1x4, and u4 s4 u2 s2 b32 with .pack; modifiers: pack rn rna rz rm rp rs rni rzi rmi rpi ftz sat relu satfinite)"
+                        "unknown modifier or type `.{tok_shown}` in `{shown}` (types: u8 u16 u32 u64 s8 s16 s32 s64 bf16 f16 f32 f64 tf32 f16x2 bf16x2 e4m3x2 e5m2x2 e2m3x2 e3m2x2 e2m1x2 ue8m0x2 e4m3x4 e5m2x4 e2m3x4 e3m2x4 e2m1x4 s2f6x2 ue5m3x2, and u4 s4 u2 s2 b32 with .pack; modifiers: pack rn rna rz rm rp rs rni rzi rmi rpi ftz sat relu satfinite scaled::n2::ue8m0)"
                     ))
                 }
             }
@@ -141,6 +137,9 @@ mod tests {
         // PTX ISA "cvt.pack" syntax: `.pack.sat`, then convertType, abType (s32), cType (b32).
         assert_eq!(parse("cvt.pack.s4.s32.b32.sat").unwrap().to_string(), "cvt.pack.sat.s4.s32.b32");
         assert_eq!(parse("cvt.pack.sat.u16.s32").unwrap().dtype, Type::PackU16);
+        // ptxas 13.5 takes the scale modifier anywhere among the modifiers.
+        let s = parse("cvt.s2f6x2.f32.scaled::n2::ue8m0.relu.satfinite.rn").unwrap();
+        assert_eq!(s.to_string(), "cvt.rn.relu.satfinite.scaled::n2::ue8m0.s2f6x2.f32");
     }
 
     #[test]
@@ -155,7 +154,8 @@ mod tests {
             ("cvt.rn.f17.f32", "unknown"),
             ("cvt..f32.f16", "empty modifier"),
             ("cvt.sat.satfinite.f16.f32", "combined"),
-            ("cvt.rn.s2f6x2.f32", "does not evaluate yet"),
+            ("cvt.rn.satfinite.scaled::n2::ue8m0.scaled::n2::ue8m0.s2f6x2.f32", "twice"),
+            ("cvt.rn.scaled::n2::ue4m3.bf16x2.s2f6x2", "unknown"),
             ("cvt.u4.s32", "only as the destination type of cvt.pack"),
             ("cvt.pack.sat.u8.s32", "needs the c operand"),
             ("cvt.pack.sat.u16.s32.b32", "takes no c operand"),
