@@ -224,8 +224,9 @@ impl<R: Read> Iterator for Blocks<R> {
     }
 }
 
-fn count_newlines(text: &[u8]) -> usize {
-    text.iter().filter(|&&b| b == b'\n').count()
+/// The number of newlines in `text` (in 255-byte runs the compiler vectorises).
+pub fn count_newlines(text: &[u8]) -> usize {
+    text.chunks(255).map(|c| c.iter().fold(0u8, |n, &b| n + (b == b'\n') as u8) as usize).sum()
 }
 
 /// The lines of a [`Piece::Lines`] block, each as [`lines`] gives it: the
