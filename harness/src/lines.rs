@@ -95,15 +95,27 @@ pub enum Piece {
 /// holding at most `block` + 1 MiB: a line longer than [`lines`] holds is
 /// skipped as [`Piece::Bad`] with [`lines`]'s error. A leading byte-order
 /// mark is skipped as [`lines`] skips it.
-pub fn blocks(r: impl Read, block: usize) -> impl Iterator<Item = Piece> {
-    Blocks { r, block: block.max(16), buf: Vec::new(), line: 1, started: false, done: false, queued: None }
+pub fn blocks<R: Read>(r: R, block: usize) -> Blocks<R> {
+    Blocks {
+        r,
+        block: block.max(16),
+        buf: Vec::new(),
+        spare: Vec::new(),
+        line: 1,
+        started: false,
+        done: false,
+        queued: None,
+    }
 }
 
-struct Blocks<R> {
+/// The iterator of [`blocks`].
+pub struct Blocks<R> {
     r: R,
     block: usize,
     /// The start of a line not yet complete.
     buf: Vec<u8>,
+    /// Buffers handed back, for the next blocks.
+    spare: Vec<Vec<u8>>,
     /// Number of the line `buf` starts.
     line: usize,
     started: bool,
@@ -136,9 +148,20 @@ fn fill(r: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> std::io::Result<bo
 }
 
 impl<R: Read> Blocks<R> {
+    /// Hand back a block's text once read, to hold a later block (a
+    /// reader of many blocks then allocates a few buffers only).
+    pub fn recycle(&mut self, text: Vec<u8>) {
+        if self.spare.len() < 4 {
+            self.spare.push(text);
+        }
+    }
+
     /// Yield the whole lines of `buf`, keeping the incomplete rest.
     fn take_lines(&mut self, upto: usize) -> Piece {
-        let rest = self.buf.split_off(upto);
+        let mut rest = self.spare.pop().unwrap_or_default();
+        rest.clear();
+        rest.extend_from_slice(&self.buf[upto..]);
+        self.buf.truncate(upto);
         let text = std::mem::replace(&mut self.buf, rest);
         let first = self.line;
         self.line += count_newlines(&text);

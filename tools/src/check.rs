@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::io::{BufReader, Read};
-use std::path::Path;
 use std::sync::{mpsc, Mutex};
 
 use clap::Args;
@@ -16,7 +15,7 @@ use ptx_cvt_harness::{Answer, Implementation, Mismatch, Triage};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use crate::check_lines::{build_mismatch, Cache, Checker, Event};
+use crate::check_lines::{build_mismatch, Cache, Checker, Event, Path};
 use crate::common::accept_case;
 use crate::implementation::ImplArgs;
 use crate::EvalOpts;
@@ -185,7 +184,7 @@ pub fn run(a: CheckArgs) -> u8 {
 fn expand_sources(args: &[String]) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for f in args {
-        let p = Path::new(f);
+        let p = std::path::Path::new(f);
         if f != "-" && p.is_dir() {
             let mut files: Vec<String> = std::fs::read_dir(p)
                 .map_err(|e| format!("cannot read directory {f}: {e}"))?
@@ -268,9 +267,10 @@ fn line_error(r: &mut Run, name: &str, n: usize, e: &str) {
     }
 }
 
-/// Bytes per block of a results file (`PTX_CVT_CHECK_BLOCK` sets it, for tests).
+/// Bytes per block of a results file (`PTX_CVT_CHECK_BLOCK` sets it, and
+/// `PTX_CVT_CHECK_PATH` the [`Path`] lines pass by: for tests).
 fn block_size() -> usize {
-    std::env::var("PTX_CVT_CHECK_BLOCK").ok().and_then(|v| v.parse().ok()).unwrap_or(1 << 20)
+    std::env::var("PTX_CVT_CHECK_BLOCK").ok().and_then(|v| v.parse().ok()).unwrap_or(1 << 18)
 }
 
 /// Blocks read ahead of the one being checked: memory stays a few blocks.
@@ -283,16 +283,22 @@ fn check_recorded_stream(r: &mut Run, name: &str, input: Box<dyn Read + Send>) {
     let threads = rayon::current_num_threads();
     let parts = threads * 4;
     let (tx, rx) = mpsc::sync_channel::<(Piece, Vec<(usize, usize, usize)>)>(BLOCKS_AHEAD);
+    // Checked blocks go back to the reader to be filled again.
+    let (give_back, returned) = mpsc::channel::<Vec<u8>>();
     let block = block_size();
     // Detached: when --max-failures stops the check, the reader ends at its next send.
     std::thread::spawn(move || {
-        for piece in blocks(input, block) {
+        let mut reader = blocks(input, block);
+        while let Some(piece) = reader.next() {
             let split = match &piece {
                 Piece::Lines { first, text } => split_lines(text, *first, parts),
                 Piece::Bad { .. } => Vec::new(),
             };
             if tx.send((piece, split)).is_err() {
                 return;
+            }
+            for buf in returned.try_iter() {
+                reader.recycle(buf);
             }
         }
     });
@@ -302,20 +308,28 @@ fn check_recorded_stream(r: &mut Run, name: &str, input: Box<dyn Read + Send>) {
         opts: &a.opts,
         filter: &filter,
         name,
-        exact_only: std::env::var_os("PTX_CVT_CHECK_EXACT_ONLY").is_some(),
+        path: match std::env::var("PTX_CVT_CHECK_PATH").as_deref() {
+            Ok("exact") => Path::Exact,
+            Ok("line") => Path::Line,
+            _ => Path::Fast,
+        },
     };
     let caches: Vec<Mutex<Cache>> = (0..=threads).map(|_| Mutex::default()).collect();
     let mut passes: HashMap<Cvt, u64> = HashMap::new();
     for (piece, split) in rx {
         let events: Vec<Vec<Event>> = match piece {
-            Piece::Lines { text, .. } => split
-                .par_iter()
-                .map(|&(start, end, first)| {
-                    let i = rayon::current_thread_index().unwrap_or(threads).min(threads);
-                    let mut cache = caches[i].lock().unwrap_or_else(|p| p.into_inner());
-                    checker.check(&text[start..end], first, &mut cache)
-                })
-                .collect(),
+            Piece::Lines { text, .. } => {
+                let events = split
+                    .par_iter()
+                    .map(|&(start, end, first)| {
+                        let i = rayon::current_thread_index().unwrap_or(threads).min(threads);
+                        let mut cache = caches[i].lock().unwrap_or_else(|p| p.into_inner());
+                        checker.check(&text[start..end], first, &mut cache)
+                    })
+                    .collect();
+                let _ = give_back.send(text);
+                events
+            }
             Piece::Bad { line, error } => vec![vec![Event::Error(line, error)]],
         };
         if !apply(r, name, events.into_iter().flatten(), &mut passes) {

@@ -42,8 +42,18 @@ pub struct Checker<'a> {
     pub opts: &'a EvalOpts,
     pub filter: &'a VariantFilter,
     pub name: &'a str,
-    /// Pass judged by the exact engine alone (a test switch).
-    pub exact_only: bool,
+    pub path: Path,
+}
+
+/// How lines that pass are judged (a switch for tests).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Path {
+    /// The fast path with the fast engine, the exact one where they differ.
+    Fast,
+    /// The fast path with the exact engine alone.
+    Exact,
+    /// Every line through the line-by-line code.
+    Line,
 }
 
 /// One thread's memory of spellings and prepared forms.
@@ -103,7 +113,8 @@ impl Checker<'_> {
         let mut n = first;
         while let Some(raw) = split.next() {
             let newline = last_ends || split.peek().is_some();
-            let verdict = match self.fast(raw, cache) {
+            let fast = if self.path == Path::Line { None } else { self.fast(raw, cache) };
+            let verdict = match fast {
                 Some(v) => v,
                 None => self.slow(line_text(raw, newline), n),
             };
@@ -247,7 +258,7 @@ impl Checker<'_> {
         accept_case(&probe, self.opts).ok()?;
         let profile = self.opts.profile;
         let exact = Evaluator::new(&cvt, ops[0].width, dst, profile).ok()?;
-        let fast = (profile == Profile::Sm90 && !self.exact_only)
+        let fast = (profile == Profile::Sm90 && self.path == Path::Fast)
             .then(|| Plan::new(&cvt, ops[0].width, dst).ok())
             .flatten();
         Some(Engines { fast, exact })
