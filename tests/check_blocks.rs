@@ -101,7 +101,15 @@ fn same_report_for_every_block_size_and_path() {
     let f = write("all.cases", &inp.text);
     let file = f.to_str().unwrap();
     assert!(inp.text.len() > 4 << 18, "more than four default blocks");
-    for args in [&["--all"][..], &["--json", "--all"], &["--max-failures", "2"], &[]] {
+    let args_sets: [&[&str]; 6] = [
+        &["--all"],
+        &["--json", "--all"],
+        &["--max-failures", "2"],
+        &[],
+        &["--profile", "isa", "--all"],
+        &["--target", "sm_90", "--filter", "cvt.r[nz].*", "--json"],
+    ];
+    for args in args_sets {
         let want = check(args, file, Some(16), Some("line"));
         for (block, path) in [(Some(16), None), (Some(100), Some("exact")), (Some(4096), None), (None, None)] {
             assert_eq!(check(args, file, block, path), want, "{args:?} block {block:?} path {path:?}");

@@ -124,27 +124,23 @@ pub struct Blocks<R> {
     queued: Option<Piece>,
 }
 
-/// Read until `buf` holds `want` bytes or the input ends (Ok(true) at the end).
-fn fill(r: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> std::io::Result<bool> {
-    while buf.len() < want {
-        let have = buf.len();
-        buf.resize(want, 0);
-        let n = loop {
-            match r.read(&mut buf[have..]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    buf.truncate(have);
-                    return Err(e);
-                }
+/// Append what one read gives, at most `most` bytes (0 at the end of the
+/// input). One read, not a full block: a pipe's lines are checked as they come.
+fn read_some(r: &mut impl Read, buf: &mut Vec<u8>, most: usize) -> std::io::Result<usize> {
+    let have = buf.len();
+    buf.resize(have + most, 0);
+    let n = loop {
+        match r.read(&mut buf[have..]) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => {
+                buf.truncate(have);
+                return Err(e);
             }
-        };
-        buf.truncate(have + n);
-        if n == 0 {
-            return Ok(true);
         }
-    }
-    Ok(false)
+    };
+    buf.truncate(have + n);
+    Ok(n)
 }
 
 impl<R: Read> Blocks<R> {
@@ -173,7 +169,7 @@ impl<R: Read> Blocks<R> {
         let mut len = self.buf.len();
         self.buf.clear();
         loop {
-            if fill(&mut self.r, &mut self.buf, self.block)? && self.buf.is_empty() {
+            if read_some(&mut self.r, &mut self.buf, self.block)? == 0 {
                 return Ok(len);
             }
             if let Some(i) = self.buf.iter().position(|&b| b == b'\n') {
@@ -199,10 +195,9 @@ impl<R: Read> Iterator for Blocks<R> {
                 return None;
             }
             // The carried part holds no newline: search only what is read now.
-            let carried = self.buf.len();
-            let want = carried + self.block;
-            let end = match fill(&mut self.r, &mut self.buf, want) {
-                Ok(end) => end,
+            let mut carried = self.buf.len();
+            let end = match read_some(&mut self.r, &mut self.buf, self.block) {
+                Ok(n) => n == 0,
                 Err(e) => {
                     self.done = true;
                     let error = format!("read error: {e}");
@@ -215,12 +210,18 @@ impl<R: Read> Iterator for Blocks<R> {
                     return Some(p);
                 }
             };
-            if !std::mem::replace(&mut self.started, true) {
+            if !self.started {
                 // lines() drops a BOM, or an input that is only the start of one.
                 const BOM: &[u8] = b"\xef\xbb\xbf";
+                if !end && self.buf.len() < BOM.len() && BOM.starts_with(&self.buf) {
+                    continue;
+                }
+                self.started = true;
                 if self.buf.starts_with(BOM) || (end && BOM.starts_with(&self.buf)) {
                     self.buf.drain(..self.buf.len().min(3));
                 }
+                // What was carried is that BOM's start: search it all.
+                carried = 0;
             }
             if end {
                 self.done = true;
@@ -368,6 +369,28 @@ mod tests {
             let want = by_lines(&input, 8192);
             for block in [16, 17, 100, 4096, 1 << 20] {
                 assert_eq!(by_blocks(&input[..], block), want, "block {block}, input {:?}", clip(&input));
+            }
+        }
+    }
+
+    /// A reader that gives 1 to 5 bytes a read, like a slow pipe.
+    struct Trickle<'a>(&'a [u8], usize);
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.1 = self.1 % 5 + 1;
+            let n = buf.len().min(self.0.len()).min(self.1);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn blocks_of_a_trickling_reader() {
+        for input in samples().iter().filter(|i| i.len() < 10_000) {
+            let want = by_lines(input, 8192);
+            for block in [16, 4096] {
+                assert_eq!(by_blocks(Trickle(input, 0), block), want, "block {block}, input {:?}", clip(input));
             }
         }
     }
