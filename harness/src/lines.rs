@@ -333,8 +333,17 @@ mod tests {
             seed ^= seed << 17;
             seed % n
         };
-        let pieces: [&[u8]; 9] =
-            [b"cvt.rn.f16.f32 3f800000 => 3c00", b"\r", b"\n", b"\n", b"# c", b"\xef\xbb\xbf", b"\xff", b" ", b"\xc3\xa9"];
+        let pieces: [&[u8]; 9] = [
+            b"cvt.rn.f16.f32 3f800000 => 3c00",
+            b"\r",
+            b"\n",
+            b"\n",
+            b"# c",
+            b"\xef\xbb\xbf",
+            b"\xff",
+            b" ",
+            b"\xc3\xa9",
+        ];
         let mut out: Vec<Vec<u8>> = vec![
             vec![],
             b"\xef\xbb".to_vec(),
@@ -416,7 +425,8 @@ mod tests {
     #[test]
     fn read_errors_end_the_input_at_the_right_line() {
         for text in [&b"a\nb\nc"[..], b"a\nb\n", b"", b"abc"] {
-            let want: Vec<_> = lines(std::io::BufReader::new(Failing(text))).enumerate().map(|(i, l)| (i + 1, l)).collect();
+            let want: Vec<_> =
+                lines(std::io::BufReader::new(Failing(text))).enumerate().map(|(i, l)| (i + 1, l)).collect();
             assert!(want.last().is_some_and(|(_, l)| l.as_ref().is_err_and(|e| e.contains("disk on fire"))));
             for block in [16, 4096] {
                 assert_eq!(by_blocks(Failing(text), block), want, "{text:?}");

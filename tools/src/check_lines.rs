@@ -205,8 +205,8 @@ impl Checker<'_> {
         };
         let engines = self.prepared(key, ops, dst, cache)?;
         let fast_pass = engines.fast.as_ref().is_some_and(|p| fast_contains(p.eval(ops), dst, bits));
-        let pass = fast_pass
-            || engines.exact.accept(ops).is_ok_and(|set| AcceptSet::exact(dst, bits).is_subset_of(&set));
+        let pass =
+            fast_pass || engines.exact.accept(ops).is_ok_and(|set| AcceptSet::exact(dst, bits).is_subset_of(&set));
         pass.then_some(Verdict::Pass(sp.cvt))
     }
 
