@@ -109,10 +109,16 @@ impl Checker<'_> {
         if text.is_empty() {
             return out;
         }
-        let mut split = body.split(|&b| b == b'\n').peekable();
+        let mut rest = body;
         let mut n = first;
-        while let Some(raw) = split.next() {
-            let newline = last_ends || split.peek().is_some();
+        loop {
+            let (raw, newline, more) = match find_newline(rest) {
+                Some(i) => (&rest[..i], true, true),
+                None => (rest, last_ends, false),
+            };
+            if more {
+                rest = &rest[raw.len() + 1..];
+            }
             let fast = if self.path == Path::Line { None } else { self.fast(raw, cache) };
             let verdict = match fast {
                 Some(v) => v,
@@ -133,8 +139,10 @@ impl Checker<'_> {
                 Verdict::Mismatch(m) => out.push(Event::Mismatch(n, m)),
             }
             n += 1;
+            if !more {
+                return out;
+            }
         }
-        out
     }
 
     /// The line-by-line check of one line (every error, every mismatch).
@@ -169,10 +177,8 @@ impl Checker<'_> {
         if raw.len() > MAX_LINE || !raw.is_ascii() {
             return None;
         }
-        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let body = line.iter().position(|&b| b == b'#').map_or(line, |i| &line[..i]);
-        // char::is_whitespace on ASCII, as parse_case splits.
-        let mut toks = body.split(|&b| b == b' ' || (9..=13).contains(&b)).filter(|t| !t.is_empty());
+        // (A final `\r` is whitespace to the split.)
+        let mut toks = Tokens(raw);
         let Some(instr) = toks.next() else { return Some(Verdict::Blank) };
         let mut ops = [Operand { bits: 0, width: 0 }; MAX_FAST_OPERANDS];
         let mut count = 0;
@@ -265,6 +271,45 @@ impl Checker<'_> {
     }
 }
 
+/// The first newline in `h`, eight bytes a step.
+fn find_newline(h: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut chunks = h.chunks_exact(8);
+    for (k, c) in chunks.by_ref().enumerate() {
+        let x = u64::from_le_bytes(c.try_into().expect("8 bytes")) ^ (ONES * b'\n' as u64);
+        // The lowest byte that is zero sets the lowest flag (borrows only go up).
+        let zero = x.wrapping_sub(ONES) & !x & HIGH;
+        if zero != 0 {
+            return Some(k * 8 + zero.trailing_zeros() as usize / 8);
+        }
+    }
+    let tail = chunks.remainder();
+    tail.iter().position(|&b| b == b'\n').map(|i| h.len() - tail.len() + i)
+}
+
+/// The whitespace-separated tokens of a line before its first `#`, as
+/// parse_case splits them (char::is_whitespace, on ASCII).
+struct Tokens<'a>(&'a [u8]);
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let space = |b: u8| b == b' ' || (9..=13).contains(&b);
+        let start = self.0.iter().position(|&b| !space(b))?;
+        let r = &self.0[start..];
+        if r[0] == b'#' {
+            self.0 = &[];
+            return None;
+        }
+        let end = r.iter().position(|&b| space(b) || b == b'#').unwrap_or(r.len());
+        let (t, rest) = r.split_at(end);
+        self.0 = rest;
+        Some(t)
+    }
+}
+
 /// Whether the fast engine's set holds `bits` (as `to_accept(width).contains`).
 fn fast_contains(r: FastResult, width: u32, bits: u64) -> bool {
     match r {
@@ -278,14 +323,82 @@ fn parse_hex(t: &[u8]) -> Option<(u64, u32)> {
     let width = ptx_cvt::accept::width_of_digits(t.len())?;
     let mut v = 0u64;
     for &b in t {
-        let d = (b as char).to_digit(16)?;
+        let d = HEX[b as usize];
+        if d > 15 {
+            return None;
+        }
         v = v << 4 | d as u64;
     }
     Some((v, width))
 }
 
+/// Hex digit values (0-9, a-f, A-F: `is_ascii_hexdigit`), 255 elsewhere.
+static HEX: [u8; 256] = {
+    let mut t = [255u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => 255,
+        };
+        i += 1;
+    }
+    t
+};
+
 /// The full report of a wrong result, with the exact engine's explanation.
 pub fn build_mismatch(opts: &EvalOpts, name: &str, n: usize, case: Case) -> Result<Mismatch, String> {
     let outcome = eval_case(&case, opts)?;
     Ok(Mismatch::new(Origin { file: Some(name.to_string()), line: Some(n) }, case, outcome))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newlines_found_at_every_offset() {
+        for len in 0..40 {
+            for at in 0..len {
+                let mut h = vec![b'x'; len];
+                h[at] = b'\n';
+                if at + 3 < len {
+                    h[at + 3] = b'\n';
+                }
+                // Bytes just around '\n' (0x0a) must not be taken for it.
+                h.iter_mut().take(at).for_each(|b| *b = [0x0b, 0x09, 0x8a, 0x0a ^ 0x80][len % 4]);
+                assert_eq!(find_newline(&h), Some(at), "len {len} at {at}");
+            }
+            assert_eq!(find_newline(&vec![0x0b; len]), None);
+        }
+    }
+
+    #[test]
+    fn tokens_split_as_parse_case_splits() {
+        for line in [
+            "cvt.rn.f16.f32 3f800000 => 3c00  # c",
+            "cvt.rn.f16.f32\t3f800000\x0b=>\x0c3c00#c d",
+            "  # only a comment",
+            "",
+            "a#b c",
+            "a #b",
+            "x\r",
+            "\x1f a \x1c",
+        ] {
+            let want: Vec<&str> = line.split('#').next().unwrap().split_whitespace().collect();
+            let got: Vec<&[u8]> = Tokens(line.as_bytes()).collect();
+            assert_eq!(got, want.iter().map(|t| t.as_bytes()).collect::<Vec<_>>(), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn hex_as_the_oracle_reads_it() {
+        for t in ["3c00", "3C0f", "00", "ffffffffffffffff", "3c0", "3c0g", "0x3c", "+3c0", "", "3c00000000"] {
+            let want = ptx_cvt::accept::parse_hex(t).ok();
+            assert_eq!(parse_hex(t.as_bytes()), want, "{t}");
+        }
+    }
 }
