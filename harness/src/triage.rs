@@ -93,7 +93,12 @@ pub struct Triage {
 
 impl Triage {
     pub fn passed(&mut self, c: &Cvt) {
-        self.tally(c).passed += 1;
+        self.passed_n(c, 1);
+    }
+
+    /// Count `n` passed cases of one variant at once.
+    pub fn passed_n(&mut self, c: &Cvt, n: u64) {
+        self.tally(c).passed += n;
     }
 
     pub fn unsupported(&mut self, c: &Cvt, why: &str) {

@@ -3,17 +3,20 @@
 //! `--target-cmd`/`--target-lib`, from an implementation run on every case
 //! of the files. Mismatches are triaged into bug classes.
 
-use std::io::BufReader;
-use std::path::Path;
+use std::collections::HashMap;
+use std::io::{BufReader, Read};
+use std::sync::{mpsc, Mutex};
 
 use clap::Args;
 use ptx_cvt::instr;
 use ptx_cvt::{parse_case, AcceptSet, Case, Cvt, PtxVersion};
-use ptx_cvt_harness::lines::lines;
-use ptx_cvt_harness::{Answer, Implementation, Mismatch, Origin, Triage};
+use ptx_cvt_harness::lines::{blocks, count_newlines, lines, Piece};
+use ptx_cvt_harness::{Answer, Implementation, Mismatch, Triage};
+use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use crate::common::{accept_case, eval_case};
+use crate::check_lines::{build_mismatch, Cache, Checker, Event, Path};
+use crate::common::accept_case;
 use crate::implementation::ImplArgs;
 use crate::EvalOpts;
 
@@ -146,16 +149,32 @@ pub fn run(a: CheckArgs) -> u8 {
         if r.ended || r.stopped {
             break;
         }
-        let reader = match crate::common::open_input(f) {
-            Ok(h) => h,
-            Err(e) => {
-                eprintln!("error: {e}");
-                r.unreadable_files += 1;
-                continue;
-            }
-        };
         let name = if f == "-" { "<stdin>" } else { f.as_str() };
-        check_stream(&mut r, name, BufReader::new(reader));
+        if r.imp.is_some() {
+            let reader = match crate::common::open_input(f) {
+                Ok(h) => h,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    r.unreadable_files += 1;
+                    continue;
+                }
+            };
+            check_stream(&mut r, name, BufReader::new(reader));
+        } else {
+            let reader: Box<dyn Read + Send> = if f == "-" {
+                Box::new(std::io::stdin())
+            } else {
+                match std::fs::File::open(f) {
+                    Ok(h) => Box::new(h),
+                    Err(e) => {
+                        eprintln!("error: cannot read {f}: {e}");
+                        r.unreadable_files += 1;
+                        continue;
+                    }
+                }
+            };
+            check_recorded_stream(&mut r, name, reader);
+        }
     }
     drop(r.imp.take());
     finish(&r)
@@ -165,7 +184,7 @@ pub fn run(a: CheckArgs) -> u8 {
 fn expand_sources(args: &[String]) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for f in args {
-        let p = Path::new(f);
+        let p = std::path::Path::new(f);
         if f != "-" && p.is_dir() {
             let mut files: Vec<String> = std::fs::read_dir(p)
                 .map_err(|e| format!("cannot read directory {f}: {e}"))?
@@ -185,6 +204,7 @@ fn expand_sources(args: &[String]) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// Check the cases of a stream with the implementation's answers.
 fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
     let mut pending: Vec<Pending> = Vec::new();
     for (n, line) in lines(input).enumerate() {
@@ -210,25 +230,21 @@ fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
         if !r.filter.matches(&case.instr) {
             continue;
         }
-        if r.imp.is_none() {
-            check_recorded(r, name, n, case);
-        } else {
-            if r.a.imp.natural_widths && !natural(&case) {
-                r.skipped_widths += 1;
+        if r.a.imp.natural_widths && !natural(&case) {
+            r.skipped_widths += 1;
+            continue;
+        }
+        let accept = match accept_case(&case, &r.a.opts) {
+            Ok(s) => s,
+            Err(e) => {
+                line_error(r, name, n, &e);
                 continue;
             }
-            let accept = match accept_case(&case, &r.a.opts) {
-                Ok(s) => s,
-                Err(e) => {
-                    line_error(r, name, n, &e);
-                    continue;
-                }
-            };
-            if pending.first().is_some_and(|p| p.case.instr != case.instr) || pending.len() as u64 >= r.a.imp.batch {
-                ask(r, name, &mut pending);
-            }
-            pending.push(Pending { case, accept, line: n });
+        };
+        if pending.first().is_some_and(|p| p.case.instr != case.instr) || pending.len() as u64 >= r.a.imp.batch {
+            ask(r, name, &mut pending);
         }
+        pending.push(Pending { case, accept, line: n });
         if r.ended {
             return;
         }
@@ -251,22 +267,113 @@ fn line_error(r: &mut Run, name: &str, n: usize, e: &str) {
     }
 }
 
-/// A line that carries its result.
-fn check_recorded(r: &mut Run, name: &str, n: usize, case: Case) {
-    if case.result.is_none() || case.result_is_placeholder() {
-        let e = "no result to check (expected `=> <hex>` after the operands; or give --target-cmd/--target-lib)";
-        return line_error(r, name, n, e);
-    }
-    let accept = match accept_case(&case, &r.a.opts) {
-        Ok(s) => s,
-        Err(e) => return line_error(r, name, n, &e),
+/// Bytes per block of a results file (`PTX_CVT_CHECK_BLOCK` sets it, and
+/// `PTX_CVT_CHECK_PATH` the [`Path`] lines pass by: for tests).
+fn block_size() -> usize {
+    std::env::var("PTX_CVT_CHECK_BLOCK").ok().and_then(|v| v.parse().ok()).unwrap_or(1 << 18)
+}
+
+/// Blocks read ahead of the one being checked: memory stays a few blocks.
+const BLOCKS_AHEAD: usize = 2;
+
+/// Check lines that carry their results: a thread reads blocks of whole
+/// lines, the pool checks each block's parts in parallel, and the verdicts
+/// are applied here in file order, exactly as line by line.
+fn check_recorded_stream(r: &mut Run, name: &str, input: Box<dyn Read + Send>) {
+    let threads = rayon::current_num_threads();
+    let parts = threads * 4;
+    let (tx, rx) = mpsc::sync_channel::<(Piece, Vec<(usize, usize, usize)>)>(BLOCKS_AHEAD);
+    // Checked blocks go back to the reader to be filled again.
+    let (give_back, returned) = mpsc::channel::<Vec<u8>>();
+    let block = block_size();
+    // Detached: when --max-failures stops the check, the reader ends at its next send.
+    std::thread::spawn(move || {
+        let mut reader = blocks(input, block);
+        while let Some(piece) = reader.next() {
+            let split = match &piece {
+                Piece::Lines { first, text } => split_lines(text, *first, parts),
+                Piece::Bad { .. } => Vec::new(),
+            };
+            if tx.send((piece, split)).is_err() {
+                return;
+            }
+            for buf in returned.try_iter() {
+                reader.recycle(buf);
+            }
+        }
+    });
+    let a = r.a;
+    let filter = crate::options::VariantFilter::new(&a.filters).expect("checked at the start");
+    let checker = Checker {
+        opts: &a.opts,
+        filter: &filter,
+        name,
+        path: match std::env::var("PTX_CVT_CHECK_PATH").as_deref() {
+            Ok("exact") => Path::Exact,
+            Ok("line") => Path::Line,
+            _ => Path::Fast,
+        },
     };
-    let got = case.result.as_ref().expect("checked above");
-    if got.is_subset_of(&accept) {
-        r.triage.passed(&case.instr);
-    } else {
-        mismatch(r, name, n, case);
+    let caches: Vec<Mutex<Cache>> = (0..=threads).map(|_| Mutex::default()).collect();
+    let mut passes: HashMap<Cvt, u64> = HashMap::new();
+    for (piece, split) in rx {
+        let events: Vec<Vec<Event>> = match piece {
+            Piece::Lines { text, .. } => {
+                let events = split
+                    .par_iter()
+                    .map(|&(start, end, first)| {
+                        let i = rayon::current_thread_index().unwrap_or(threads).min(threads);
+                        let mut cache = caches[i].lock().unwrap_or_else(|p| p.into_inner());
+                        checker.check(&text[start..end], first, &mut cache)
+                    })
+                    .collect();
+                let _ = give_back.send(text);
+                events
+            }
+            Piece::Bad { line, error } => vec![vec![Event::Error(line, error)]],
+        };
+        if !apply(r, name, events.into_iter().flatten(), &mut passes) {
+            break;
+        }
     }
+    for (c, n) in passes {
+        r.triage.passed_n(&c, n);
+    }
+}
+
+/// Up to `parts` ranges of whole lines of `text` (start, end, first line number).
+fn split_lines(text: &[u8], first: usize, parts: usize) -> Vec<(usize, usize, usize)> {
+    let mut out = Vec::with_capacity(parts);
+    let (mut start, mut line) = (0, first);
+    let step = text.len().div_ceil(parts.max(1)).max(1);
+    while start < text.len() {
+        let end = match text[(start + step).min(text.len())..].iter().position(|&b| b == b'\n') {
+            Some(i) => start + step + i + 1,
+            None => text.len(),
+        };
+        out.push((start, end, line));
+        line += count_newlines(&text[start..end]);
+        start = end;
+    }
+    out
+}
+
+/// Apply a block's events in order; false once --max-failures stops the file.
+fn apply(r: &mut Run, name: &str, events: impl Iterator<Item = Event>, passes: &mut HashMap<Cvt, u64>) -> bool {
+    for e in events {
+        if r.limit_at.is_some() {
+            // A line after the limit: it and the rest stay unchecked.
+            r.stopped = true;
+            return false;
+        }
+        match e {
+            Event::Passes(c, n) => *passes.entry(c).or_default() += n,
+            Event::Filtered => {}
+            Event::Error(n, e) => line_error(r, name, n, &e),
+            Event::Mismatch(n, m) => report_mismatch(r, name, n, *m),
+        }
+    }
+    true
 }
 
 /// Ask the implementation for the pending cases (one instruction) and check its answers.
@@ -315,11 +422,13 @@ fn ask(r: &mut Run, name: &str, pending: &mut Vec<Pending>) {
 }
 
 fn mismatch(r: &mut Run, name: &str, n: usize, case: Case) {
-    let outcome = match eval_case(&case, &r.a.opts) {
-        Ok(o) => o,
-        Err(e) => return line_error(r, name, n, &e),
-    };
-    let m = Mismatch::new(Origin { file: Some(name.to_string()), line: Some(n) }, case, outcome);
+    match build_mismatch(&r.a.opts, name, n, case) {
+        Ok(m) => report_mismatch(r, name, n, m),
+        Err(e) => line_error(r, name, n, &e),
+    }
+}
+
+fn report_mismatch(r: &mut Run, name: &str, n: usize, m: Mismatch) {
     let new_class = r.triage.mismatch(&m);
     if !r.a.quiet && (new_class || r.a.all) {
         r.reported += 1;
