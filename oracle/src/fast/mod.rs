@@ -18,6 +18,8 @@
 
 mod arith;
 mod kernels;
+mod lanes;
+mod table;
 
 #[doc(hidden)]
 pub use self::kernels::Isa;
