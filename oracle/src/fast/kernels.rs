@@ -22,6 +22,17 @@ fn drive<K: Lane>(k: K, inputs: &[u64], out: &mut [u64]) {
     }
 }
 
+/// The inputs `first..first + n` folded as they are converted: no buffers.
+#[inline(always)]
+fn drive_fold<K: Lane, F: Fn(u64, u64, u64) -> u64>(k: K, first: u64, n: u64, acc: u64, f: &F) -> u64 {
+    let mut acc = acc;
+    for j in 0..n {
+        let x = first.wrapping_add(j);
+        acc = f(acc, x, k.lane(x));
+    }
+    acc
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx512cd,avx2,bmi1,bmi2,lzcnt,popcnt")]
 unsafe fn drive_avx512<K: Lane>(k: K, inputs: &[u64], out: &mut [u64]) {
@@ -32,6 +43,18 @@ unsafe fn drive_avx512<K: Lane>(k: K, inputs: &[u64], out: &mut [u64]) {
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
 unsafe fn drive_avx2<K: Lane>(k: K, inputs: &[u64], out: &mut [u64]) {
     drive(k, inputs, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx512cd,avx2,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn drive_fold_avx512<K: Lane, F: Fn(u64, u64, u64) -> u64>(k: K, first: u64, n: u64, acc: u64, f: &F) -> u64 {
+    drive_fold(k, first, n, acc, f)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn drive_fold_avx2<K: Lane, F: Fn(u64, u64, u64) -> u64>(k: K, first: u64, n: u64, acc: u64, f: &F) -> u64 {
+    drive_fold(k, first, n, acc, f)
 }
 
 /// Which vector unit a kernel runs on.
@@ -87,15 +110,60 @@ impl Isa {
     }
 }
 
-fn run<K: Lane>(k: K, isa: Isa, inputs: &[u64], out: &mut [u64]) {
-    match isa.resolve() {
-        // SAFETY: `resolve` gives these units only when the CPU has every
-        // feature the functions are compiled for.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { drive_avx512(k, inputs, out) },
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { drive_avx2(k, inputs, out) },
-        _ => drive(k, inputs, out),
+/// What a kernel is run for: a slice of inputs, or a range folded as it goes.
+pub(super) trait Job {
+    fn run<K: Lane>(&mut self, k: K);
+    /// Whether the per-lane tables may serve (slices only).
+    fn slices(&mut self) -> Option<(&[u64], &mut [u64])>;
+}
+
+/// `out[i]` = the result for `inputs[i]`, on a vector unit.
+pub(super) struct Slices<'a> {
+    pub isa: Isa,
+    pub inputs: &'a [u64],
+    pub out: &'a mut [u64],
+}
+
+impl Job for Slices<'_> {
+    fn run<K: Lane>(&mut self, k: K) {
+        let (inputs, out) = (self.inputs, &mut *self.out);
+        match self.isa.resolve() {
+            // SAFETY: `resolve` gives these units only when the CPU has every
+            // feature the functions are compiled for.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe { drive_avx512(k, inputs, out) },
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe { drive_avx2(k, inputs, out) },
+            _ => drive(k, inputs, out),
+        }
+    }
+    fn slices(&mut self) -> Option<(&[u64], &mut [u64])> {
+        Some((self.inputs, &mut *self.out))
+    }
+}
+
+/// `acc = f(acc, x, result)` over the inputs `first..first + n`.
+pub(super) struct Fold<F> {
+    pub first: u64,
+    pub n: u64,
+    pub acc: u64,
+    pub f: F,
+}
+
+impl<F: Fn(u64, u64, u64) -> u64> Job for Fold<F> {
+    fn run<K: Lane>(&mut self, k: K) {
+        let (first, n, acc, f) = (self.first, self.n, self.acc, &self.f);
+        self.acc = match Isa::Best.resolve() {
+            // SAFETY: as in `Slices::run`.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe { drive_fold_avx512(k, first, n, acc, f) },
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe { drive_fold_avx2(k, first, n, acc, f) },
+            _ => drive_fold(k, first, n, acc, f),
+        };
+    }
+    fn slices(&mut self) -> Option<(&[u64], &mut [u64])> {
+        None
     }
 }
 
@@ -140,22 +208,19 @@ fn nan_bits(plan: &Plan, df: Format) -> NanBits {
 }
 
 /// Run the kernel for `plan`'s form, if there is one (false: use the generic path).
-pub(super) fn try_run(plan: &Plan, isa: Isa, inputs: &[u64], out: &mut [u64]) -> bool {
+pub(super) fn try_run(plan: &Plan, job: &mut impl Job) -> bool {
     let c = &plan.c;
     if plan.packed {
-        return super::table::try_run(plan, inputs, out);
+        return job.slices().is_some_and(|(inputs, out)| super::table::try_run(plan, inputs, out));
     }
-    if plan.dst_width != c.dtype.bits() {
-        return false;
-    }
-    let full = plan.dst_mask == low_mask(plan.dst_width);
+    let full = plan.dst_width == c.dtype.bits() && plan.dst_mask == low_mask(plan.dst_width);
     let Some(m) = mode_const(plan.mode) else {
-        return false;
+        return job.slices().is_some_and(|(inputs, out)| super::table::try_run_scalar(plan, inputs, out));
     };
     let pol = c.sat as u8 * SAT | c.relu as u8 * RELU | c.satfinite as u8 * SATFINITE;
     let (sf, df) = (c.atype.format(), c.dtype.format());
     let flush = plan.ftz_in;
-    match plan.family {
+    let kernel = match plan.family {
         // The .ftz result flush is the generic path's (f64→f32).
         Family::Narrow if plan.ftz_out => false,
         Family::Narrow if df == Format::Tf32 => {
@@ -163,7 +228,7 @@ pub(super) fn try_run(plan: &Plan, isa: Isa, inputs: &[u64], out: &mut [u64]) ->
             with_format!(sf, [F32], |S| with_const!(m, u8, [RN, RZ, RNA], |M| {
                 const D: u8 = Format::Tf32 as u8;
                 with_const!(pol, u8, [0, RELU, SATFINITE, RELU | SATFINITE], |P| {
-                    run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask }, isa, inputs, out);
+                    job.run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask });
                     true
                 })
             }))
@@ -174,14 +239,14 @@ pub(super) fn try_run(plan: &Plan, isa: Isa, inputs: &[u64], out: &mut [u64]) ->
                 Format::F64 => with_format!(df, [F32, F16, Bf16], |D| with_const!(m, u8, [RN, RZ, RM, RP], |M| {
                     const S: u8 = Format::F64 as u8;
                     with_const!(pol, u8, [0, SAT], |P| {
-                        run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask }, isa, inputs, out);
+                        job.run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask });
                         true
                     })
                 })),
                 Format::F32 => with_format!(df, [F16, Bf16], |D| with_const!(m, u8, [RN, RZ, RM, RP], |M| {
                     const S: u8 = Format::F32 as u8;
                     with_const!(pol, u8, [0, SAT, RELU, SATFINITE, RELU | SATFINITE], |P| {
-                        run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask }, isa, inputs, out);
+                        job.run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask });
                         true
                     })
                 })),
@@ -196,11 +261,11 @@ pub(super) fn try_run(plan: &Plan, isa: Isa, inputs: &[u64], out: &mut [u64]) ->
             with_format!(sf, [F16, Bf16, F32, F64], |S| with_const!(pol, u8, [0, SAT], |P| {
                 if int {
                     with_const!(m, u8, [RN, RZ, RM, RP], |M| {
-                        run(Exact::<S, S, M, true, P> { flush, nan }, isa, inputs, out);
+                        job.run(Exact::<S, S, M, true, P> { flush, nan });
                         true
                     })
                 } else {
-                    run(Exact::<S, S, RN, false, P> { flush, nan }, isa, inputs, out);
+                    job.run(Exact::<S, S, RN, false, P> { flush, nan });
                     true
                 }
             }))
@@ -208,11 +273,11 @@ pub(super) fn try_run(plan: &Plan, isa: Isa, inputs: &[u64], out: &mut [u64]) ->
         Family::Widen if full && !plan.ftz_out => {
             let nan = nan_bits(plan, df);
             with_const!(pol, u8, [0, SAT], |P| match (sf, df) {
-                (Format::F16, Format::F32) => widen::<{ Format::F16 as u8 }, { Format::F32 as u8 }, P>(flush, nan, isa, inputs, out),
-                (Format::F16, Format::F64) => widen::<{ Format::F16 as u8 }, { Format::F64 as u8 }, P>(flush, nan, isa, inputs, out),
-                (Format::Bf16, Format::F32) => widen::<{ Format::Bf16 as u8 }, { Format::F32 as u8 }, P>(flush, nan, isa, inputs, out),
-                (Format::Bf16, Format::F64) => widen::<{ Format::Bf16 as u8 }, { Format::F64 as u8 }, P>(flush, nan, isa, inputs, out),
-                (Format::F32, Format::F64) => widen::<{ Format::F32 as u8 }, { Format::F64 as u8 }, P>(flush, nan, isa, inputs, out),
+                (Format::F16, Format::F32) => widen::<{ Format::F16 as u8 }, { Format::F32 as u8 }, P>(flush, nan, job),
+                (Format::F16, Format::F64) => widen::<{ Format::F16 as u8 }, { Format::F64 as u8 }, P>(flush, nan, job),
+                (Format::Bf16, Format::F32) => widen::<{ Format::Bf16 as u8 }, { Format::F32 as u8 }, P>(flush, nan, job),
+                (Format::Bf16, Format::F64) => widen::<{ Format::Bf16 as u8 }, { Format::F64 as u8 }, P>(flush, nan, job),
+                (Format::F32, Format::F64) => widen::<{ Format::F32 as u8 }, { Format::F64 as u8 }, P>(flush, nan, job),
                 _ => false,
             })
         }
@@ -222,12 +287,7 @@ pub(super) fn try_run(plan: &Plan, isa: Isa, inputs: &[u64], out: &mut [u64]) ->
                 (plan.int_hi as u64, plan.int_lo.unsigned_abs() as u64, plan.int_lo as u64);
             let mask = low_mask(plan.d_bits);
             with_format!(sf, [F16, Bf16, F32, F64], |S| with_const!(m, u8, [RN, RZ, RM, RP], |M| {
-                run(
-                    ToInt::<S, M> { flush, pos_max, neg_max, neg_limit, nan: plan.nan_int, mask },
-                    isa,
-                    inputs,
-                    out,
-                );
+                job.run(ToInt::<S, M> { flush, pos_max, neg_max, neg_limit, nan: plan.nan_int, mask });
                 true
             }))
         }
@@ -238,7 +298,7 @@ pub(super) fn try_run(plan: &Plan, isa: Isa, inputs: &[u64], out: &mut [u64]) ->
             };
             with_format!(df, [F16, Bf16, F32, F64], |D| with_const!(m, u8, [RN, RZ, RM, RP], |M| {
                 with_const!(pol, u8, [0, SAT], |P| {
-                    run(FromInt::<D, M, P> { bits, signed }, isa, inputs, out);
+                    job.run(FromInt::<D, M, P> { bits, signed });
                     true
                 })
             }))
@@ -253,23 +313,18 @@ pub(super) fn try_run(plan: &Plan, isa: Isa, inputs: &[u64], out: &mut [u64]) ->
             let clip = |v: i128| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
             let (lo, hi, mask) = (clip(plan.int_lo), clip(plan.int_hi), low_mask(plan.d_bits));
             if c.sat {
-                run(IntToInt::<true> { bits, signed, lo, hi, mask }, isa, inputs, out);
+                job.run(IntToInt::<true> { bits, signed, lo, hi, mask });
             } else {
-                run(IntToInt::<false> { bits, signed, lo, hi, mask }, isa, inputs, out);
+                job.run(IntToInt::<false> { bits, signed, lo, hi, mask });
             }
             true
         }
         _ => false,
-    }
+    };
+    kernel || job.slices().is_some_and(|(inputs, out)| super::table::try_run_scalar(plan, inputs, out))
 }
 
-fn widen<const S: u8, const D: u8, const P: u8>(
-    flush: bool,
-    nan: NanBits,
-    isa: Isa,
-    inputs: &[u64],
-    out: &mut [u64],
-) -> bool {
-    run(Exact::<S, D, RN, false, P> { flush, nan }, isa, inputs, out);
+fn widen<const S: u8, const D: u8, const P: u8>(flush: bool, nan: NanBits, job: &mut impl Job) -> bool {
+    job.run(Exact::<S, D, RN, false, P> { flush, nan });
     true
 }

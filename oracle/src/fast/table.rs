@@ -3,7 +3,9 @@
 //! rule, so one table of a lane's every source value, filled by the generic
 //! lane path itself, gives each lane's result by lookup. Equal to
 //! `Plan::eval(..).representative()` by construction (a NaN lane that is a
-//! set is the format's canonical NaN, as there).
+//! set is the format's canonical NaN, as there). Scalar forms with sources
+//! of at most 16 bits that have no kernel (f16↔bf16, .ftz widening) use a
+//! table of whole results the same way.
 
 use std::cell::RefCell;
 
@@ -17,6 +19,32 @@ const MAX_LANE_BITS: u32 = 16;
 thread_local! {
     /// The last table built on this thread and the instruction it is for.
     static LAST: RefCell<Option<(Cvt, Vec<u16>)>> = const { RefCell::new(None) };
+    /// The same for scalar forms: whole results.
+    static LAST_SCALAR: RefCell<Option<(Cvt, Vec<u64>)>> = const { RefCell::new(None) };
+}
+
+/// Run a scalar `plan` with a source of at most 16 bits on a table of its
+/// results, if it fits (false: use the generic path).
+pub(super) fn try_run_scalar(plan: &Plan, inputs: &[u64], out: &mut [u64]) -> bool {
+    let c = &plan.c;
+    if plan.packed || c.atype.bits() > MAX_LANE_BITS || plan.dst_width != c.dtype.bits() {
+        return false;
+    }
+    if inputs.is_empty() {
+        return true;
+    }
+    LAST_SCALAR.with(|l| {
+        let mut l = l.borrow_mut();
+        if l.as_ref().is_none_or(|(k, _)| k != c) {
+            let t = (0..1u64 << c.atype.bits()).map(|x| plan.eval1(x).representative()).collect();
+            *l = Some((*c, t));
+        }
+        let (t, mask) = (&l.as_ref().expect("just built").1, low_mask(c.atype.bits()));
+        for (o, &x) in out.iter_mut().zip(inputs) {
+            *o = t[(x & mask) as usize];
+        }
+    });
+    true
 }
 
 /// Whether `plan` runs on tables: single packed source, lanes of at most 16
