@@ -113,7 +113,7 @@ impl Isa {
 /// What a kernel is run for: a slice of inputs, or a range folded as it goes.
 pub(super) trait Job {
     fn run<K: Lane>(&mut self, k: K);
-    /// Whether the per-lane tables may serve (slices only).
+    /// The slices of a slice job.
     fn slices(&mut self) -> Option<(&[u64], &mut [u64])>;
 }
 
@@ -211,11 +211,11 @@ fn nan_bits(plan: &Plan, df: Format) -> NanBits {
 pub(super) fn try_run(plan: &Plan, job: &mut impl Job) -> bool {
     let c = &plan.c;
     if plan.packed {
-        return job.slices().is_some_and(|(inputs, out)| super::table::try_run(plan, inputs, out));
+        return super::table::try_run(plan, job);
     }
     let full = plan.dst_width == c.dtype.bits() && plan.dst_mask == low_mask(plan.dst_width);
     let Some(m) = mode_const(plan.mode) else {
-        return job.slices().is_some_and(|(inputs, out)| super::table::try_run_scalar(plan, inputs, out));
+        return super::table::try_run(plan, job);
     };
     let pol = c.sat as u8 * SAT | c.relu as u8 * RELU | c.satfinite as u8 * SATFINITE;
     let (sf, df) = (c.atype.format(), c.dtype.format());
@@ -321,7 +321,7 @@ pub(super) fn try_run(plan: &Plan, job: &mut impl Job) -> bool {
         }
         _ => false,
     };
-    kernel || job.slices().is_some_and(|(inputs, out)| super::table::try_run_scalar(plan, inputs, out))
+    kernel || super::table::try_run(plan, job)
 }
 
 fn widen<const S: u8, const D: u8, const P: u8>(flush: bool, nan: NanBits, job: &mut impl Job) -> bool {
