@@ -18,7 +18,7 @@ use ptx_cvt::{Cvt, Operand, PtxVersion, Target, Type};
 use ptx_cvt_harness::atlas;
 
 /// Structured inputs per variant with sources of more than 16 bits.
-const STRUCTURED: usize = 3 << 20;
+const STRUCTURED: usize = 2 << 20;
 
 /// Single-operand variants of sm_90 and sm_100a, and every atlas variant.
 fn variants() -> Vec<Cvt> {

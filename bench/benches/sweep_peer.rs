@@ -15,8 +15,8 @@
 use std::process::Command;
 use std::time::Instant;
 
-use half::slice::HalfFloatSliceExt;
 use half::f16;
+use half::slice::HalfFloatSliceExt;
 use ptx_cvt_harness::digest::{digest_run, digest_term};
 use rayon::prelude::*;
 

@@ -39,10 +39,7 @@ pub fn digest_run(first: u64, results: &[u64]) -> u64 {
 
 #[inline(always)]
 fn digest_run_portable(first: u64, results: &[u64]) -> u64 {
-    results
-        .iter()
-        .enumerate()
-        .fold(0u64, |d, (j, &r)| d.wrapping_add(digest_term(first.wrapping_add(j as u64), r)))
+    results.iter().enumerate().fold(0u64, |d, (j, &r)| d.wrapping_add(digest_term(first.wrapping_add(j as u64), r)))
 }
 
 #[cfg(target_arch = "x86_64")]

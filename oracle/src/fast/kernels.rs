@@ -217,7 +217,7 @@ pub(super) fn try_run(plan: &Plan, job: &mut impl Job) -> bool {
     let Some(m) = mode_const(plan.mode) else {
         return super::table::try_run(plan, job);
     };
-    let pol = c.sat as u8 * SAT | c.relu as u8 * RELU | c.satfinite as u8 * SATFINITE;
+    let pol = (c.sat as u8 * SAT) | (c.relu as u8 * RELU) | (c.satfinite as u8 * SATFINITE);
     let (sf, df) = (c.atype.format(), c.dtype.format());
     let flush = plan.ftz_in;
     let kernel = match plan.family {
@@ -275,8 +275,10 @@ pub(super) fn try_run(plan: &Plan, job: &mut impl Job) -> bool {
             with_const!(pol, u8, [0, SAT], |P| match (sf, df) {
                 (Format::F16, Format::F32) => widen::<{ Format::F16 as u8 }, { Format::F32 as u8 }, P>(flush, nan, job),
                 (Format::F16, Format::F64) => widen::<{ Format::F16 as u8 }, { Format::F64 as u8 }, P>(flush, nan, job),
-                (Format::Bf16, Format::F32) => widen::<{ Format::Bf16 as u8 }, { Format::F32 as u8 }, P>(flush, nan, job),
-                (Format::Bf16, Format::F64) => widen::<{ Format::Bf16 as u8 }, { Format::F64 as u8 }, P>(flush, nan, job),
+                (Format::Bf16, Format::F32) =>
+                    widen::<{ Format::Bf16 as u8 }, { Format::F32 as u8 }, P>(flush, nan, job),
+                (Format::Bf16, Format::F64) =>
+                    widen::<{ Format::Bf16 as u8 }, { Format::F64 as u8 }, P>(flush, nan, job),
                 (Format::F32, Format::F64) => widen::<{ Format::F32 as u8 }, { Format::F64 as u8 }, P>(flush, nan, job),
                 _ => false,
             })

@@ -140,11 +140,8 @@ impl NanBits {
         let sign = sel(f.neg, d.sign_bit, 0);
         let inf = d.exp_max << d.man_bits;
         let low = f.m & (s.quiet_bit - 1);
-        let aligned = if d.man_bits >= s.man_bits {
-            low << (d.man_bits - s.man_bits)
-        } else {
-            low >> (s.man_bits - d.man_bits)
-        };
+        let aligned =
+            if d.man_bits >= s.man_bits { low << (d.man_bits - s.man_bits) } else { low >> (s.man_bits - d.man_bits) };
         let payload = sign | inf | d.quiet_bit | aligned;
         let copy = sign | inf | sel(f.m & s.quiet_bit != 0, d.quiet_bit, 0) | (low & low_mask(d.man_bits));
         sel(self.payload, payload, sel(self.copy, copy, self.fixed))

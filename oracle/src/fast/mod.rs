@@ -624,7 +624,8 @@ fn evaluate_batch_generic(plan: &Plan, inputs: &[u64], out: &mut [u64]) {
 /// Whether [`evaluate_batch`] runs `c` as a specialised kernel.
 #[doc(hidden)]
 pub fn has_kernel(c: &Cvt) -> bool {
-    batch_plan(c).is_ok_and(|p| kernels::try_run(&p, &mut kernels::Slices { isa: Isa::Baseline, inputs: &[], out: &mut [] }))
+    batch_plan(c)
+        .is_ok_and(|p| kernels::try_run(&p, &mut kernels::Slices { isa: Isa::Baseline, inputs: &[], out: &mut [] }))
 }
 
 /// [`evaluate_batch`] on the `n` consecutive inputs from `first` (wrapping),

@@ -41,8 +41,9 @@ impl Lane for PairLane<'_> {
     #[inline(always)]
     fn lane(&self, x: u64) -> u64 {
         let m = low_mask(self.a_bits);
-        let (lo, hi) = (self.t[(x & m) as usize & (ENTRIES - 1)], self.t[((x >> self.a_bits) & m) as usize & (ENTRIES - 1)]);
-        (hi as u64) << self.d_bits | lo as u64
+        let (lo, hi) =
+            (self.t[(x & m) as usize & (ENTRIES - 1)], self.t[((x >> self.a_bits) & m) as usize & (ENTRIES - 1)]);
+        ((hi as u64) << self.d_bits) | lo as u64
     }
 }
 
@@ -104,7 +105,7 @@ pub(super) fn try_run(plan: &Plan, job: &mut impl Job) -> bool {
                 let mut l = l.borrow_mut();
                 if l.as_ref().is_none_or(|(k, _)| *k != c) {
                     // The lowest result lane of a source whose lanes are all `v`.
-                    let t = fill(ab, |v| (plan.eval1(v << ab | v).representative() & low_mask(lb)) as u16);
+                    let t = fill(ab, |v| (plan.eval1((v << ab) | v).representative() & low_mask(lb)) as u16);
                     *l = Some((c, t));
                 }
                 let t = &l.as_ref().expect("just built").1;
