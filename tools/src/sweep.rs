@@ -333,10 +333,8 @@ pub fn run(a: SweepArgs) -> u8 {
     let bar = if std::io::stderr().is_terminal() && !a.json {
         let b = ProgressBar::new(count.min(u64::MAX as u128) as u64);
         b.set_style(
-            ProgressStyle::with_template(
-                "{bar:40} {human_pos}/{human_len} inputs, {per_sec}, {elapsed} elapsed, eta {eta}",
-            )
-            .unwrap(),
+            ProgressStyle::with_template("{bar:40} {percent}% of {human_len} inputs, {elapsed} elapsed, eta {eta}")
+                .unwrap(),
         );
         b
     } else {

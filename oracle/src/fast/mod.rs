@@ -594,10 +594,9 @@ fn batch_plan(c: &Cvt) -> Result<Plan, EvalError> {
 /// [`FastResult::representative`]: the canonical NaN for any NaN).
 /// Panics if the slices differ in length.
 ///
-/// The most used forms (float narrowing, float→int, int→float without
-/// modifiers other than .ftz on the source) run as kernels specialised per
-/// form and vectorised for the CPU's widest vector unit; the rest run the
-/// generic lane path.
+/// Most forms (every one with sources of at most 32 bits) run as kernels
+/// specialised per form, or on per-lane lookup tables, vectorised for the
+/// CPU's widest vector unit; the rest run the generic lane path.
 pub fn evaluate_batch(c: &Cvt, inputs: &[u64], out: &mut [u64]) -> Result<(), EvalError> {
     evaluate_batch_on(c, inputs, out, Isa::Best)
 }
@@ -621,7 +620,7 @@ fn evaluate_batch_generic(plan: &Plan, inputs: &[u64], out: &mut [u64]) {
     }
 }
 
-/// Whether [`evaluate_batch`] runs `c` as a specialised kernel.
+/// Whether [`evaluate_batch`] runs `c` as a specialised kernel (or on tables).
 #[doc(hidden)]
 pub fn has_kernel(c: &Cvt) -> bool {
     batch_plan(c)
