@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Adds every variant with 32-bit sources (365 today) to the atlas folder
 # (default vectors/atlas) with the fast engine on all cores, then rewrites its
-# MANIFEST. Long: about 2 hours on an idle 2-core machine (BENCHMARKS.md,
-# "Digest atlas"); spread it over a cluster with deploy/ instead.
+# MANIFEST. About 12 minutes on an idle 2-core machine (BENCHMARKS.md,
+# "Digest atlas"); deploy/ spreads it over a cluster.
 #   scripts/atlas-32.sh [DIR] [--filter GLOB ...]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -80,9 +80,6 @@ pub fn variants(max_bits: u32) -> Vec<Cvt> {
         .collect()
 }
 
-/// Inputs evaluated per batch call (fits a core's cache).
-const SUB: usize = 1 << 14;
-
 /// The digest of inputs `[start, end)` by the fast engine (sm90 profile;
 /// a set result counts as its representative).
 pub fn fast_digest(c: &Cvt, start: u64, end: u64) -> u64 {
@@ -94,20 +91,9 @@ pub fn fast_digest(c: &Cvt, start: u64, end: u64) -> u64 {
         return (start..end)
             .fold(0u64, |d, x| d.wrapping_add(digest_term(x, plan.eval(&space.operands(x)).representative())));
     }
-    let (mut inputs, mut outs) = (vec![0u64; SUB], vec![0u64; SUB]);
-    let (mut digest, mut x) = (0u64, start);
-    while x < end {
-        let m = ((end - x) as usize).min(SUB);
-        for (j, v) in inputs[..m].iter_mut().enumerate() {
-            *v = x + j as u64;
-        }
-        fast::evaluate_batch(c, &inputs[..m], &mut outs[..m]).expect("atlas variants are legal at natural widths");
-        for (&i, &o) in inputs[..m].iter().zip(&outs[..m]) {
-            digest = digest.wrapping_add(digest_term(i, o));
-        }
-        x += m as u64;
-    }
-    digest
+    // The digest folded into the conversion (vectorised with it where the form has a kernel).
+    fast::fold_range(c, start, end - start, 0, |d, x, r| d.wrapping_add(digest_term(x, r)))
+        .expect("atlas variants are legal at natural widths")
 }
 
 /// Which results of a variant are sets, i.e. which bits an implementation's

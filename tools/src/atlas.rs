@@ -134,10 +134,8 @@ pub fn bar(total: u64, quiet: bool) -> ProgressBar {
     }
     let b = ProgressBar::new(total);
     b.set_style(
-        ProgressStyle::with_template(
-            "{bar:40} {human_pos}/{human_len} inputs, {per_sec}, {elapsed} elapsed, eta {eta}",
-        )
-        .unwrap(),
+        ProgressStyle::with_template("{bar:40} {percent}% of {human_len} inputs, {elapsed} elapsed, eta {eta}")
+            .unwrap(),
     );
     b
 }

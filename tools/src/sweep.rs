@@ -178,8 +178,6 @@ use ptx_cvt_harness::digest::digest_term;
 
 /// Inputs per parallel task of the plain sweep.
 const CHUNK: u64 = 1 << 20;
-/// Inputs evaluated at once inside a task (stays in the core's cache).
-const SUB: usize = 1 << 14;
 /// Inputs per task when results are kept (for --out or an implementation).
 const KEPT_CHUNK: u64 = 1 << 16;
 /// Inputs written with --out without --range or --force.
@@ -335,10 +333,8 @@ pub fn run(a: SweepArgs) -> u8 {
     let bar = if std::io::stderr().is_terminal() && !a.json {
         let b = ProgressBar::new(count.min(u64::MAX as u128) as u64);
         b.set_style(
-            ProgressStyle::with_template(
-                "{bar:40} {human_pos}/{human_len} inputs, {per_sec}, {elapsed} elapsed, eta {eta}",
-            )
-            .unwrap(),
+            ProgressStyle::with_template("{bar:40} {percent}% of {human_len} inputs, {elapsed} elapsed, eta {eta}")
+                .unwrap(),
         );
         b
     } else {
@@ -458,29 +454,15 @@ fn plain_sweep(c: &Cvt, start: u128, end: u128, bar: &ProgressBar) -> u64 {
     }
     (0..chunks)
         .into_par_iter()
-        .map_init(
-            || (vec![0u64; SUB], vec![0u64; SUB]),
-            |(inputs, outs), i| {
-                let a = start + i as u128 * CHUNK as u128;
-                let b = (a + CHUNK as u128).min(end);
-                let mut digest = 0u64;
-                let mut x = a;
-                while x < b {
-                    let m = ((b - x) as usize).min(SUB);
-                    let base = x as u64;
-                    for (j, v) in inputs[..m].iter_mut().enumerate() {
-                        *v = base.wrapping_add(j as u64);
-                    }
-                    fast::evaluate_batch(c, &inputs[..m], &mut outs[..m]).expect("legality was checked");
-                    for (&i, &o) in inputs[..m].iter().zip(&outs[..m]) {
-                        digest = digest.wrapping_add(digest_term(i, o));
-                    }
-                    x += m as u128;
-                }
-                bar.inc((b - a) as u64);
-                digest
-            },
-        )
+        .map(|i| {
+            let a = start + i as u128 * CHUNK as u128;
+            let b = (a + CHUNK as u128).min(end);
+            // The digest folded into the conversion (vectorised with it).
+            let d = fast::fold_range(c, a as u64, (b - a) as u64, 0, |d, x, r| d.wrapping_add(digest_term(x, r)))
+                .expect("legality was checked");
+            bar.inc((b - a) as u64);
+            d
+        })
         .reduce(|| 0, u64::wrapping_add)
 }
 

@@ -6,215 +6,31 @@
 //!
 //! Each kernel computes what `Plan::eval(..).representative()` computes for
 //! its forms (tests/fast.rs compares them on every vector unit); forms outside
-//! the kernels' reach take the generic path.
-//!
-//! Three shapes, each an instance of the fast engine's one rounding rule
-//! (`arith::round`): the result's quantum `q` is found from the value's top
-//! bit, the significand is cut at `q`, the decision is taken on the cut bits,
-//! and the code is `((q - qmin) << man_bits) + kept + away`, so a carry out
-//! of the significand moves into the exponent field by itself.
+//! the kernels' reach take the generic path. The lane rules are in `lanes`;
+//! packed forms with lanes of at most 16 bits use per-lane tables (`table`).
 
-use super::arith::Fl;
-use super::{NanPlan, Plan};
+use super::lanes::{mode_const, Exact, FromInt, IntToInt, Lane, NanBits, Narrow, ToInt};
+use super::lanes::{RELU, RM, RN, RNA, RP, RZ, SAT, SATFINITE};
+use super::{Lf, NanPlan, Plan};
 use crate::format::{low_mask, Format};
 use crate::instr::Family;
-use crate::round::Mode;
-
-/// Rounding modes as compile-time constants.
-const RN: u8 = 0;
-const RZ: u8 = 1;
-const RM: u8 = 2;
-const RP: u8 = 3;
-
-fn mode_const(m: Mode) -> Option<u8> {
-    match m {
-        Mode::NearestEven => Some(RN),
-        Mode::TowardZero => Some(RZ),
-        Mode::Down => Some(RM),
-        Mode::Up => Some(RP),
-        Mode::NearestAway | Mode::Stochastic { .. } => None,
-    }
-}
-
-/// The layout constants of a float format, at compile time.
-const fn fl(f: u8) -> Fl {
-    Fl::new(&Format::ALL[f as usize].float_layout_const())
-}
-
-/// IEEE formats with subnormals, stored at bit 0: what the kernels assume.
-const fn plain_ieee(l: &Fl) -> bool {
-    l.has_inf() && l.subnormals && l.signed && l.shift == 0
-}
-
-#[inline(always)]
-fn sel(c: bool, a: u64, b: u64) -> u64 {
-    if c {
-        a
-    } else {
-        b
-    }
-}
-
-/// Cut `cut` (< 64) low bits off `sig`: the kept bits and whether mode `M`
-/// rounds away from zero (`round::decide`).
-#[inline(always)]
-fn cut_round<const M: u8>(neg: bool, sig: u64, cut: u32) -> (u64, bool) {
-    let kept = sig >> cut;
-    let rest = sig & ((1u64 << cut) - 1);
-    let half = (1u64 << cut) >> 1;
-    let inexact = rest != 0;
-    let away = match M {
-        RN => rest > half || (inexact && rest == half && kept & 1 == 1),
-        RZ => false,
-        RM => neg && inexact,
-        _ => !neg && inexact,
-    };
-    (kept, away)
-}
-
-/// Overflow goes to infinity (IEEE 754 §7.4; `encode::fit`)?
-#[inline(always)]
-fn overflow_to_inf<const M: u8>(neg: bool) -> bool {
-    match M {
-        RN => true,
-        RZ => false,
-        RM => neg,
-        _ => !neg,
-    }
-}
-
-/// A source float code taken apart: sign, exponent and fraction fields.
-struct Fields {
-    neg: bool,
-    e: u64,
-    m: u64,
-}
-
-#[inline(always)]
-fn fields(s: &Fl, x: u64) -> Fields {
-    let code = x & low_mask(s.width);
-    let mag = code & !s.sign_bit;
-    Fields { neg: code & s.sign_bit != 0, e: mag >> s.man_bits, m: mag & low_mask(s.man_bits) }
-}
-
-/// The finite value of the fields as `sig × 2^exp`, and an upper bound of
-/// its top bit's exponent (exact for normals).
-#[inline(always)]
-fn value(s: &Fl, f: &Fields, flush: bool) -> (u64, i64, i64) {
-    let sub = f.e == 0;
-    let sig = sel(sub && flush, 0, f.m | sel(sub, 0, 1u64 << s.man_bits));
-    let field = f.e as i64 + sub as i64;
-    (sig, field - s.bias as i64 - s.man_bits as i64, field - s.bias as i64)
-}
-
-/// One lane of a form, applied over a slice by [`run`].
-trait Lane: Copy {
-    fn lane(&self, x: u64) -> u64;
-}
-
-/// Float → narrower float (f64→f32/f16/bf16, f32→f16/bf16), no .sat, .relu,
-/// .satfinite or result flush; an f32 source may be flushed (.ftz).
-#[derive(Clone, Copy)]
-struct Narrow<const S: u8, const D: u8, const M: u8> {
-    flush: bool,
-    /// NaN result: these bits, or the source payload under the quiet bit.
-    nan: u64,
-    payload: bool,
-}
-
-impl<const S: u8, const D: u8, const M: u8> Lane for Narrow<S, D, M> {
-    #[inline(always)]
-    fn lane(&self, x: u64) -> u64 {
-        let (s, d) = const {
-            let (s, d) = (fl(S), fl(D));
-            // A source subnormal then lands on the destination's bottom quantum,
-            // so its top bit need not be found.
-            assert!(plain_ieee(&s) && plain_ieee(&d) && s.prec >= d.prec && s.emin <= d.emin);
-            (s, d)
-        };
-        let f = fields(&s, x);
-        let (sig, exp, top) = value(&s, &f, self.flush);
-        let q = (top - (d.prec as i64 - 1)).max(d.qmin as i64);
-        // q >= exp here; past prec+1 bits everything is below half an ulp.
-        let cut = (q - exp).min(s.prec as i64 + 1) as u32;
-        let (kept, away) = cut_round::<M>(f.neg, sig, cut);
-        let code = (((q - d.qmin as i64) as u64) << d.man_bits) + kept + away as u64;
-        let inf = d.exp_max << d.man_bits;
-        let finite = sel(code > d.max_code, sel(overflow_to_inf::<M>(f.neg), inf, d.max_code), code);
-        let special = f.e == s.exp_max;
-        let bits = sel(special, inf, finite) | sel(f.neg, d.sign_bit, 0);
-        let payload = (f.m & (s.quiet_bit - 1)) >> (s.man_bits - d.man_bits);
-        let nan = sel(self.payload, sel(f.neg, d.sign_bit, 0) | inf | d.quiet_bit | payload, self.nan);
-        sel(special && f.m != 0, nan, bits)
-    }
-}
-
-/// Float → integer (rni, rzi, rmi, rpi; saturating), any integer width.
-#[derive(Clone, Copy)]
-struct ToInt<const S: u8, const M: u8> {
-    flush: bool,
-    /// Largest positive result; largest magnitude of a negative result and its bits.
-    pos_max: u64,
-    neg_max: u64,
-    neg_limit: u64,
-    nan: u64,
-    mask: u64,
-}
-
-impl<const S: u8, const M: u8> Lane for ToInt<S, M> {
-    #[inline(always)]
-    fn lane(&self, x: u64) -> u64 {
-        let s = const {
-            let s = fl(S);
-            assert!(plain_ieee(&s) && s.prec < 63);
-            s
-        };
-        let f = fields(&s, x);
-        let (sig, exp, top) = value(&s, &f, self.flush);
-        let (kept, away) = cut_round::<M>(f.neg, sig, (-exp).clamp(0, s.prec as i64 + 1) as u32);
-        let mag = (kept << exp.clamp(0, 63) as u32) + away as u64;
-        // 2^64 and above (and ±Inf) saturate every destination.
-        let big = top >= 64 || f.e == s.exp_max;
-        let pos = sel(big || mag > self.pos_max, self.pos_max, mag);
-        let neg = sel(big || mag > self.neg_max, self.neg_limit, mag.wrapping_neg());
-        let r = sel(f.neg, neg, pos);
-        sel(f.e == s.exp_max && f.m != 0, self.nan, r) & self.mask
-    }
-}
-
-/// Integer (any width, signed or not) → float.
-#[derive(Clone, Copy)]
-struct FromInt<const D: u8, const M: u8> {
-    bits: u32,
-    signed: bool,
-}
-
-impl<const D: u8, const M: u8> Lane for FromInt<D, M> {
-    #[inline(always)]
-    fn lane(&self, x: u64) -> u64 {
-        let d = const {
-            let d = fl(D);
-            assert!(plain_ieee(&d) && d.qmin <= 0);
-            d
-        };
-        let v = x & low_mask(self.bits);
-        let neg = self.signed && (v >> (self.bits - 1)) & 1 == 1;
-        let mag = sel(neg, (v | !low_mask(self.bits)).wrapping_neg(), v);
-        let top = 63 - mag.leading_zeros() as i64;
-        let q = (top - (d.prec as i64 - 1)).max(d.qmin as i64);
-        let (kept, away) = cut_round::<M>(neg, mag, q.clamp(0, 63) as u32);
-        let code = (((q - d.qmin as i64) as u64) << d.man_bits) + (kept << (-q).clamp(0, 63) as u32) + away as u64;
-        let inf = d.exp_max << d.man_bits;
-        let finite = sel(code > d.max_code, sel(overflow_to_inf::<M>(neg), inf, d.max_code), code);
-        sel(mag == 0, 0, finite | sel(neg, d.sign_bit, 0))
-    }
-}
 
 #[inline(always)]
 fn drive<K: Lane>(k: K, inputs: &[u64], out: &mut [u64]) {
     for (o, &x) in out.iter_mut().zip(inputs) {
         *o = k.lane(x);
     }
+}
+
+/// The inputs `first..first + n` folded as they are converted: no buffers.
+#[inline(always)]
+fn drive_fold<K: Lane, F: Fn(u64, u64, u64) -> u64>(k: K, first: u64, n: u64, acc: u64, f: &F) -> u64 {
+    let mut acc = acc;
+    for j in 0..n {
+        let x = first.wrapping_add(j);
+        acc = f(acc, x, k.lane(x));
+    }
+    acc
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -227,6 +43,18 @@ unsafe fn drive_avx512<K: Lane>(k: K, inputs: &[u64], out: &mut [u64]) {
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
 unsafe fn drive_avx2<K: Lane>(k: K, inputs: &[u64], out: &mut [u64]) {
     drive(k, inputs, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx512cd,avx2,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn drive_fold_avx512<K: Lane, F: Fn(u64, u64, u64) -> u64>(k: K, first: u64, n: u64, acc: u64, f: &F) -> u64 {
+    drive_fold(k, first, n, acc, f)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn drive_fold_avx2<K: Lane, F: Fn(u64, u64, u64) -> u64>(k: K, first: u64, n: u64, acc: u64, f: &F) -> u64 {
+    drive_fold(k, first, n, acc, f)
 }
 
 /// Which vector unit a kernel runs on.
@@ -282,15 +110,60 @@ impl Isa {
     }
 }
 
-fn run<K: Lane>(k: K, isa: Isa, inputs: &[u64], out: &mut [u64]) {
-    match isa.resolve() {
-        // SAFETY: `resolve` gives these units only when the CPU has every
-        // feature the functions are compiled for.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { drive_avx512(k, inputs, out) },
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { drive_avx2(k, inputs, out) },
-        _ => drive(k, inputs, out),
+/// What a kernel is run for: a slice of inputs, or a range folded as it goes.
+pub(super) trait Job {
+    fn run<K: Lane>(&mut self, k: K);
+    /// The slices of a slice job.
+    fn slices(&mut self) -> Option<(&[u64], &mut [u64])>;
+}
+
+/// `out[i]` = the result for `inputs[i]`, on a vector unit.
+pub(super) struct Slices<'a> {
+    pub isa: Isa,
+    pub inputs: &'a [u64],
+    pub out: &'a mut [u64],
+}
+
+impl Job for Slices<'_> {
+    fn run<K: Lane>(&mut self, k: K) {
+        let (inputs, out) = (self.inputs, &mut *self.out);
+        match self.isa.resolve() {
+            // SAFETY: `resolve` gives these units only when the CPU has every
+            // feature the functions are compiled for.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe { drive_avx512(k, inputs, out) },
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe { drive_avx2(k, inputs, out) },
+            _ => drive(k, inputs, out),
+        }
+    }
+    fn slices(&mut self) -> Option<(&[u64], &mut [u64])> {
+        Some((self.inputs, &mut *self.out))
+    }
+}
+
+/// `acc = f(acc, x, result)` over the inputs `first..first + n`.
+pub(super) struct Fold<F> {
+    pub first: u64,
+    pub n: u64,
+    pub acc: u64,
+    pub f: F,
+}
+
+impl<F: Fn(u64, u64, u64) -> u64> Job for Fold<F> {
+    fn run<K: Lane>(&mut self, k: K) {
+        let (first, n, acc, f) = (self.first, self.n, self.acc, &self.f);
+        self.acc = match Isa::Best.resolve() {
+            // SAFETY: as in `Slices::run`.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe { drive_fold_avx512(k, first, n, acc, f) },
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe { drive_fold_avx2(k, first, n, acc, f) },
+            _ => drive_fold(k, first, n, acc, f),
+        };
+    }
+    fn slices(&mut self) -> Option<(&[u64], &mut [u64])> {
+        None
     }
 }
 
@@ -308,79 +181,152 @@ macro_rules! with_format {
     };
 }
 
-/// `$body` with the const item `$name` bound to the rounding mode `$m`.
-macro_rules! with_mode {
-    ($m:expr, |$name:ident| $body:expr) => {
-        match $m {
-            RN => {
-                const $name: u8 = RN;
-                $body
-            }
-            RZ => {
-                const $name: u8 = RZ;
-                $body
-            }
-            RM => {
-                const $name: u8 = RM;
-                $body
-            }
-            _ => {
-                const $name: u8 = RP;
-                $body
-            }
+/// `$body` with the const item `$name: $t` bound to `$x`, one of the listed
+/// values (otherwise no kernel: `false`).
+macro_rules! with_const {
+    ($x:expr, $t:ty, [$($v:expr),*], |$name:ident| $body:expr) => {{
+        let x: $t = $x;
+        $(if x == $v {
+            const $name: $t = $v;
+            $body
+        } else)* {
+            false
         }
-    };
+    }};
+}
+
+/// The NaN rule of a float→float plan, as the lanes take it (unshifted).
+fn nan_bits(plan: &Plan, df: Format) -> NanBits {
+    let shift = df.float_layout().map_or(0, |l| l.shift);
+    let fixed = |b: u64| NanBits { fixed: b >> shift, payload: false, copy: false };
+    match plan.nan {
+        NanPlan::Fixed(b) => fixed(b),
+        NanPlan::Any => fixed(super::canonical_nan(df)),
+        NanPlan::Payload => NanBits { payload: true, ..fixed(0) },
+        NanPlan::Copy => NanBits { copy: true, ..fixed(0) },
+    }
 }
 
 /// Run the kernel for `plan`'s form, if there is one (false: use the generic path).
-pub(super) fn try_run(plan: &Plan, isa: Isa, inputs: &[u64], out: &mut [u64]) -> bool {
+pub(super) fn try_run(plan: &Plan, job: &mut impl Job) -> bool {
     let c = &plan.c;
-    if plan.packed || c.sat && plan.family != Family::FloatToInt || c.relu || c.satfinite || plan.ftz_out {
-        return false;
+    if plan.packed {
+        return super::table::try_run(plan, job);
     }
-    if plan.dst_width != c.dtype.bits() || plan.dst_mask != low_mask(plan.dst_width) {
-        return false;
-    }
+    let full = plan.dst_width == c.dtype.bits() && plan.dst_mask == low_mask(plan.dst_width);
     let Some(m) = mode_const(plan.mode) else {
-        return false;
+        return super::table::try_run(plan, job);
     };
+    let pol = (c.sat as u8 * SAT) | (c.relu as u8 * RELU) | (c.satfinite as u8 * SATFINITE);
     let (sf, df) = (c.atype.format(), c.dtype.format());
-    match plan.family {
-        Family::Narrow => {
-            let (nan, payload) = match plan.nan {
-                NanPlan::Fixed(b) => (b, false),
-                NanPlan::Payload => (0, true),
-                NanPlan::Any | NanPlan::Copy => (super::canonical_nan(df), false),
-            };
-            with_format!(sf, [F64, F32], |S| with_format!(df, [F32, F16, Bf16], |D| with_mode!(m, |M| {
-                run(Narrow::<S, D, M> { flush: plan.ftz_in, nan, payload }, isa, inputs, out);
-                true
-            })))
+    let flush = plan.ftz_in;
+    let kernel = match plan.family {
+        // The .ftz result flush is the generic path's (f64→f32).
+        Family::Narrow if plan.ftz_out => false,
+        Family::Narrow if df == Format::Tf32 => {
+            let (nan, relu_neg_zero, out_mask) = (nan_bits(plan, df), plan.relu_neg_zero_positive, plan.dst_mask);
+            with_format!(sf, [F32], |S| with_const!(m, u8, [RN, RZ, RNA], |M| {
+                const D: u8 = Format::Tf32 as u8;
+                with_const!(pol, u8, [0, RELU, SATFINITE, RELU | SATFINITE], |P| {
+                    job.run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask });
+                    true
+                })
+            }))
         }
-        Family::FloatToInt => {
+        Family::Narrow if full => {
+            let (nan, relu_neg_zero, out_mask) = (nan_bits(plan, df), plan.relu_neg_zero_positive, plan.dst_mask);
+            match sf {
+                Format::F64 => with_format!(df, [F32, F16, Bf16], |D| with_const!(m, u8, [RN, RZ, RM, RP], |M| {
+                    const S: u8 = Format::F64 as u8;
+                    with_const!(pol, u8, [0, SAT], |P| {
+                        job.run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask });
+                        true
+                    })
+                })),
+                Format::F32 => with_format!(df, [F16, Bf16], |D| with_const!(m, u8, [RN, RZ, RM, RP], |M| {
+                    const S: u8 = Format::F32 as u8;
+                    with_const!(pol, u8, [0, SAT, RELU, SATFINITE, RELU | SATFINITE], |P| {
+                        job.run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask });
+                        true
+                    })
+                })),
+                _ => false,
+            }
+        }
+        // Same format: the .ftz result flush cannot fire after the source flush
+        // (copies and integral values are not tiny).
+        Family::SameFloat if full && (!plan.ftz_out || flush) => {
+            let nan = nan_bits(plan, df);
+            let int = c.rounding.is_some_and(|r| r.is_integer());
+            with_format!(sf, [F16, Bf16, F32, F64], |S| with_const!(pol, u8, [0, SAT], |P| {
+                if int {
+                    with_const!(m, u8, [RN, RZ, RM, RP], |M| {
+                        job.run(Exact::<S, S, M, true, P> { flush, nan });
+                        true
+                    })
+                } else {
+                    job.run(Exact::<S, S, RN, false, P> { flush, nan });
+                    true
+                }
+            }))
+        }
+        Family::Widen if full && !plan.ftz_out => {
+            let nan = nan_bits(plan, df);
+            with_const!(pol, u8, [0, SAT], |P| match (sf, df) {
+                (Format::F16, Format::F32) => widen::<{ Format::F16 as u8 }, { Format::F32 as u8 }, P>(flush, nan, job),
+                (Format::F16, Format::F64) => widen::<{ Format::F16 as u8 }, { Format::F64 as u8 }, P>(flush, nan, job),
+                (Format::Bf16, Format::F32) =>
+                    widen::<{ Format::Bf16 as u8 }, { Format::F32 as u8 }, P>(flush, nan, job),
+                (Format::Bf16, Format::F64) =>
+                    widen::<{ Format::Bf16 as u8 }, { Format::F64 as u8 }, P>(flush, nan, job),
+                (Format::F32, Format::F64) => widen::<{ Format::F32 as u8 }, { Format::F64 as u8 }, P>(flush, nan, job),
+                _ => false,
+            })
+        }
+        Family::FloatToInt if full && pol & !SAT == 0 => {
             // Saturation bounds: int_lo is 0 for unsigned destinations.
             let (pos_max, neg_max, neg_limit) =
                 (plan.int_hi as u64, plan.int_lo.unsigned_abs() as u64, plan.int_lo as u64);
             let mask = low_mask(plan.d_bits);
-            with_format!(sf, [F16, Bf16, F32, F64], |S| with_mode!(m, |M| {
-                run(
-                    ToInt::<S, M> { flush: plan.ftz_in, pos_max, neg_max, neg_limit, nan: plan.nan_int, mask },
-                    isa,
-                    inputs,
-                    out,
-                );
+            with_format!(sf, [F16, Bf16, F32, F64], |S| with_const!(m, u8, [RN, RZ, RM, RP], |M| {
+                job.run(ToInt::<S, M> { flush, pos_max, neg_max, neg_limit, nan: plan.nan_int, mask });
                 true
             }))
         }
-        Family::IntToFloat if !c.ftz => {
-            let super::Lf::Int { bits, signed } = plan.src else {
+        // .ftz cannot fire: integers convert to 0 or at least 1.
+        Family::IntToFloat if full => {
+            let Lf::Int { bits, signed } = plan.src else {
                 return false;
             };
-            with_format!(df, [F16, Bf16, F32, F64], |D| with_mode!(m, |M| {
-                run(FromInt::<D, M> { bits, signed }, isa, inputs, out);
-                true
+            with_format!(df, [F16, Bf16, F32, F64], |D| with_const!(m, u8, [RN, RZ, RM, RP], |M| {
+                with_const!(pol, u8, [0, SAT], |P| {
+                    job.run(FromInt::<D, M, P> { bits, signed });
+                    true
+                })
             }))
         }
+        Family::IntToInt if full => {
+            let (Lf::Int { bits, signed }, true) = (plan.src, pol & !SAT == 0) else {
+                return false;
+            };
+            if bits >= 64 {
+                return false;
+            }
+            let clip = |v: i128| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+            let (lo, hi, mask) = (clip(plan.int_lo), clip(plan.int_hi), low_mask(plan.d_bits));
+            if c.sat {
+                job.run(IntToInt::<true> { bits, signed, lo, hi, mask });
+            } else {
+                job.run(IntToInt::<false> { bits, signed, lo, hi, mask });
+            }
+            true
+        }
         _ => false,
-    }
+    };
+    kernel || super::table::try_run(plan, job)
+}
+
+fn widen<const S: u8, const D: u8, const P: u8>(flush: bool, nan: NanBits, job: &mut impl Job) -> bool {
+    job.run(Exact::<S, D, RN, false, P> { flush, nan });
+    true
 }

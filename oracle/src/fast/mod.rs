@@ -19,7 +19,9 @@
 
 mod arith;
 mod kernels;
+mod lanes;
 mod scaled;
+mod table;
 
 #[doc(hidden)]
 pub use self::kernels::Isa;
@@ -620,10 +622,9 @@ fn batch_plan(c: &Cvt) -> Result<Plan, EvalError> {
 /// [`FastResult::representative`]: the canonical NaN for any NaN).
 /// Panics if the slices differ in length.
 ///
-/// The most used forms (float narrowing, float→int, int→float without
-/// modifiers other than .ftz on the source) run as kernels specialised per
-/// form and vectorised for the CPU's widest vector unit; the rest run the
-/// generic lane path.
+/// Most forms (every one with sources of at most 32 bits) run as kernels
+/// specialised per form, or on per-lane lookup tables, vectorised for the
+/// CPU's widest vector unit; the rest run the generic lane path.
 pub fn evaluate_batch(c: &Cvt, inputs: &[u64], out: &mut [u64]) -> Result<(), EvalError> {
     evaluate_batch_on(c, inputs, out, Isa::Best)
 }
@@ -634,7 +635,7 @@ pub fn evaluate_batch(c: &Cvt, inputs: &[u64], out: &mut [u64]) -> Result<(), Ev
 pub fn evaluate_batch_on(c: &Cvt, inputs: &[u64], out: &mut [u64], isa: Isa) -> Result<(), EvalError> {
     assert_eq!(inputs.len(), out.len(), "evaluate_batch: inputs and out differ in length");
     let plan = batch_plan(c)?;
-    if !kernels::try_run(&plan, isa, inputs, out) {
+    if !kernels::try_run(&plan, &mut kernels::Slices { isa, inputs, out: &mut *out }) {
         evaluate_batch_generic(&plan, inputs, out);
     }
     Ok(())
@@ -647,10 +648,44 @@ fn evaluate_batch_generic(plan: &Plan, inputs: &[u64], out: &mut [u64]) {
     }
 }
 
-/// Whether [`evaluate_batch`] runs `c` as a specialised kernel.
+/// Whether [`evaluate_batch`] runs `c` as a specialised kernel (or on tables).
 #[doc(hidden)]
 pub fn has_kernel(c: &Cvt) -> bool {
-    batch_plan(c).is_ok_and(|p| kernels::try_run(&p, Isa::Baseline, &[], &mut []))
+    batch_plan(c)
+        .is_ok_and(|p| kernels::try_run(&p, &mut kernels::Slices { isa: Isa::Baseline, inputs: &[], out: &mut [] }))
+}
+
+/// [`evaluate_batch`] on the `n` consecutive inputs from `first` (wrapping),
+/// each result folded as it is made: `acc = fold(acc, input, result)`, and
+/// the final `acc` returned. No buffers: where the form has a kernel, the
+/// (inlined) fold is vectorised with the conversion, as a sweep's digest is.
+#[doc(hidden)]
+pub fn fold_range<F: Fn(u64, u64, u64) -> u64>(
+    c: &Cvt,
+    first: u64,
+    n: u64,
+    acc: u64,
+    fold: F,
+) -> Result<u64, EvalError> {
+    let plan = batch_plan(c)?;
+    let mut job = kernels::Fold { first, n, acc, f: fold };
+    if kernels::try_run(&plan, &mut job) {
+        return Ok(job.acc);
+    }
+    let kernels::Fold { mut acc, f: fold, .. } = job;
+    const SUB: u64 = 1 << 12;
+    let (mut inputs, mut out) = (vec![0u64; SUB as usize], vec![0u64; SUB as usize]);
+    for at in (0..n).step_by(SUB as usize) {
+        let m = (n - at).min(SUB) as usize;
+        for (j, x) in inputs[..m].iter_mut().enumerate() {
+            *x = first.wrapping_add(at + j as u64);
+        }
+        if !kernels::try_run(&plan, &mut kernels::Slices { isa: Isa::Best, inputs: &inputs[..m], out: &mut out[..m] }) {
+            evaluate_batch_generic(&plan, &inputs[..m], &mut out[..m]);
+        }
+        acc = inputs[..m].iter().zip(&out[..m]).fold(acc, |a, (&x, &r)| fold(a, x, r));
+    }
+    Ok(acc)
 }
 
 /// [`evaluate_batch`] keeping every result's full set.

@@ -1,0 +1,333 @@
+//! The batch kernels' lane rules, one generic type per shape; the format
+//! layouts, the rounding mode and the modifiers (.sat, .relu, .satfinite)
+//! are compile-time constants, so each form gets its own branch-free,
+//! vectorisable loop (`kernels::run`).
+//!
+//! Each rule is an instance of the fast engine's one rounding rule
+//! (`arith::round`): the result's quantum `q` is found from the value's top
+//! bit, the significand is cut at `q`, the decision is taken on the cut bits,
+//! and the code is `((q - qmin) << man_bits) + kept + away`, so a carry out
+//! of the significand moves into the exponent field by itself. Magnitude
+//! codes are monotone in the value, so .sat and overflow are comparisons of
+//! codes.
+
+use super::arith::Fl;
+use crate::format::{low_mask, Format};
+use crate::round::Mode;
+
+/// Rounding modes as compile-time constants.
+pub(super) const RN: u8 = 0;
+pub(super) const RZ: u8 = 1;
+pub(super) const RM: u8 = 2;
+pub(super) const RP: u8 = 3;
+/// Ties away from zero (.rna, tf32 only).
+pub(super) const RNA: u8 = 4;
+
+pub(super) fn mode_const(m: Mode) -> Option<u8> {
+    match m {
+        Mode::NearestEven => Some(RN),
+        Mode::TowardZero => Some(RZ),
+        Mode::Down => Some(RM),
+        Mode::Up => Some(RP),
+        Mode::NearestAway => Some(RNA),
+        Mode::Stochastic { .. } => None,
+    }
+}
+
+/// Modifier flags as compile-time constants (`P` of the float lanes).
+pub(super) const SAT: u8 = 1;
+pub(super) const RELU: u8 = 2;
+pub(super) const SATFINITE: u8 = 4;
+
+/// The layout constants of a float format, at compile time.
+const fn fl(f: u8) -> Fl {
+    Fl::new(&Format::ALL[f as usize].float_layout_const())
+}
+
+/// IEEE formats with subnormals, stored at bit 0: what the kernels assume.
+const fn plain_ieee(l: &Fl) -> bool {
+    l.has_inf() && l.subnormals && l.signed && l.shift == 0
+}
+
+#[inline(always)]
+fn sel(c: bool, a: u64, b: u64) -> u64 {
+    if c {
+        a
+    } else {
+        b
+    }
+}
+
+/// Cut `cut` (< 64) low bits off `sig`: the kept bits and whether mode `M`
+/// rounds away from zero (`round::decide`).
+#[inline(always)]
+fn cut_round<const M: u8>(neg: bool, sig: u64, cut: u32) -> (u64, bool) {
+    let kept = sig >> cut;
+    let rest = sig & ((1u64 << cut) - 1);
+    let half = (1u64 << cut) >> 1;
+    let inexact = rest != 0;
+    let away = match M {
+        RN => rest > half || (inexact && rest == half && kept & 1 == 1),
+        RNA => inexact && rest >= half,
+        RZ => false,
+        RM => neg && inexact,
+        _ => !neg && inexact,
+    };
+    (kept, away)
+}
+
+/// Overflow goes to infinity (IEEE 754 §7.4; `encode::fit`)?
+#[inline(always)]
+fn overflow_to_inf<const M: u8>(neg: bool) -> bool {
+    match M {
+        RN | RNA => true,
+        RZ => false,
+        RM => neg,
+        _ => !neg,
+    }
+}
+
+/// A source float code taken apart: sign, exponent and fraction fields.
+struct Fields {
+    neg: bool,
+    e: u64,
+    m: u64,
+}
+
+#[inline(always)]
+fn fields(s: &Fl, x: u64) -> Fields {
+    let code = x & low_mask(s.width);
+    let mag = code & !s.sign_bit;
+    Fields { neg: code & s.sign_bit != 0, e: mag >> s.man_bits, m: mag & low_mask(s.man_bits) }
+}
+
+/// The finite value of the fields as `sig × 2^exp`, and an upper bound of
+/// its top bit's exponent (exact for normals).
+#[inline(always)]
+fn value(s: &Fl, f: &Fields, flush: bool) -> (u64, i64, i64) {
+    let sub = f.e == 0;
+    let sig = sel(sub && flush, 0, f.m | sel(sub, 0, 1u64 << s.man_bits));
+    let field = f.e as i64 + sub as i64;
+    (sig, field - s.bias as i64 - s.man_bits as i64, field - s.bias as i64)
+}
+
+/// The code (no sign) of `n × 2^e`, `n < 2^(man_bits + 1)`, a value on
+/// `d`'s grid and in its range (`e >= d.qmin`).
+#[inline(always)]
+fn encode_exact(d: &Fl, n: u64, e: i64) -> u64 {
+    let top = 63 - n.leading_zeros() as i64;
+    // The leading bit of a normal adds one to the exponent field.
+    let normal = (((top + e + d.bias as i64 - 1) as u64) << d.man_bits)
+        .wrapping_add(n << (d.man_bits as i64 - top).clamp(0, 63) as u32);
+    let subnormal = n << (e - d.qmin as i64).clamp(0, 63) as u32;
+    sel(n == 0, 0, sel(top + e < d.emin as i64, subnormal, normal))
+}
+
+/// How NaN sources come out of a float→float lane (`NanPlan`, as data).
+#[derive(Clone, Copy)]
+pub(super) struct NanBits {
+    /// These bits (unshifted), unless `payload` or `copy`.
+    pub fixed: u64,
+    /// The source payload under the quiet bit (`NanPlan::Payload`).
+    pub payload: bool,
+    /// The source's sign, quiet bit and payload bits (`NanPlan::Copy`).
+    pub copy: bool,
+}
+
+impl NanBits {
+    #[inline(always)]
+    fn of(&self, s: &Fl, d: &Fl, f: &Fields) -> u64 {
+        let sign = sel(f.neg, d.sign_bit, 0);
+        let inf = d.exp_max << d.man_bits;
+        let low = f.m & (s.quiet_bit - 1);
+        let aligned =
+            if d.man_bits >= s.man_bits { low << (d.man_bits - s.man_bits) } else { low >> (s.man_bits - d.man_bits) };
+        let payload = sign | inf | d.quiet_bit | aligned;
+        let copy = sign | inf | sel(f.m & s.quiet_bit != 0, d.quiet_bit, 0) | (low & low_mask(d.man_bits));
+        sel(self.payload, payload, sel(self.copy, copy, self.fixed))
+    }
+}
+
+/// One lane of a form, applied over a slice by `kernels::run`.
+pub(super) trait Lane: Copy {
+    fn lane(&self, x: u64) -> u64;
+}
+
+/// Float → narrower float (f64→f32/f16/bf16, f32→f16/bf16/tf32) with the
+/// modifiers `P`; an f32 source may be flushed (.ftz); no result flush.
+#[derive(Clone, Copy)]
+pub(super) struct Narrow<const S: u8, const D: u8, const M: u8, const P: u8> {
+    pub flush: bool,
+    pub nan: NanBits,
+    /// .relu makes -0 +0 (the profile's answer).
+    pub relu_neg_zero: bool,
+    /// Bits of the register that count (tf32's open low bits are zero).
+    pub out_mask: u64,
+}
+
+impl<const S: u8, const D: u8, const M: u8, const P: u8> Lane for Narrow<S, D, M, P> {
+    #[inline(always)]
+    fn lane(&self, x: u64) -> u64 {
+        let (s, d) = const {
+            let (s, d) = (fl(S), fl(D));
+            // A source subnormal then lands on the destination's bottom quantum,
+            // so its top bit need not be found. tf32 is stored higher (shift).
+            assert!(plain_ieee(&s) && d.has_inf() && d.subnormals && d.signed);
+            assert!(s.prec >= d.prec && s.emin <= d.emin);
+            (s, d)
+        };
+        let f = fields(&s, x);
+        let (sig, exp, top) = value(&s, &f, self.flush);
+        let q = (top - (d.prec as i64 - 1)).max(d.qmin as i64);
+        // q >= exp here; past prec+1 bits everything is below half an ulp.
+        let cut = (q - exp).min(s.prec as i64 + 1) as u32;
+        let (kept, away) = cut_round::<M>(f.neg, sig, cut);
+        let code = (((q - d.qmin as i64) as u64) << d.man_bits) + kept + away as u64;
+        let inf = d.exp_max << d.man_bits;
+        let special = f.e == s.exp_max;
+        let nan = special && f.m != 0;
+        let bits = if P & SAT != 0 {
+            // Clamp to [0, 1]: NaN and every negative (-0 too) give +0.
+            let one = (d.bias as u64) << d.man_bits;
+            sel(nan || f.neg, 0, sel(special, inf, code).min(one))
+        } else {
+            let big = sel(P & SATFINITE == 0 && overflow_to_inf::<M>(f.neg), inf, d.max_code);
+            let finite = sel(code > d.max_code, big, code);
+            let mag = sel(special, sel(P & SATFINITE != 0, d.max_code, inf), finite);
+            let relu = P & RELU != 0 && f.neg && (mag != 0 || self.relu_neg_zero);
+            let bits = sel(relu, 0, mag | sel(f.neg, d.sign_bit, 0));
+            sel(nan, self.nan.of(&s, &d, &f), bits)
+        };
+        (bits << d.shift) & self.out_mask
+    }
+}
+
+/// Float → float where every value is exact in the destination (widening,
+/// same format), or rounded to an integral value first (`INT`: .rni .rzi
+/// .rmi .rpi), with .sat if `P` says so; an f32 source may be flushed.
+#[derive(Clone, Copy)]
+pub(super) struct Exact<const S: u8, const D: u8, const M: u8, const INT: bool, const P: u8> {
+    pub flush: bool,
+    pub nan: NanBits,
+}
+
+impl<const S: u8, const D: u8, const M: u8, const INT: bool, const P: u8> Lane for Exact<S, D, M, INT, P> {
+    #[inline(always)]
+    fn lane(&self, x: u64) -> u64 {
+        let (s, d) = const {
+            let (s, d) = (fl(S), fl(D));
+            assert!(plain_ieee(&s) && plain_ieee(&d) && d.prec >= s.prec && d.emin <= s.emin);
+            (s, d)
+        };
+        let f = fields(&s, x);
+        let (sig, exp, _) = value(&s, &f, self.flush);
+        let mag = if INT {
+            // Below 2^-1 everything is below half of the unit.
+            let (kept, away) = cut_round::<M>(f.neg, sig, (-exp).clamp(0, s.prec as i64 + 1) as u32);
+            encode_exact(&d, kept + away as u64, exp.max(0))
+        } else if S == D {
+            // Subnormals stay subnormal: the code itself, unless flushed.
+            sel(sig == 0, 0, (f.e << s.man_bits) | f.m)
+        } else {
+            encode_exact(&d, sig, exp)
+        };
+        let inf = d.exp_max << d.man_bits;
+        let special = f.e == s.exp_max;
+        let nan = special && f.m != 0;
+        if P & SAT != 0 {
+            let one = (d.bias as u64) << d.man_bits;
+            return sel(nan || f.neg, 0, sel(special, inf, mag).min(one));
+        }
+        let bits = sel(special, inf, mag) | sel(f.neg, d.sign_bit, 0);
+        sel(nan, self.nan.of(&s, &d, &f), bits)
+    }
+}
+
+/// Float → integer (rni, rzi, rmi, rpi; saturating), any integer width.
+#[derive(Clone, Copy)]
+pub(super) struct ToInt<const S: u8, const M: u8> {
+    pub flush: bool,
+    /// Largest positive result; largest magnitude of a negative result and its bits.
+    pub pos_max: u64,
+    pub neg_max: u64,
+    pub neg_limit: u64,
+    pub nan: u64,
+    pub mask: u64,
+}
+
+impl<const S: u8, const M: u8> Lane for ToInt<S, M> {
+    #[inline(always)]
+    fn lane(&self, x: u64) -> u64 {
+        let s = const {
+            let s = fl(S);
+            assert!(plain_ieee(&s) && s.prec < 63);
+            s
+        };
+        let f = fields(&s, x);
+        let (sig, exp, top) = value(&s, &f, self.flush);
+        let (kept, away) = cut_round::<M>(f.neg, sig, (-exp).clamp(0, s.prec as i64 + 1) as u32);
+        let mag = (kept << exp.clamp(0, 63) as u32) + away as u64;
+        // 2^64 and above (and ±Inf) saturate every destination.
+        let big = top >= 64 || f.e == s.exp_max;
+        let pos = sel(big || mag > self.pos_max, self.pos_max, mag);
+        let neg = sel(big || mag > self.neg_max, self.neg_limit, mag.wrapping_neg());
+        let r = sel(f.neg, neg, pos);
+        sel(f.e == s.exp_max && f.m != 0, self.nan, r) & self.mask
+    }
+}
+
+/// Integer (any width, signed or not) → float, with .sat if `P` says so.
+#[derive(Clone, Copy)]
+pub(super) struct FromInt<const D: u8, const M: u8, const P: u8> {
+    pub bits: u32,
+    pub signed: bool,
+}
+
+impl<const D: u8, const M: u8, const P: u8> Lane for FromInt<D, M, P> {
+    #[inline(always)]
+    fn lane(&self, x: u64) -> u64 {
+        let d = const {
+            let d = fl(D);
+            assert!(plain_ieee(&d) && d.qmin <= 0);
+            d
+        };
+        let v = x & low_mask(self.bits);
+        let neg = self.signed && (v >> (self.bits - 1)) & 1 == 1;
+        let mag = sel(neg, (v | !low_mask(self.bits)).wrapping_neg(), v);
+        let top = 63 - mag.leading_zeros() as i64;
+        let q = (top - (d.prec as i64 - 1)).max(d.qmin as i64);
+        let (kept, away) = cut_round::<M>(neg, mag, q.clamp(0, 63) as u32);
+        let code = (((q - d.qmin as i64) as u64) << d.man_bits) + (kept << (-q).clamp(0, 63) as u32) + away as u64;
+        if P & SAT != 0 {
+            // Integers are 0 or at least 1: clamped to [0, 1], never rounded to it.
+            let one = (d.bias as u64) << d.man_bits;
+            return sel(mag == 0 || neg, 0, code.min(one));
+        }
+        let inf = d.exp_max << d.man_bits;
+        let finite = sel(code > d.max_code, sel(overflow_to_inf::<M>(neg), inf, d.max_code), code);
+        sel(mag == 0, 0, finite | sel(neg, d.sign_bit, 0))
+    }
+}
+
+/// Integer → integer of sources narrower than 64 bits: wrap (keep the low
+/// bits) or, with .sat, clamp to the destination's range.
+#[derive(Clone, Copy)]
+pub(super) struct IntToInt<const SAT_: bool> {
+    /// Source width (< 64) and signedness.
+    pub bits: u32,
+    pub signed: bool,
+    /// The destination's range, within i64 (every source value is).
+    pub lo: i64,
+    pub hi: i64,
+    pub mask: u64,
+}
+
+impl<const SAT_: bool> Lane for IntToInt<SAT_> {
+    #[inline(always)]
+    fn lane(&self, x: u64) -> u64 {
+        let up = 64 - self.bits;
+        let v = if self.signed { ((x << up) as i64) >> up } else { (x & low_mask(self.bits)) as i64 };
+        let v = if SAT_ { v.clamp(self.lo, self.hi) } else { v };
+        v as u64 & self.mask
+    }
+}
