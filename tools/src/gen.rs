@@ -20,8 +20,8 @@ use crate::output::write_stdout;
 #[derive(Args)]
 pub struct GenArgs {
     /// Targets whose legal variants to generate (repeatable); `all`: every
-    /// target ptxas 13.5 knows (sm_75 … sm_121f). Each file's `# targets:`
-    /// line names the ones that accept its variant.
+    /// target ptxas 13.5 knows (sm_75 … sm_121f) that --ptx-version has.
+    /// Each file's `# targets:` line names the ones that accept its variant.
     #[arg(long = "target", default_values = ["sm_90"], value_parser = crate::options::parse_target_set)]
     targets: Vec<TargetSet>,
     /// PTX ISA version for legality (default: 9.5).
@@ -129,7 +129,7 @@ fn generate(a: &GenArgs) -> Result<(), String> {
         return Err("--json prints a summary on stdout: give --out a folder, not `-`".into());
     }
     let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
-    let variants = legal_variants_matching(&flatten_targets(&a.targets), version, &VariantFilter::new(&a.filters)?)?;
+    let variants = legal_variants_matching(&flatten_targets(&a.targets, version), version, &VariantFilter::new(&a.filters)?)?;
     if variants.is_empty() {
         return Err("no legal variant matches".into());
     }
