@@ -129,7 +129,8 @@ fn generate(a: &GenArgs) -> Result<(), String> {
         return Err("--json prints a summary on stdout: give --out a folder, not `-`".into());
     }
     let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
-    let variants = legal_variants_matching(&flatten_targets(&a.targets, version), version, &VariantFilter::new(&a.filters)?)?;
+    let variants =
+        legal_variants_matching(&flatten_targets(&a.targets, version), version, &VariantFilter::new(&a.filters)?)?;
     if variants.is_empty() {
         return Err("no legal variant matches".into());
     }
