@@ -8,19 +8,22 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptx_cvt::gen::{self, Level};
-use ptx_cvt::{Cvt, Profile, PtxVersion, Target};
+use ptx_cvt::{Cvt, Profile, PtxVersion};
 use rayon::prelude::*;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::common::{legal_variants_matching, write_atomic, VariantFilter};
+use crate::options::{flatten_targets, TargetSet};
 use crate::output::write_stdout;
 
 #[derive(Args)]
 pub struct GenArgs {
-    /// Targets whose legal variants to generate (repeatable).
-    #[arg(long = "target", default_values = ["sm_90"], value_parser = crate::parse_target)]
-    targets: Vec<Target>,
+    /// Targets whose legal variants to generate (repeatable); `all`: every
+    /// target ptxas 13.5 knows (sm_75 … sm_121f) that --ptx-version has.
+    /// Each file's `# targets:` line names the ones that accept its variant.
+    #[arg(long = "target", default_values = ["sm_90"], value_parser = crate::options::parse_target_set)]
+    targets: Vec<TargetSet>,
     /// PTX ISA version for legality (default: 9.5).
     #[arg(long, value_parser = crate::parse_version)]
     ptx_version: Option<PtxVersion>,
@@ -102,6 +105,8 @@ fn prepare_dir(a: &GenArgs, dir: &Path, names: &BTreeSet<String>) -> Result<Vec<
 struct Output {
     name: String,
     variant: Cvt,
+    /// The targets of the run that accept the variant.
+    targets: String,
     count: usize,
     text: String,
 }
@@ -124,7 +129,8 @@ fn generate(a: &GenArgs) -> Result<(), String> {
         return Err("--json prints a summary on stdout: give --out a folder, not `-`".into());
     }
     let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
-    let variants = legal_variants_matching(&a.targets, version, &VariantFilter::new(&a.filters)?)?;
+    let variants =
+        legal_variants_matching(&flatten_targets(&a.targets, version), version, &VariantFilter::new(&a.filters)?)?;
     if variants.is_empty() {
         return Err("no legal variant matches".into());
     }
@@ -148,7 +154,8 @@ fn generate(a: &GenArgs) -> Result<(), String> {
                     text.push('\n');
                 }
                 bar.inc(1);
-                Output { name: gen::file_name(c), variant: *c, count: lines.len(), text }
+                let targets = targets.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" ");
+                Output { name: gen::file_name(c), variant: *c, targets, count: lines.len(), text }
             })
             .collect()
     });
@@ -164,15 +171,16 @@ fn generate(a: &GenArgs) -> Result<(), String> {
     } else {
         fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let mut manifest = format!(
-            "# ptx-cvt vector manifest v1\n# semantics: {}\n# file\tvariant\tcases\tsha256\n",
+            "# ptx-cvt vector manifest v1\n# semantics: {}\n# file\tvariant\tcases\tsha256\ttargets\n",
             ptx_cvt::SEMANTICS_VERSION
         );
         for o in &outputs {
             write_atomic(&dir.join(&o.name), o.text.as_bytes())?;
             let hash = Sha256::digest(o.text.as_bytes());
             let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
-            manifest.push_str(&format!("{}\t{}\t{}\t{hex}\n", o.name, o.variant, o.count));
-            files.push(json!({"file": o.name, "variant": o.variant.to_string(), "cases": o.count, "sha256": hex}));
+            manifest.push_str(&format!("{}\t{}\t{}\t{hex}\t{}\n", o.name, o.variant, o.count, o.targets));
+            files.push(json!({"file": o.name, "variant": o.variant.to_string(), "cases": o.count, "sha256": hex,
+                              "targets": o.targets.split(' ').collect::<Vec<_>>()}));
         }
         write_atomic(&dir.join("MANIFEST"), manifest.as_bytes())?;
         for name in &stale {

@@ -84,7 +84,7 @@ enum Command {
     Explain(explain::ExplainArgs),
     /// Generate golden-vector files for every legal variant of the targets.
     ///
-    /// Example: `ptx-cvt gen --target sm_90 --target sm_100a --out vectors/compact`.
+    /// Example: `ptx-cvt gen --target all --out vectors/compact` (the committed vectors).
     /// Inputs come from the format table (specials, every destination boundary,
     /// exponent sweeps, seeded random values); each case line ends with its
     /// coverage class as a comment. Output is byte-identical for the same

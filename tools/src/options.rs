@@ -1,7 +1,54 @@
 //! Option values every command reads the same way: durations, thread
 //! counts, variant filters, the name of an input in messages.
 
-use ptx_cvt::Cvt;
+use ptx_cvt::{Cvt, PtxVersion, Target};
+
+/// Every target ptxas 13.5 knows, oldest first: what `--target all` means
+/// (it has no sm_101 and nothing older than sm_75).
+pub const PTXAS_TARGETS: [&str; 26] = [
+    "sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", "sm_103",
+    "sm_103a", "sm_103f", "sm_107", "sm_107a", "sm_107f", "sm_110", "sm_110a", "sm_110f", "sm_120", "sm_120a",
+    "sm_120f", "sm_121", "sm_121a", "sm_121f",
+];
+
+/// One `--target` value of a command that takes several.
+#[derive(Clone, Debug)]
+pub enum TargetSet {
+    One(Target),
+    /// `all`: [`PTXAS_TARGETS`], those the PTX ISA version knows.
+    All,
+}
+
+/// `--target sm_90` or `--target all` (clap value parser).
+pub fn parse_target_set(s: &str) -> Result<TargetSet, String> {
+    if s == "all" {
+        return Ok(TargetSet::All);
+    }
+    crate::parse_target(s).map(TargetSet::One).map_err(|e| format!("{e}; or `all`: every target ptxas 13.5 knows"))
+}
+
+/// The targets of repeated `--target` values at PTX ISA `version`, in
+/// order, each once. `all` leaves out targets newer than `version`; a
+/// target named alone is kept (and refused later, with a message).
+pub fn flatten_targets(sets: &[TargetSet], version: PtxVersion) -> Vec<Target> {
+    let mut out: Vec<Target> = Vec::new();
+    for set in sets {
+        let ts: Vec<Target> = match set {
+            TargetSet::One(t) => vec![*t],
+            TargetSet::All => PTXAS_TARGETS
+                .iter()
+                .map(|t| t.parse::<Target>().expect("a known target"))
+                .filter(|t| t.min_version().is_none_or(|m| m <= version))
+                .collect(),
+        };
+        for t in ts {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
 
 /// Longest duration an option accepts, in seconds (about 11.6 days).
 pub const MAX_SECONDS: f64 = 1e6;
