@@ -218,7 +218,7 @@ impl Decisions for Mutant {
             _ => ptx::scale_byte_shift(self, lane),
         }
     }
-    fn unscaled_code(&self) -> u64 {
+    fn unscaled_code(&self) -> u8 {
         match self {
             UnscaledReadsZero => 0,
             _ => ptx::unscaled_code(self),
@@ -436,7 +436,7 @@ impl Decisions for Recorder<'_> {
         self.asked(Decision::ScaleByteShift);
         ptx::scale_byte_shift(self, lane)
     }
-    fn unscaled_code(&self) -> u64 {
+    fn unscaled_code(&self) -> u8 {
         self.asked(Decision::UnscaledCode);
         ptx::unscaled_code(self)
     }

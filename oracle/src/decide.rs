@@ -245,7 +245,7 @@ pub trait Decisions {
     }
     /// The ue8m0 code that scales each lane of an s2f6x2 form without
     /// `.scaled::n2::ue8m0` (`scale-ue8m0` `[EMU]`, §5.14, §7.13).
-    fn unscaled_code(&self) -> u64 {
+    fn unscaled_code(&self) -> u8 {
         ptx::unscaled_code(self)
     }
     /// Whether a lane is divided by its scale (into a fixed-point `dst`)
@@ -467,7 +467,7 @@ pub mod ptx {
         8 * lane
     }
 
-    pub fn unscaled_code<D: Decisions + ?Sized>(_: &D) -> u64 {
+    pub fn unscaled_code<D: Decisions + ?Sized>(_: &D) -> u8 {
         // 2^0: NVIDIA's SASS for the unscaled spellings passes the constant scale 7f7f.
         127
     }

@@ -36,7 +36,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
             let shift = self.d.scale_byte_shift(lane);
             srcs[srcs.len() - 1].bits.checked_shr(shift).unwrap_or(0) & 0xff
         } else {
-            self.d.unscaled_code()
+            self.d.unscaled_code() as u64
         })
     }
 

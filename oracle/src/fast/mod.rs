@@ -328,7 +328,7 @@ impl<D: Decisions> Plan<D> {
                 self.mode
             };
             value <<= lb;
-            let out = match self.scale.code(ops, i) {
+            let out = match self.lane_code(ops, i) {
                 Some(code) => self.lane_scaled(bits, code, mode),
                 None => self.lane(bits, mode),
             };
