@@ -984,9 +984,15 @@ fn s2f6_scaled_and_ue5m3_forms() {
     run(&["eval", "cvt.rn.scaled::n2::ue8m0.bf16x2.s2f6x2", "7f80", "8585"]).expect_code(0).out_has("42fec300");
     run(&["explain", "cvt.rn.satfinite.s2f6x2.f32", "3f800000", "7fc00000"])
         .expect_code(0)
+        .out_has("(float→fixed-point)")
         .out_has("s2f6-nan")
         .out_has("round-to-fixed")
         .out_has("scale-ue8m0");
+    // A NaN scale byte is named as such, not as a NaN source (7fff: §7.12).
+    let nan_scale = run(&["explain", "cvt.rn.scaled::n2::ue8m0.bf16x2.s2f6x2", "7f80", "ff85"]);
+    nan_scale.expect_code(0).out_has("(fixed-point→float, each lane multiplied by its ue8m0 scale)");
+    nan_scale.out_has("scale byte ff (NaN) → 7fff");
+    assert!(!nan_scale.out.contains("NaN source"), "{}", nan_scale.out);
     let on107 = run(&["list", "--target", "sm_107f"]);
     on107.expect_code(0).out_has("cvt.rn.satfinite.ue5m3x2.f32\n").out_has("cvt.rn.scaled::n2::ue8m0.bf16x2.ue5m3x2\n");
     assert!(!on107.out.contains("s2f6x2"), "s2f6x2 is not on sm_107f");

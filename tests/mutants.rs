@@ -9,6 +9,7 @@ use std::cell::Cell;
 use ptx_cvt::decide::{ptx, Decision, Decisions, IntToInt, Special};
 use ptx_cvt::eval::evaluate_with;
 use ptx_cvt::fast::Plan;
+use ptx_cvt::format::Format;
 use ptx_cvt::policy::{Answers, NanOut, Question};
 use ptx_cvt::round::Mode;
 use ptx_cvt::{parse_case, AcceptSet, Case, Cvt, Profile, Rounding, Rule, Type};
@@ -59,6 +60,13 @@ mutants! {
     LanesSwapped "packed lanes swapped (a in the low half)";
     PackCDropped "cvt.pack drops c (the bits above the lanes stay zero)";
     PackCAtBit16 "cvt.pack puts c's bits from bit 16 up whatever the lane width";
+    ScaleBytesSwapped "the low scale byte scales the high lane";
+    UnscaledReadsZero "s2f6x2 forms without .scaled::n2::ue8m0 scale by code 00 (2^-127) instead of 2^0";
+    ScaleMultipliesIntoS2f6 "the scale multiplies into s2f6 too, instead of dividing";
+    ScaleNanGivesZero "a NaN scale byte (ff) gives 0 instead of NaN (bf16) or 7f (s2f6)";
+    NanToS2f6Zero "NaN → s2f6 gives 0 instead of 7f";
+    ReluZeroesS2f6Nan ".relu into s2f6 zeroes NaN too";
+    S2f6RangeSymmetric "s2f6 .satfinite clamps to [-127, 127] units instead of [-128, 127]";
 }
 
 use Mutant::*;
@@ -120,21 +128,14 @@ impl Decisions for Mutant {
     fn canonical_nan_keeps_sign(&self) -> bool {
         *self == NanSignKept || ptx::canonical_nan_keeps_sign(self)
     }
-    fn inf_source(&self, c: &Cvt, dst: ptx_cvt::format::Format, neg: bool) -> (Special, Rule) {
+    fn inf_source(&self, c: &Cvt, dst: Format, neg: bool) -> (Special, Rule) {
         let has_inf = dst.float_layout().is_some_and(|l| l.has_inf());
         match self {
             SatfinitePassesInf if has_inf => ptx::inf_source(self, &Cvt { satfinite: false, ..*c }, dst, neg),
             _ => ptx::inf_source(self, c, dst, neg),
         }
     }
-    fn overflow(
-        &self,
-        dst: ptx_cvt::format::Format,
-        satfinite: bool,
-        mode: Mode,
-        neg: bool,
-        away: bool,
-    ) -> (Special, Rule) {
+    fn overflow(&self, dst: Format, satfinite: bool, mode: Mode, neg: bool, away: bool) -> (Special, Rule) {
         match (self, ptx::overflow(self, dst, satfinite && *self != SatfinitePassesInf, mode, neg, away)) {
             (OverflowToMaxUnderRn, (Special::Inf { neg }, _)) if mode == Mode::NearestEven => {
                 (Special::Max { neg }, Rule::OverflowToMax)
@@ -145,10 +146,10 @@ impl Decisions for Mutant {
     fn sat_neg_zero_to_positive(&self) -> bool {
         *self != SatKeepsNegZero && ptx::sat_neg_zero_to_positive(self)
     }
-    fn drops_sign(&self, dst: ptx_cvt::format::Format) -> bool {
+    fn drops_sign(&self, dst: Format) -> bool {
         *self != Ue8m0UsesSign && ptx::drops_sign(self, dst)
     }
-    fn zero_code(&self, dst: ptx_cvt::format::Format) -> Option<u64> {
+    fn zero_code(&self, dst: Format) -> Option<u64> {
         // +0 is all zero bits in every float format.
         let code = ptx::zero_code(self, dst);
         if *self == NegZeroLosesSign {
@@ -209,6 +210,46 @@ impl Decisions for Mutant {
             PackCDropped => None,
             PackCAtBit16 => Some(16),
             _ => ptx::pack_c_shift(self, lane_bits),
+        }
+    }
+    fn scale_byte_shift(&self, lane: u32) -> u32 {
+        match self {
+            ScaleBytesSwapped => ptx::scale_byte_shift(self, lane ^ 1),
+            _ => ptx::scale_byte_shift(self, lane),
+        }
+    }
+    fn unscaled_code(&self) -> u8 {
+        match self {
+            UnscaledReadsZero => 0,
+            _ => ptx::unscaled_code(self),
+        }
+    }
+    fn scale_divides(&self, dst: Format) -> bool {
+        *self != ScaleMultipliesIntoS2f6 && ptx::scale_divides(self, dst)
+    }
+    fn scale_nan(&self, dst: Format, profile: Profile) -> (NanOut, Rule) {
+        match (self, ptx::scale_nan(self, dst, profile)) {
+            (ScaleNanGivesZero, (_, rule)) => (NanOut::Zero, rule),
+            (_, decided) => decided,
+        }
+    }
+    fn nan_to_fixed(&self, dst: Format) -> (NanOut, Rule) {
+        match (self, ptx::nan_to_fixed(self, dst)) {
+            (NanToS2f6Zero, (_, rule)) => (NanOut::Zero, rule),
+            (_, decided) => decided,
+        }
+    }
+    fn relu_zeroes_fixed(&self, c: &Cvt, nan: bool) -> bool {
+        match self {
+            ReluZeroesS2f6Nan => c.relu,
+            _ => ptx::relu_zeroes_fixed(self, c, nan),
+        }
+    }
+    fn fixed_range(&self, dst: Format) -> (i64, i64) {
+        let (lo, hi) = ptx::fixed_range(self, dst);
+        match self {
+            S2f6RangeSymmetric => (-hi, hi),
+            _ => (lo, hi),
         }
     }
 }
@@ -339,18 +380,11 @@ impl Decisions for Recorder<'_> {
         self.asked(Decision::CanonicalNanSign);
         ptx::canonical_nan_keeps_sign(self)
     }
-    fn inf_source(&self, c: &Cvt, dst: ptx_cvt::format::Format, neg: bool) -> (Special, Rule) {
+    fn inf_source(&self, c: &Cvt, dst: Format, neg: bool) -> (Special, Rule) {
         self.asked(Decision::InfSource);
         ptx::inf_source(self, c, dst, neg)
     }
-    fn overflow(
-        &self,
-        dst: ptx_cvt::format::Format,
-        satfinite: bool,
-        mode: Mode,
-        neg: bool,
-        away: bool,
-    ) -> (Special, Rule) {
+    fn overflow(&self, dst: Format, satfinite: bool, mode: Mode, neg: bool, away: bool) -> (Special, Rule) {
         self.asked(Decision::Overflow);
         ptx::overflow(self, dst, satfinite, mode, neg, away)
     }
@@ -358,11 +392,11 @@ impl Decisions for Recorder<'_> {
         self.asked(Decision::SatNegZero);
         ptx::sat_neg_zero_to_positive(self)
     }
-    fn drops_sign(&self, dst: ptx_cvt::format::Format) -> bool {
+    fn drops_sign(&self, dst: Format) -> bool {
         self.asked(Decision::DropsSign);
         ptx::drops_sign(self, dst)
     }
-    fn zero_code(&self, dst: ptx_cvt::format::Format) -> Option<u64> {
+    fn zero_code(&self, dst: Format) -> Option<u64> {
         self.asked(Decision::ZeroCode);
         ptx::zero_code(self, dst)
     }
@@ -397,6 +431,34 @@ impl Decisions for Recorder<'_> {
     fn pack_c_shift(&self, lane_bits: u32) -> Option<u32> {
         self.asked(Decision::PackCShift);
         ptx::pack_c_shift(self, lane_bits)
+    }
+    fn scale_byte_shift(&self, lane: u32) -> u32 {
+        self.asked(Decision::ScaleByteShift);
+        ptx::scale_byte_shift(self, lane)
+    }
+    fn unscaled_code(&self) -> u8 {
+        self.asked(Decision::UnscaledCode);
+        ptx::unscaled_code(self)
+    }
+    fn scale_divides(&self, dst: Format) -> bool {
+        self.asked(Decision::ScaleDivides);
+        ptx::scale_divides(self, dst)
+    }
+    fn scale_nan(&self, dst: Format, profile: Profile) -> (NanOut, Rule) {
+        self.asked(Decision::ScaleNan);
+        ptx::scale_nan(self, dst, profile)
+    }
+    fn nan_to_fixed(&self, dst: Format) -> (NanOut, Rule) {
+        self.asked(Decision::NanToFixed);
+        ptx::nan_to_fixed(self, dst)
+    }
+    fn relu_zeroes_fixed(&self, c: &Cvt, nan: bool) -> bool {
+        self.asked(Decision::ReluZeroesFixed);
+        ptx::relu_zeroes_fixed(self, c, nan)
+    }
+    fn fixed_range(&self, dst: Format) -> (i64, i64) {
+        self.asked(Decision::FixedRange);
+        ptx::fixed_range(self, dst)
     }
 }
 

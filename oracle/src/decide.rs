@@ -115,6 +115,13 @@ decisions! {
     DestSignExtends "dest_sign_extends";
     SourceLane "source_lane";
     PackCShift "pack_c_shift";
+    ScaleByteShift "scale_byte_shift";
+    UnscaledCode "unscaled_code";
+    ScaleDivides "scale_divides";
+    ScaleNan "scale_nan";
+    NanToFixed "nan_to_fixed";
+    ReluZeroesFixed "relu_zeroes_fixed";
+    FixedRange "fixed_range";
 }
 
 /// The decisions of a `cvt` semantics. Every method has the oracle's answer
@@ -230,6 +237,43 @@ pub trait Decisions {
     /// of `lane_bits`; `None` if `c` is not used (`pack-c-bits` `[PTX]`, §5.13).
     fn pack_c_shift(&self, lane_bits: u32) -> Option<u32> {
         ptx::pack_c_shift(self, lane_bits)
+    }
+    /// `.scaled::n2::ue8m0`: the bit of the `scale` operand where the ue8m0
+    /// byte of lane `lane` (0 = low) starts (`scale-ue8m0` `[EMU]`, §5.14, §7.13).
+    fn scale_byte_shift(&self, lane: u32) -> u32 {
+        ptx::scale_byte_shift(self, lane)
+    }
+    /// The ue8m0 code that scales each lane of an s2f6x2 form without
+    /// `.scaled::n2::ue8m0` (`scale-ue8m0` `[EMU]`, §5.14, §7.13).
+    fn unscaled_code(&self) -> u8 {
+        ptx::unscaled_code(self)
+    }
+    /// Whether a lane is divided by its scale (into a fixed-point `dst`)
+    /// rather than multiplied (into bf16) (`scale-ue8m0` `[EMU]`, §5.14).
+    fn scale_divides(&self, dst: Format) -> bool {
+        ptx::scale_divides(self, dst)
+    }
+    /// What a lane scaled by the NaN code `ff` becomes (`scale-nan` `[OPEN]`,
+    /// §5.14, §7.12), and the rule. In a fixed-point `dst` (no NaN),
+    /// [`NanOut::MaxNorm`] is its largest code and [`NanOut::Zero`] is 0.
+    fn scale_nan(&self, dst: Format, profile: Profile) -> (NanOut, Rule) {
+        ptx::scale_nan(self, dst, profile)
+    }
+    /// What a NaN source becomes in a fixed-point `dst` (`s2f6-nan` `[OPEN]`,
+    /// §5.14, §7.11), as in [`Decisions::scale_nan`], and the rule.
+    fn nan_to_fixed(&self, dst: Format) -> (NanOut, Rule) {
+        ptx::nan_to_fixed(self, dst)
+    }
+    /// Whether `c`'s `.relu` turns a negative source (−Inf included) of a
+    /// fixed-point lane into 0, or, with `nan`, a NaN source (`relu` `[PTX]`,
+    /// `s2f6-nan` `[OPEN]`, §5.14: negatives yes, NaN no).
+    fn relu_zeroes_fixed(&self, c: &Cvt, nan: bool) -> bool {
+        ptx::relu_zeroes_fixed(self, c, nan)
+    }
+    /// The range `.satfinite` clamps a fixed-point `dst` to, in units of its
+    /// last fraction bit, ±Inf included (`s2f6-satfinite` `[EMU]`, §5.14, §7.13).
+    fn fixed_range(&self, dst: Format) -> (i64, i64) {
+        ptx::fixed_range(self, dst)
     }
 }
 
@@ -416,6 +460,40 @@ pub mod ptx {
 
     pub fn pack_c_shift<D: Decisions + ?Sized>(_: &D, lane_bits: u32) -> Option<u32> {
         Some(2 * lane_bits)
+    }
+
+    pub fn scale_byte_shift<D: Decisions + ?Sized>(_: &D, lane: u32) -> u32 {
+        // The NVIDIA SASS and the CuTe DSL round trip: the high byte scales the high lane.
+        8 * lane
+    }
+
+    pub fn unscaled_code<D: Decisions + ?Sized>(_: &D) -> u8 {
+        // 2^0: NVIDIA's SASS for the unscaled spellings passes the constant scale 7f7f.
+        127
+    }
+
+    pub fn scale_divides<D: Decisions + ?Sized>(_: &D, dst: Format) -> bool {
+        dst.fixed_frac_bits().is_some()
+    }
+
+    pub fn scale_nan<D: Decisions + ?Sized>(_: &D, dst: Format, profile: Profile) -> (NanOut, Rule) {
+        if dst.fixed_frac_bits().is_some() {
+            (NanOut::MaxNorm, Rule::ScaleNan)
+        } else {
+            profile.canonical_nan(Rule::ScaleNan)
+        }
+    }
+
+    pub fn nan_to_fixed<D: Decisions + ?Sized>(_: &D, _dst: Format) -> (NanOut, Rule) {
+        (NanOut::MaxNorm, Rule::FixedNan)
+    }
+
+    pub fn relu_zeroes_fixed<D: Decisions + ?Sized>(_: &D, c: &Cvt, nan: bool) -> bool {
+        c.relu && !nan
+    }
+
+    pub fn fixed_range<D: Decisions + ?Sized>(_: &D, dst: Format) -> (i64, i64) {
+        dst.fixed_units().expect("a fixed-point destination")
     }
 
     /// The range of an integer type (at most 64 bits).

@@ -46,13 +46,13 @@ pub fn run(a: ExplainArgs) -> u8 {
                 .collect();
             say!(
                 "{}",
-                json!({"instruction": c.to_string(), "family": c.family().describe(), "profile": a.opts.profile.name(),
+                json!({"instruction": c.to_string(), "family": c.describe_family(), "profile": a.opts.profile.name(),
                        "legality": legality, "input": o.inputs_text(), "steps": steps,
                        "result": o.accept.to_string(), "result_meaning": describe_set(&c, &o.accept)})
             );
             return Ok(());
         }
-        say!("instruction {c}  ({})", c.family().describe());
+        say!("instruction {c}  ({})", c.describe_family());
         say!("profile     {}", a.opts.profile);
         say!("legality    {legality}");
         say!("steps");

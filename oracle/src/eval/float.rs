@@ -59,15 +59,21 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     }
 
     pub(super) fn nan(&mut self, out: NanOut, rule: Rule, n: &Nan) -> TypeResult {
+        self.nan_from(out, rule, n, None)
+    }
+
+    /// The NaN answer `out` for the NaN `n`, which came `from` there (a
+    /// source operand if `None`), as the trace shows it.
+    pub(super) fn nan_from(&mut self, out: NanOut, rule: Rule, n: &Nan, from: Option<&str>) -> TypeResult {
         let d = self.dformat();
         let l = d.float_layout().unwrap();
         let r = match out {
             NanOut::Zero => {
-                note!(self, rule, "NaN → +0");
+                note!(self, rule, format!("{} → +0", from.unwrap_or("NaN")));
                 return TypeResult::Bits(self.special(Special::Zero));
             }
             NanOut::MaxNorm => {
-                note!(self, rule, "NaN → +MAX_NORM");
+                note!(self, rule, format!("{} → +MAX_NORM", from.unwrap_or("NaN")));
                 return TypeResult::Bits(self.special(Special::Max { neg: false }));
             }
             NanOut::Any(_) => TypeResult::AnyNan,
@@ -92,7 +98,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
             TypeResult::AnyNan => "any NaN".to_string(),
             TypeResult::Bits(b) => fmt_hex(*b, d.container_bits()),
         };
-        note!(self, rule, format!("NaN source → {shown}"));
+        note!(self, rule, format!("{} → {shown}", from.unwrap_or("NaN source")));
         r
     }
 

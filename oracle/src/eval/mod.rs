@@ -310,7 +310,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
                 self.mode = Mode::Stochastic { rbits: value, width };
                 note!(self, Rule::RoundStochastic, format!("random bits {value:#x} ({width} bits) for this lane"));
             }
-            self.scale = scale::lane_code(c, srcs, i);
+            self.scale = self.lane_code(srcs, i);
             let v = self.decode(bits);
             outs.push(self.convert(&v));
             if self.tracing {

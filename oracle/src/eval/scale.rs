@@ -14,27 +14,32 @@ use super::{Ctx, Event, TypeResult};
 use crate::decide::Decisions;
 use crate::encode;
 use crate::exact::{Dyadic, Nan, Value};
-use crate::instr::Cvt;
 use crate::operand::{fmt_hex, Operand};
-use crate::policy::Rule;
+use crate::policy::{NanOut, Rule};
 use crate::round::{round, Grid};
 
 /// The ue8m0 code that means NaN.
 const NAN_CODE: u64 = 0xff;
-/// The ue8m0 code of 2^0.
-pub(crate) const UNIT_CODE: u64 = 127;
-
-/// The ue8m0 code that scales lane `lane` (0 = low) of `c`, if the form scales
-/// its lanes: the lane's byte of the last operand, or 2^0 for the s2f6x2
-/// forms without `.scaled::n2::ue8m0`.
-pub(super) fn lane_code(c: &Cvt, srcs: &[Operand], lane: u32) -> Option<u64> {
-    if !c.lane_scale() {
-        return None;
-    }
-    Some(if c.scaled { (srcs[srcs.len() - 1].bits >> (8 * lane)) & 0xff } else { UNIT_CODE })
-}
+/// The ue8m0 code of 2^0 (the format's bias).
+const UNIT_CODE: u64 = 127;
 
 impl<D: Decisions + ?Sized> Ctx<'_, D> {
+    /// The ue8m0 code that scales lane `lane` (0 = low), if the form scales
+    /// its lanes: the lane's byte of the last operand, or the unit code of
+    /// the s2f6x2 forms without `.scaled::n2::ue8m0`.
+    pub(super) fn lane_code(&self, srcs: &[Operand], lane: u32) -> Option<u64> {
+        let c = self.c;
+        if !c.lane_scale() {
+            return None;
+        }
+        Some(if c.scaled {
+            let shift = self.d.scale_byte_shift(lane);
+            srcs[srcs.len() - 1].bits.checked_shr(shift).unwrap_or(0) & 0xff
+        } else {
+            self.d.unscaled_code() as u64
+        })
+    }
+
     /// Convert one lane scaled by the ue8m0 `code`: multiply into bf16, divide into s2f6.
     pub(super) fn convert_scaled(&mut self, v: &Value, code: u64) -> TypeResult {
         let to_fixed = self.dst.fixed_frac_bits().is_some();
@@ -43,7 +48,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         }
         let k = code as i64 - UNIT_CODE as i64;
         let event = if k == 0 { Event::ScaleOne } else { Event::ScaleOther };
-        let k = if to_fixed { -k } else { k };
+        let k = if self.d.scale_divides(self.dst) { -k } else { k };
         let v = match v {
             Value::Num { neg, mag } if !mag.is_zero() => Value::num(*neg, Dyadic::new(mag.sig.clone(), mag.exp + k)),
             other => other.clone(),
@@ -70,14 +75,14 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     }
 
     fn scale_nan(&mut self, to_fixed: bool) -> TypeResult {
+        let (out, rule) = self.d.scale_nan(self.dst, self.profile);
         if to_fixed {
-            let bits = self.fixed_code(self.dst.fixed_units().unwrap().1);
-            note!(self, Rule::ScaleNan, format!("scale byte ff (NaN) → {}", fmt_hex(bits, 8)));
+            let bits = self.fixed_nan_code(out);
+            note!(self, rule, format!("scale byte ff (NaN) → {}", fmt_hex(bits, self.dst.container_bits())));
             return TypeResult::Bits(bits);
         }
-        let (out, rule) = self.profile.canonical_nan(Rule::ScaleNan);
         let nan = Nan { neg: false, quiet: true, payload: 0, payload_bits: 0 };
-        self.nan(out, rule, &nan)
+        self.nan_from(out, rule, &nan, Some("scale byte ff (NaN)"))
     }
 
     /// The two's-complement code of `units` (in range) in the fixed-point destination.
@@ -85,20 +90,35 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         encode::wrap(&Integer::from(units), self.dst.container_bits())
     }
 
+    /// The code a NaN answer gives in the fixed-point destination, which has no NaN.
+    fn fixed_nan_code(&self, out: NanOut) -> u64 {
+        match out {
+            NanOut::Zero => 0,
+            NanOut::MaxNorm => self.fixed_code(self.dst.fixed_units().unwrap().1),
+            other => unreachable!("a fixed-point lane has no NaN: {other:?}"),
+        }
+    }
+
     /// Into a fixed-point lane: NaN, .relu, round once to 2^-f, clamp (.satfinite).
     fn convert_to_fixed(&mut self, v: &Value) -> TypeResult {
         let d = self.dst;
         let f = d.fixed_frac_bits().unwrap();
-        let (lo, hi) = d.fixed_units().unwrap();
+        let (lo, hi) = self.d.fixed_range(d);
+        let relu_zeroes = match v {
+            Value::Nan(_) => self.d.relu_zeroes_fixed(self.c, true),
+            Value::Inf { neg } => *neg && self.d.relu_zeroes_fixed(self.c, false),
+            Value::Num { neg, mag } => *neg && !mag.is_zero() && self.d.relu_zeroes_fixed(self.c, false),
+        };
+        if relu_zeroes {
+            note!(self, Rule::Relu, format!("{v} → +0"));
+            return TypeResult::Bits(0);
+        }
         let (neg, mag) = match v {
             Value::Nan(_) => {
-                let bits = self.fixed_code(hi);
-                note!(self, Rule::FixedNan, format!("NaN → {}", fmt_hex(bits, d.container_bits())));
+                let (out, rule) = self.d.nan_to_fixed(d);
+                let bits = self.fixed_nan_code(out);
+                note!(self, rule, format!("NaN → {}", fmt_hex(bits, d.container_bits())));
                 return TypeResult::Bits(bits);
-            }
-            Value::Inf { neg } if self.c.relu && *neg => {
-                note!(self, Rule::Relu, "-inf → +0");
-                return TypeResult::Bits(0);
             }
             Value::Inf { neg } => {
                 let units = if *neg { lo } else { hi };
@@ -107,10 +127,6 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
             }
             Value::Num { neg, mag } => (*neg, mag),
         };
-        if self.c.relu && neg && !mag.is_zero() {
-            note!(self, Rule::Relu, format!("-{mag} → +0"));
-            return TypeResult::Bits(0);
-        }
         let r = round(neg, mag, Grid::fixed(f), self.mode);
         self.note_rounding(Rule::RoundToFixed, neg, mag, &r);
         let units = r.mag.scaled_to(-(f as i64));

@@ -189,6 +189,8 @@ pub struct Plan<D = Ptx> {
     dst_width: u32,
     dst_mask: u64,
     dst_signed_int: bool,
+    /// The lane scale and the s2f6 rules (fast/scaled.rs).
+    scale: scaled::ScalePlan,
 }
 
 fn int_range(bits: u32, signed: bool) -> (i128, i128) {
@@ -293,6 +295,7 @@ impl<D: Decisions> Plan<D> {
             dst_width,
             dst_mask,
             dst_signed_int,
+            scale: scaled::ScalePlan::new(c, &d, profile),
             d,
         }
     }
@@ -327,7 +330,7 @@ impl<D: Decisions> Plan<D> {
                 self.mode
             };
             value <<= lb;
-            let out = match scaled::lane_code(c, ops, i) {
+            let out = match self.lane_code(ops, i) {
                 Some(code) => self.lane_scaled(bits, code, mode),
                 None => self.lane(bits, mode),
             };

@@ -278,6 +278,19 @@ impl Cvt {
     pub fn is_evaluated(&self) -> bool {
         self.dtype.is_evaluated() && self.atype.is_evaluated()
     }
+    /// How `explain` names the conversion: its [`Family`], except the s2f6
+    /// forms (fixed-point, not integer) and the scaled forms (docs/semantics.md §5.14).
+    pub fn describe_family(&self) -> &'static str {
+        let fixed = |t: Type| t.format().fixed_frac_bits().is_some();
+        match (fixed(self.atype), fixed(self.dtype), self.scaled) {
+            (_, true, false) => "float→fixed-point",
+            (_, true, true) => "float→fixed-point, each lane divided by its ue8m0 scale",
+            (true, _, false) => "fixed-point→float",
+            (true, _, true) => "fixed-point→float, each lane multiplied by its ue8m0 scale",
+            (false, false, true) => "float→float, each lane multiplied by its ue8m0 scale",
+            (false, false, false) => self.family().describe(),
+        }
+    }
     /// Whether each lane is scaled by a ue8m0 factor: the `.scaled::n2::ue8m0`
     /// forms, and the s2f6x2 forms without it (factor 1, docs/semantics.md §5.14).
     pub fn lane_scale(&self) -> bool {
