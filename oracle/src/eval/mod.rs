@@ -67,7 +67,7 @@ impl Outcome {
 /// Evaluate `c` on its operands, writing a register of `dst_width` bits,
 /// with the trace of every rule that fired.
 pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> Result<Outcome, EvalError> {
-    evaluate_inner(c, srcs, dst_width, profile, &Ptx)
+    evaluate_with(c, srcs, dst_width, profile, &Ptx)
 }
 
 /// What the destination register may hold: [`evaluate`]'s set and errors,
@@ -75,17 +75,6 @@ pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> 
 pub fn evaluate_accept(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> Result<AcceptSet, EvalError> {
     check_case(c, srcs, dst_width)?;
     Ok(explore(c, srcs, dst_width, profile, &Ptx, false).accept)
-}
-
-fn evaluate_inner<D: Decisions + ?Sized>(
-    c: &Cvt,
-    srcs: &[Operand],
-    dst_width: u32,
-    profile: Profile,
-    decisions: &D,
-) -> Result<Outcome, EvalError> {
-    check_case(c, srcs, dst_width)?;
-    Ok(explore(c, srcs, dst_width, profile, decisions, true))
 }
 
 /// Operand count, legality for the registers, packed operand widths: in this order.
@@ -196,7 +185,8 @@ pub fn evaluate_with<D: Decisions + ?Sized>(
     profile: Profile,
     decisions: &D,
 ) -> Result<Outcome, EvalError> {
-    evaluate_inner(c, srcs, dst_width, profile, decisions)
+    check_case(c, srcs, dst_width)?;
+    Ok(explore(c, srcs, dst_width, profile, decisions, true))
 }
 
 /// The result at the destination type's width, before register extension.
