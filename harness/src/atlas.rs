@@ -260,10 +260,14 @@ pub fn parse_block_line(line: &str) -> Result<(u64, u64), String> {
     }
 }
 
-/// What an atlas folder holds, per source width: `8: all 99, 16: all 263, 32: 10 of 341`.
+/// What an atlas folder holds, per total source width: `8: all 99, 16: all 263, 32: 10 of 341`
+/// (every width some variant has: 24 for the scaled e2m1x2 forms).
 pub fn coverage(have: &[Cvt]) -> String {
     let all = variants(MAX_BITS);
-    [8, 16, 32]
+    let mut widths: Vec<u32> = all.iter().map(|c| Space::of(c).bits).collect();
+    widths.sort_unstable();
+    widths.dedup();
+    widths
         .iter()
         .map(|&b| {
             let n = all.iter().filter(|c| Space::of(c).bits == b).count();
