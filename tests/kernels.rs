@@ -101,16 +101,70 @@ fn mix(acc: u64, x: u64, r: u64) -> u64 {
 
 #[test]
 fn every_atlas_variant_has_a_batch_path() {
-    // The `.scaled::n2::ue8m0` bf16x2 forms (two operands: the pair and its
-    // scale bytes) still take the lane path: a known gap, listed in
-    // BENCHMARKS.md. Every other atlas variant must have a batch path.
-    let (scaled, missing): (Vec<String>, Vec<String>) = atlas::variants(atlas::MAX_BITS)
-        .iter()
-        .filter(|c| !fast::has_kernel(c))
-        .map(|c| c.to_string())
-        .partition(|s| s.contains(".scaled::n2::ue8m0."));
+    let missing: Vec<String> =
+        atlas::variants(atlas::MAX_BITS).iter().filter(|c| !fast::has_kernel(c)).map(|c| c.to_string()).collect();
     assert!(missing.is_empty(), "no kernel or table for: {}", missing.join(" "));
-    assert_eq!(scaled.len(), 20, "the scaled forms without a batch path changed: {scaled:?}");
+}
+
+/// The `.scaled::n2::ue8m0` pair forms (operands `a` and `scale`; input
+/// number `a << 16 | scale`): `fold_range` on the lookup tables against the
+/// lane path, for `PAIRS` structured pairs `a` (every one of 8 bits) each with every `scale` (so
+/// every pair of scale bytes, 00, 01, 7f, 80, fe and ff among them).
+#[test]
+fn scaled_pair_tables_equal_the_lane_path() {
+    const PAIRS: u64 = 64;
+    let all: Vec<Cvt> = atlas::variants(atlas::MAX_BITS).into_iter().filter(|c| c.scaled).collect();
+    let names: Vec<String> = all.iter().map(|c| c.to_string()).collect();
+    assert_eq!(all.len(), 24, "the scaled pair forms of the atlas changed: {names:?}");
+    let next = AtomicUsize::new(0);
+    let fails = Mutex::new(Vec::<String>::new());
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(c) = all.get(i) else { break };
+                assert!(fast::has_kernel(c), "{c}: no table");
+                let widths = instr::shape(c).srcs;
+                assert_eq!((widths.len(), widths[1]), (2, 16), "{c}: operands");
+                let a_mask = (1u64 << widths[0]) - 1;
+                let mut rng = Rng::new(0x5343_4c44 ^ i as u64);
+                let bounds = gen::boundary_values(c);
+                // Every pair of a narrow source (e2m1x2), else structured ones.
+                let pairs: Vec<u64> = if a_mask < PAIRS * 4 {
+                    (0..=a_mask).collect()
+                } else {
+                    [0, a_mask]
+                        .into_iter()
+                        .chain((2..PAIRS).map(|_| structured(c, &bounds, &mut rng) & a_mask))
+                        .collect()
+                };
+                let mut bad = Vec::new();
+                for a in pairs {
+                    let first = a << 16;
+                    let got = fast::fold_range(c, first, 1 << 16, 7, mix).unwrap();
+                    let want = (first..first + (1 << 16)).fold(7, |acc, x| mix(acc, x, lane(c, x)));
+                    if got != want {
+                        // Name the first differing input.
+                        let x = (0..1u64 << 16)
+                            .map(|s| first | s)
+                            .find(|&x| fast::fold_range(c, x, 1, 0, mix).unwrap() != mix(0, x, lane(c, x)))
+                            .unwrap_or(first);
+                        bad.push(format!("{c}: a={a:04x} scale={:04x}", x & 0xffff));
+                    }
+                }
+                fails.lock().unwrap().extend(bad);
+            });
+        }
+    });
+    let fails = fails.into_inner().unwrap();
+    assert!(fails.is_empty(), "{} differences, e.g.:\n{}", fails.len(), fails[..fails.len().min(20)].join("\n"));
+}
+
+/// The lane path of a scaled pair form on input number `x`.
+fn lane(c: &Cvt, x: u64) -> u64 {
+    let ops = [Operand { bits: x >> 16, width: c.atype.bits() }, Operand { bits: x & 0xffff, width: 16 }];
+    fast::evaluate(c, &ops, 32).unwrap().representative()
 }
 
 #[test]

@@ -85,13 +85,14 @@ pub fn variants(max_bits: u32) -> Vec<Cvt> {
 pub fn fast_digest(c: &Cvt, start: u64, end: u64) -> u64 {
     let space = Space::of(c);
     let dst = c.dtype.bits();
-    if space.widths.len() > 1 {
-        // Several operands: the generic lane path, one plan for the range.
+    if space.widths.len() > 1 && !fast::has_kernel(c) {
+        // Several operands, no batch path: the generic lane path, one plan for the range.
         let plan = Plan::new(c, space.widths[0], dst).expect("atlas variants are legal at natural widths");
         return (start..end)
             .fold(0u64, |d, x| d.wrapping_add(digest_term(x, plan.eval(&space.operands(x)).representative())));
     }
-    // The digest folded into the conversion (vectorised with it where the form has a kernel).
+    // The digest folded into the conversion (vectorised with it where the form
+    // has a kernel); the scaled pair forms number inputs as the space does.
     fast::fold_range(c, start, end - start, 0, |d, x, r| d.wrapping_add(digest_term(x, r)))
         .expect("atlas variants are legal at natural widths")
 }
@@ -259,10 +260,14 @@ pub fn parse_block_line(line: &str) -> Result<(u64, u64), String> {
     }
 }
 
-/// What an atlas folder holds, per source width: `8: all 99, 16: all 263, 32: 10 of 341`.
+/// What an atlas folder holds, per total source width: `8: all 99, 16: all 263, 32: 10 of 341`
+/// (every width some variant has: 24 for the scaled e2m1x2 forms).
 pub fn coverage(have: &[Cvt]) -> String {
     let all = variants(MAX_BITS);
-    [8, 16, 32]
+    let mut widths: Vec<u32> = all.iter().map(|c| Space::of(c).bits).collect();
+    widths.sort_unstable();
+    widths.dedup();
+    widths
         .iter()
         .map(|&b| {
             let n = all.iter().filter(|c| Space::of(c).bits == b).count();

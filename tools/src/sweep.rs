@@ -432,8 +432,8 @@ pub fn run(a: SweepArgs) -> u8 {
 /// The digest over `[start, end)`, evaluated in parallel; nothing kept.
 fn plain_sweep(c: &Cvt, start: u128, end: u128, bar: &ProgressBar) -> u64 {
     let chunks = (end - start).div_ceil(CHUNK as u128) as u64;
-    if Space::of(c).widths.len() > 1 {
-        // Several operands: the lane path over input numbers (harness::atlas).
+    if Space::of(c).widths.len() > 1 && !fast::has_kernel(c) {
+        // Several operands, no batch path: the lane path over input numbers (harness::atlas).
         return (0..chunks)
             .into_par_iter()
             .map(|i| {

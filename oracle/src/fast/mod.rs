@@ -362,6 +362,17 @@ impl<D: Decisions> Plan<D> {
         self.eval(&[Operand { bits: a, width: self.c.atype.bits() }])
     }
 
+    /// Evaluate on an input number of the fold path: the source bits, or
+    /// for a scaled pair form ([`fold_plan`]) the pair above its 16-bit scale.
+    #[inline(always)]
+    pub(super) fn eval_input(&self, x: u64) -> FastResult {
+        if !self.c.scaled {
+            return self.eval1(x);
+        }
+        let a = Operand { bits: x >> SCALE_BITS, width: self.c.atype.bits() };
+        self.eval(&[a, Operand { bits: x & width_mask(SCALE_BITS), width: SCALE_BITS }])
+    }
+
     /// Place a scalar (or tf32) type-width result in the destination register (docs/semantics.md §4).
     #[inline(always)]
     fn finish_scalar(&self, r: LaneOut) -> FastResult {
@@ -620,6 +631,20 @@ fn batch_plan(c: &Cvt) -> Result<Plan, EvalError> {
     Plan::new(c, shape.srcs[0], c.dtype.bits())
 }
 
+/// Width of the `scale` operand of `.scaled::n2::ue8m0` forms (ue8m0x2).
+const SCALE_BITS: u32 = 16;
+
+/// A plan for [`fold_range`]: a single-operand form, or a scaled pair form
+/// of two operands (`a`, `scale`) whose input number is `a` above `scale`,
+/// as the atlas numbers them (first operand in the high bits).
+fn fold_plan(c: &Cvt) -> Result<Plan, EvalError> {
+    let shape = instr::shape(c);
+    if c.scaled && c.atype.is_packed() && shape.srcs.len() == 2 && shape.srcs[1] == SCALE_BITS {
+        return Plan::new(c, shape.srcs[0], c.dtype.bits());
+    }
+    batch_plan(c)
+}
+
 /// Evaluate a single-operand form at natural register widths on many
 /// inputs: `out[i]` gets the result for `inputs[i]` (for a set result, its
 /// [`FastResult::representative`]: the canonical NaN for any NaN).
@@ -647,14 +672,15 @@ pub fn evaluate_batch_on(c: &Cvt, inputs: &[u64], out: &mut [u64], isa: Isa) -> 
 /// The generic lane path over a slice.
 fn evaluate_batch_generic(plan: &Plan, inputs: &[u64], out: &mut [u64]) {
     for (o, &a) in out.iter_mut().zip(inputs) {
-        *o = plan.eval1(a).representative();
+        *o = plan.eval_input(a).representative();
     }
 }
 
-/// Whether [`evaluate_batch`] runs `c` as a specialised kernel (or on tables).
+/// Whether [`fold_range`] (and [`evaluate_batch`], for single-operand
+/// forms) runs `c` as a specialised kernel (or on tables).
 #[doc(hidden)]
 pub fn has_kernel(c: &Cvt) -> bool {
-    batch_plan(c)
+    fold_plan(c)
         .is_ok_and(|p| kernels::try_run(&p, &mut kernels::Slices { isa: Isa::Baseline, inputs: &[], out: &mut [] }))
 }
 
@@ -662,6 +688,7 @@ pub fn has_kernel(c: &Cvt) -> bool {
 /// each result folded as it is made: `acc = fold(acc, input, result)`, and
 /// the final `acc` returned. No buffers: where the form has a kernel, the
 /// (inlined) fold is vectorised with the conversion, as a sweep's digest is.
+/// The scaled pair forms (`a`, `scale`) take input numbers `a << 16 | scale`.
 #[doc(hidden)]
 pub fn fold_range<F: Fn(u64, u64, u64) -> u64>(
     c: &Cvt,
@@ -670,7 +697,7 @@ pub fn fold_range<F: Fn(u64, u64, u64) -> u64>(
     acc: u64,
     fold: F,
 ) -> Result<u64, EvalError> {
-    let plan = batch_plan(c)?;
+    let plan = fold_plan(c)?;
     let mut job = kernels::Fold { first, n, acc, f: fold };
     if kernels::try_run(&plan, &mut job) {
         return Ok(job.acc);
