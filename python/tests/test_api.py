@@ -97,7 +97,11 @@ def test_case_lines():
     assert [(k.line, k.coverage_class) for k in cases] == [(3, "normal/normal/tie-even-down")]
     with pytest.raises(ValueError, match=r"^<string>:2: operand 1: `3f80000` has 7 hex digits"):
         ptx_cvt.parse_cases(["cvt.rn.f16.f32 3f800000\n", "cvt.rn.f16.f32 3f80000\n"])
-    assert len(ptx_cvt.read_cases(KNOWN_ANSWERS / "isa.cases")) == 9
+    # Counted from the file's text, independently of the reader.
+    text = (KNOWN_ANSWERS / "isa.cases").read_text()
+    case_lines = [ln for ln in text.splitlines() if ln.split("#", 1)[0].strip()]
+    assert len(case_lines) >= 9
+    assert len(ptx_cvt.read_cases(KNOWN_ANSWERS / "isa.cases")) == len(case_lines)
 
 
 def test_check_errors_name_the_line():
