@@ -9,13 +9,13 @@
 //! results on consecutive ranges.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use ptx_cvt::fast::{self, Isa};
 use ptx_cvt::gen::{self, SeededRng as Rng};
 use ptx_cvt::instr::{self, Family};
 use ptx_cvt::{Cvt, Operand, PtxVersion, Target, Type};
 use ptx_cvt_harness::atlas;
+use rayon::prelude::*;
 
 /// Structured inputs per variant with sources of more than 16 bits.
 const STRUCTURED: usize = 2 << 20;
@@ -116,48 +116,39 @@ fn scaled_pair_tables_equal_the_lane_path() {
     let all: Vec<Cvt> = atlas::variants(atlas::MAX_BITS).into_iter().filter(|c| c.scaled).collect();
     let names: Vec<String> = all.iter().map(|c| c.to_string()).collect();
     assert_eq!(all.len(), 24, "the scaled pair forms of the atlas changed: {names:?}");
-    let next = AtomicUsize::new(0);
-    let fails = Mutex::new(Vec::<String>::new());
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(c) = all.get(i) else { break };
-                assert!(fast::has_kernel(c), "{c}: no table");
-                let widths = instr::shape(c).srcs;
-                assert_eq!((widths.len(), widths[1]), (2, 16), "{c}: operands");
-                let a_mask = (1u64 << widths[0]) - 1;
-                let mut rng = Rng::new(0x5343_4c44 ^ i as u64);
-                let bounds = gen::boundary_values(c);
-                // Every pair of a narrow source (e2m1x2), else structured ones.
-                let pairs: Vec<u64> = if a_mask < PAIRS * 4 {
-                    (0..=a_mask).collect()
-                } else {
-                    [0, a_mask]
-                        .into_iter()
-                        .chain((2..PAIRS).map(|_| structured(c, &bounds, &mut rng) & a_mask))
-                        .collect()
-                };
-                let mut bad = Vec::new();
-                for a in pairs {
-                    let first = a << 16;
-                    let got = fast::fold_range(c, first, 1 << 16, 7, mix).unwrap();
-                    let want = (first..first + (1 << 16)).fold(7, |acc, x| mix(acc, x, lane(c, x)));
-                    if got != want {
-                        // Name the first differing input.
-                        let x = (0..1u64 << 16)
-                            .map(|s| first | s)
-                            .find(|&x| fast::fold_range(c, x, 1, 0, mix).unwrap() != mix(0, x, lane(c, x)))
-                            .unwrap_or(first);
-                        bad.push(format!("{c}: a={a:04x} scale={:04x}", x & 0xffff));
-                    }
+    let fails: Vec<String> = all
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, c)| {
+            assert!(fast::has_kernel(c), "{c}: no table");
+            let widths = instr::shape(c).srcs;
+            assert_eq!((widths.len(), widths[1]), (2, 16), "{c}: operands");
+            let a_mask = (1u64 << widths[0]) - 1;
+            let mut rng = Rng::new(0x5343_4c44 ^ i as u64);
+            let bounds = gen::boundary_values(c);
+            // Every pair of a narrow source (e2m1x2), else structured ones.
+            let pairs: Vec<u64> = if a_mask < PAIRS * 4 {
+                (0..=a_mask).collect()
+            } else {
+                [0, a_mask].into_iter().chain((2..PAIRS).map(|_| structured(c, &bounds, &mut rng) & a_mask)).collect()
+            };
+            let mut bad = Vec::new();
+            for a in pairs {
+                let first = a << 16;
+                let got = fast::fold_range(c, first, 1 << 16, 7, mix).unwrap();
+                let want = (first..first + (1 << 16)).fold(7, |acc, x| mix(acc, x, lane(c, x)));
+                if got != want {
+                    // Name the first differing input.
+                    let x = (0..1u64 << 16)
+                        .map(|s| first | s)
+                        .find(|&x| fast::fold_range(c, x, 1, 0, mix).unwrap() != mix(0, x, lane(c, x)))
+                        .unwrap_or(first);
+                    bad.push(format!("{c}: a={a:04x} scale={:04x}", x & 0xffff));
                 }
-                fails.lock().unwrap().extend(bad);
-            });
-        }
-    });
-    let fails = fails.into_inner().unwrap();
+            }
+            bad
+        })
+        .collect();
     assert!(fails.is_empty(), "{} differences, e.g.:\n{}", fails.len(), fails[..fails.len().min(20)].join("\n"));
 }
 
@@ -172,52 +163,47 @@ fn new_kernels_equal_the_lane_path() {
     let all: Vec<Cvt> = variants().into_iter().filter(|c| newly_kernelised(c) && fast::has_kernel(c)).collect();
     assert!(all.len() >= 200, "{} newly kernelised variants", all.len());
     let isas: Vec<Isa> = [Isa::Baseline, Isa::Avx2, Isa::Avx512].into_iter().filter(|i| i.available()).collect();
-    let next = AtomicUsize::new(0);
-    let (fails, cases) = (Mutex::new(Vec::<String>::new()), AtomicUsize::new(0));
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(c) = all.get(i) else { break };
-                let bits = instr::shape(c).srcs[0];
-                let mut rng = Rng::new(0x4b45_524e ^ i as u64);
-                let bounds = gen::boundary_values(c);
-                let mut inputs: Vec<u64> = if bits <= 16 {
-                    (0..1u64 << bits).collect()
-                } else {
-                    let mut v: Vec<u64> = (0..STRUCTURED).map(|_| structured(c, &bounds, &mut rng)).collect();
-                    if !c.atype.is_packed() {
-                        v.extend(&bounds);
-                    }
-                    v
-                };
-                inputs.iter_mut().for_each(|x| *x &= u64::MAX >> (64 - bits));
-                let want: Vec<u64> = inputs.iter().map(|&x| lane_path(c, x)).collect();
-                let mut bad = Vec::new();
-                for &isa in &isas {
-                    let mut out = vec![0u64; inputs.len()];
-                    fast::evaluate_batch_on(c, &inputs, &mut out, isa).unwrap();
-                    if let Some(j) = (0..inputs.len()).find(|&j| out[j] != want[j]) {
-                        bad.push(format!("{c} {:x}: {isa:?} batch {:x}, lane path {:x}", inputs[j], out[j], want[j]));
-                    }
+    let cases = AtomicUsize::new(0);
+    let fails: Vec<String> = all
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, c)| {
+            let bits = instr::shape(c).srcs[0];
+            let mut rng = Rng::new(0x4b45_524e ^ i as u64);
+            let bounds = gen::boundary_values(c);
+            let mut inputs: Vec<u64> = if bits <= 16 {
+                (0..1u64 << bits).collect()
+            } else {
+                let mut v: Vec<u64> = (0..STRUCTURED).map(|_| structured(c, &bounds, &mut rng)).collect();
+                if !c.atype.is_packed() {
+                    v.extend(&bounds);
                 }
-                // fold_range on consecutive runs: from 0, at a random start, and up to the top.
-                let top = u64::MAX >> (64 - bits);
-                let n = if top < 5000 { top + 1 } else { 5000 };
-                for first in [0, (rng.next() & top).min(top - (n - 1)), top - (n - 1)] {
-                    let got = fast::fold_range(c, first, n, 7, mix).unwrap();
-                    let want = (0..n).fold(7, |a, j| mix(a, first + j, lane_path(c, first + j)));
-                    if got != want {
-                        bad.push(format!("{c}: fold_range from {first:x} gives {got:x}, the lane path {want:x}"));
-                    }
+                v
+            };
+            inputs.iter_mut().for_each(|x| *x &= u64::MAX >> (64 - bits));
+            let want: Vec<u64> = inputs.iter().map(|&x| lane_path(c, x)).collect();
+            let mut bad = Vec::new();
+            for &isa in &isas {
+                let mut out = vec![0u64; inputs.len()];
+                fast::evaluate_batch_on(c, &inputs, &mut out, isa).unwrap();
+                if let Some(j) = (0..inputs.len()).find(|&j| out[j] != want[j]) {
+                    bad.push(format!("{c} {:x}: {isa:?} batch {:x}, lane path {:x}", inputs[j], out[j], want[j]));
                 }
-                cases.fetch_add(inputs.len() * isas.len() + 3 * n as usize, Ordering::Relaxed);
-                fails.lock().unwrap().extend(bad);
-            });
-        }
-    });
-    let fails = fails.into_inner().unwrap();
+            }
+            // fold_range on consecutive runs: from 0, at a random start, and up to the top.
+            let top = u64::MAX >> (64 - bits);
+            let n = if top < 5000 { top + 1 } else { 5000 };
+            for first in [0, (rng.next() & top).min(top - (n - 1)), top - (n - 1)] {
+                let got = fast::fold_range(c, first, n, 7, mix).unwrap();
+                let want = (0..n).fold(7, |a, j| mix(a, first + j, lane_path(c, first + j)));
+                if got != want {
+                    bad.push(format!("{c}: fold_range from {first:x} gives {got:x}, the lane path {want:x}"));
+                }
+            }
+            cases.fetch_add(inputs.len() * isas.len() + 3 * n as usize, Ordering::Relaxed);
+            bad
+        })
+        .collect();
     eprintln!("{} variants, {} cases on {isas:?}", all.len(), cases.into_inner());
     assert!(fails.is_empty(), "{} differences, e.g.:\n{}", fails.len(), fails[..fails.len().min(20)].join("\n"));
 }
