@@ -3,7 +3,7 @@
 //! `--target-cmd`/`--target-lib`, from an implementation run on every case
 //! of the files. Mismatches are triaged into bug classes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufReader, Read};
 use std::sync::{mpsc, Mutex};
 
@@ -15,7 +15,7 @@ use ptx_cvt_harness::{Answer, Implementation, Mismatch, Triage};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use crate::check_lines::{build_mismatch, Cache, Checker, Event, Path};
+use crate::check_lines::{build_mismatch, legal_elsewhere, Cache, Checker, Event, Path};
 use crate::common::accept_case;
 use crate::implementation::ImplArgs;
 use crate::EvalOpts;
@@ -31,6 +31,11 @@ Output: the full report of the first mismatch of each bug class (family /
 deciding rule / coverage event; --all: every mismatch), then the bug classes
 with counts and an example each, the unsupported (declined) cases, and the
 totals; --table adds every variant's tally. Ends with `N passed, M failed`.
+
+With --target (and --ptx-version), case lines whose instruction, at the
+line's register widths, is legal but not on that target are skipped and
+counted (`check --target sm_90 vectors/compact` checks the sm_90 forms of
+every target's vectors); without --target every modelled form is checked.
 
 Exit status: 0 all pass, 1 any mismatch (or, with --fail-on-unsupported, a
 declined case), 2 errors: unreadable or malformed lines, illegal
@@ -96,6 +101,8 @@ struct Run<'a> {
     unreadable_files: u64,
     /// Cases left out by --natural-widths.
     skipped_widths: u64,
+    /// Cases left out as not legal on --target.
+    skipped_target: Skipped,
     reported: u64,
     /// Where the `--max-failures`-th mismatch was.
     limit_at: Option<Stop>,
@@ -136,6 +143,7 @@ pub fn run(a: CheckArgs) -> u8 {
         adapter_errors: 0,
         unreadable_files: 0,
         skipped_widths: 0,
+        skipped_target: Skipped::default(),
         reported: 0,
         limit_at: None,
         stopped: false,
@@ -236,6 +244,10 @@ fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
         }
         let accept = match accept_case(&case, &r.a.opts) {
             Ok(s) => s,
+            Err(_) if legal_elsewhere(&case, &r.a.opts) => {
+                r.skipped_target.add(case.instr, 1);
+                continue;
+            }
             Err(e) => {
                 line_error(r, name, n, &e);
                 continue;
@@ -369,6 +381,7 @@ fn apply(r: &mut Run, name: &str, events: impl Iterator<Item = Event>, passes: &
         match e {
             Event::Passes(c, n) => *passes.entry(c).or_default() += n,
             Event::Filtered => {}
+            Event::Skipped(c, n) => r.skipped_target.add(c, n),
             Event::Error(n, e) => line_error(r, name, n, &e),
             Event::Mismatch(n, m) => report_mismatch(r, name, n, *m),
         }
@@ -465,12 +478,25 @@ fn finish(r: &Run) -> u8 {
     if r.skipped_widths > 0 {
         eprintln!("{} case(s) with wider registers left out (--natural-widths)", r.skipped_widths);
     }
+    let skipped = &r.skipped_target;
+    if skipped.cases > 0 {
+        let first = skipped.instrs.first().map(|c| c.to_string()).unwrap_or_default();
+        let n = skipped.instrs.len();
+        eprintln!("{} case(s) skipped: not legal on {} ({n} instruction(s), e.g. {first})", skipped.cases, r.on());
+    }
     let stop = r.limit_at.as_ref().filter(|_| r.stopped);
     if let Some(s) = stop {
         eprintln!("{}", stop_text(s));
     }
     if empty && !r.allow_empty() {
-        eprintln!("error: no cases: nothing was checked (--allow-empty accepts that)");
+        if skipped.cases > 0 {
+            eprintln!(
+                "error: no cases: all cases were skipped as not legal on {} (--allow-empty accepts that)",
+                r.on()
+            );
+        } else {
+            eprintln!("error: no cases: nothing was checked (--allow-empty accepts that)");
+        }
     }
     if r.a.opts.json {
         let mut s: Value = r.triage.json();
@@ -478,6 +504,7 @@ fn finish(r: &Run) -> u8 {
         s["adapter_errors"] = json!(r.adapter_errors);
         s["unreadable_files"] = json!(r.unreadable_files);
         s["skipped_widths"] = json!(r.skipped_widths);
+        s["skipped_target"] = json!(skipped.cases);
         s["stopped_early"] = json!(stop.map(|s| json!({"file": s.file, "line": s.line, "max_failures": s.max})));
         say!("{}", json!({"summary": s}));
     } else {
@@ -499,5 +526,29 @@ fn finish(r: &Run) -> u8 {
 impl Run<'_> {
     fn allow_empty(&self) -> bool {
         self.a.allow_empty
+    }
+
+    /// `sm_90 with PTX ISA 9.5`: what the skipped cases are not legal on.
+    fn on(&self) -> String {
+        let t = self.a.opts.target.map_or_else(|| "the target".to_string(), |t| t.to_string());
+        format!("{t} with PTX ISA {}", self.a.opts.ptx_version.unwrap_or(PtxVersion::LATEST))
+    }
+}
+
+/// Cases not legal on --target: how many, and their instructions in the
+/// order first met.
+#[derive(Default)]
+struct Skipped {
+    cases: u64,
+    instrs: Vec<Cvt>,
+    seen: HashSet<Cvt>,
+}
+
+impl Skipped {
+    fn add(&mut self, c: Cvt, n: u64) {
+        self.cases += n;
+        if self.seen.insert(c) {
+            self.instrs.push(c);
+        }
     }
 }

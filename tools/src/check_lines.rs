@@ -9,13 +9,15 @@
 //! cover the form, the exact engine's. Everything else (errors, mismatches,
 //! unusual syntax) goes through the same code as a line-by-line check, so
 //! every error and every reported mismatch is the exact engine's, as before.
+//! With --target, a line whose form is legal but not on that target is
+//! skipped; the verdict is cached with the form (it never depends on values).
 
 use std::collections::HashMap;
 
 use ptx_cvt::caseline::MAX_LINE;
 use ptx_cvt::eval::Evaluator;
 use ptx_cvt::fast::{FastResult, Plan};
-use ptx_cvt::{parse_case, AcceptSet, Case, Cvt, Operand, Profile};
+use ptx_cvt::{parse_case, AcceptSet, Case, Cvt, Operand, Profile, PtxVersion};
 use ptx_cvt_harness::lines::line_text;
 use ptx_cvt_harness::{Mismatch, Origin};
 
@@ -28,6 +30,8 @@ pub enum Event {
     Passes(Cvt, u64),
     /// Cases the --filter leaves out.
     Filtered,
+    /// `n` cases of one variant in a row that are not legal on --target.
+    Skipped(Cvt, u64),
     /// Line `.0` could not be checked.
     Error(usize, String),
     /// Line `.0` has a wrong result.
@@ -61,8 +65,8 @@ pub enum Path {
 pub struct Cache {
     spellings: HashMap<Vec<u8>, Option<Spelling>>,
     last_spelling: Option<(Vec<u8>, Option<Spelling>)>,
-    prepared: HashMap<Key, Option<Engines>>,
-    last_prepared: Option<(Key, Option<Engines>)>,
+    prepared: HashMap<Key, Prepared>,
+    last_prepared: Option<(Key, Prepared)>,
 }
 
 /// An instruction token that parses: the instruction, and whether --filter chooses it.
@@ -83,6 +87,19 @@ struct Key {
 
 const MAX_FAST_OPERANDS: usize = 6;
 
+/// What the cases of a form with these widths come to.
+// Inline, not boxed: read on every line of the fast path.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone)]
+enum Prepared {
+    /// All legal: evaluate them.
+    Ready(Engines),
+    /// Legal, but not on --target: skip them.
+    Skip,
+    /// Errors: the slow path reports them.
+    Slow,
+}
+
 /// A form whose cases with these widths are all legal, prepared to evaluate.
 #[derive(Clone)]
 struct Engines {
@@ -94,6 +111,7 @@ enum Verdict {
     Blank,
     Filtered,
     Pass(Cvt),
+    Skipped(Cvt),
     Error(String),
     Mismatch(Box<Mismatch>),
 }
@@ -135,6 +153,10 @@ impl Checker<'_> {
                         out.push(Event::Filtered)
                     }
                 }
+                Verdict::Skipped(c) => match out.last_mut() {
+                    Some(Event::Skipped(last, k)) if *last == c => *k += 1,
+                    _ => out.push(Event::Skipped(c, 1)),
+                },
                 Verdict::Error(e) => out.push(Event::Error(n, e)),
                 Verdict::Mismatch(m) => out.push(Event::Mismatch(n, m)),
             }
@@ -160,6 +182,7 @@ impl Checker<'_> {
         }
         let accept = match accept_case(&case, self.opts) {
             Ok(s) => s,
+            Err(_) if legal_elsewhere(&case, self.opts) => return Verdict::Skipped(case.instr),
             Err(e) => return Verdict::Error(e),
         };
         if case.result.as_ref().expect("checked above").is_subset_of(&accept) {
@@ -209,7 +232,11 @@ impl Checker<'_> {
             count: count as u8,
             dst: dst as u8,
         };
-        let engines = self.prepared(key, ops, dst, cache)?;
+        let engines = match self.prepared(key, ops, dst, cache) {
+            Some(Prepared::Ready(e)) => e,
+            Some(Prepared::Skip) => return Some(Verdict::Skipped(sp.cvt)),
+            _ => return None,
+        };
         let fast_pass = engines.fast.as_ref().is_some_and(|p| fast_contains(p.eval(ops), dst, bits));
         let pass =
             fast_pass || engines.exact.accept(ops).is_ok_and(|set| AcceptSet::exact(dst, bits).is_subset_of(&set));
@@ -237,7 +264,7 @@ impl Checker<'_> {
         s
     }
 
-    fn prepared<'c>(&self, key: Key, ops: &[Operand], dst: u32, cache: &'c mut Cache) -> Option<&'c Engines> {
+    fn prepared<'c>(&self, key: Key, ops: &[Operand], dst: u32, cache: &'c mut Cache) -> Option<&'c Prepared> {
         if cache.last_prepared.as_ref().is_none_or(|(k, _)| *k != key) {
             let e = match cache.prepared.get(&key) {
                 Some(e) => e.clone(),
@@ -249,25 +276,28 @@ impl Checker<'_> {
             };
             cache.last_prepared = Some((key, e));
         }
-        cache.last_prepared.as_ref().and_then(|(_, e)| e.as_ref())
+        cache.last_prepared.as_ref().map(|(_, e)| e)
     }
 
     /// Engines for a form whose every case at these widths the slow path
-    /// would evaluate (legality errors depend on widths, never on values).
-    fn prepare(&self, cvt: Cvt, ops: &[Operand], dst: u32) -> Option<Engines> {
+    /// would evaluate, or its skip or errors (legality depends on widths,
+    /// never on values).
+    fn prepare(&self, cvt: Cvt, ops: &[Operand], dst: u32) -> Prepared {
         let probe = Case {
             instr: cvt,
             operands: ops.iter().map(|o| Operand { bits: 0, width: o.width }).collect(),
             result: Some(AcceptSet::exact(dst, 0)),
             comment: None,
         };
-        accept_case(&probe, self.opts).ok()?;
+        if accept_case(&probe, self.opts).is_err() {
+            return if legal_elsewhere(&probe, self.opts) { Prepared::Skip } else { Prepared::Slow };
+        }
         let profile = self.opts.profile;
-        let exact = Evaluator::new(&cvt, ops[0].width, dst, profile).ok()?;
+        let Ok(exact) = Evaluator::new(&cvt, ops[0].width, dst, profile) else { return Prepared::Slow };
         let fast = (profile == Profile::Sm90 && self.path == Path::Fast)
             .then(|| Plan::new(&cvt, ops[0].width, dst).ok())
             .flatten();
-        Some(Engines { fast, exact })
+        Prepared::Ready(Engines { fast, exact })
     }
 }
 
@@ -348,6 +378,18 @@ static HEX: [u8; 256] = {
     }
     t
 };
+
+/// Whether a case that --target/--ptx-version refuses would be checked
+/// without them: then it is skipped, not an error. (A target the version
+/// cannot reach is the command line's error, reported on every line.)
+pub fn legal_elsewhere(case: &Case, opts: &EvalOpts) -> bool {
+    let Some(t) = opts.target else { return false };
+    let v = opts.ptx_version.unwrap_or(PtxVersion::LATEST);
+    if t.min_version().is_some_and(|min| v < min) {
+        return false;
+    }
+    accept_case(case, &EvalOpts { target: None, ..opts.clone() }).is_ok()
+}
 
 /// The full report of a wrong result, with the exact engine's explanation.
 pub fn build_mismatch(opts: &EvalOpts, name: &str, n: usize, case: Case) -> Result<Mismatch, String> {
