@@ -7,7 +7,6 @@ use super::arith::{encode_finite, encode_max, encode_nan, Lf};
 use super::scaled;
 use crate::accept::width_mask;
 use crate::decide::{self, Decisions, IntToInt, Ptx};
-use crate::format::Format;
 use crate::instr::{self, Cvt, Family, Regs, Rounding, Type};
 use crate::operand::{check_evaluated, EvalError};
 use crate::policy::{NanOut, Profile, Question};
@@ -36,7 +35,7 @@ pub struct Plan<D = Ptx> {
     /// Rounding grid of float destinations: precision (0 = integers) and qmin.
     pub(super) prec: u32,
     pub(super) qmin: i32,
-    /// .ftz flushes an f32 subnormal source (erratum answered by the profile).
+    /// .ftz flushes an f32 subnormal source (the f16.f32 erratum answered by the profile).
     pub(super) ftz_in: bool,
     /// .ftz flushes f32 subnormal results; judged after rounding?
     pub(super) ftz_out: bool,
@@ -148,8 +147,7 @@ impl<D: Decisions> Plan<D> {
             mode,
             prec,
             qmin,
-            // The f16.f32 erratum: the profile says whether that form flushes its source.
-            ftz_in: d.flushes_source(c) && (df != Format::F16 || answers.get(Question::FtzF16Input)),
+            ftz_in: d.flushes_source(c, answers).flushes(),
             ftz_out: matches!(dst, Lf::Float(_)) && d.flushes_result(c),
             ftz_after: answers.get(Question::FtzAfterRounding),
             relu_neg_zero_positive: answers.get(Question::ReluNegZeroToPositive),
