@@ -6,7 +6,7 @@
 
 use std::cell::Cell;
 
-use ptx_cvt::decide::{ptx, Decision, Decisions, IntToInt, Special};
+use ptx_cvt::decide::{ptx, Decision, Decisions, IntToInt, SourceFlush, Special};
 use ptx_cvt::eval::evaluate_with;
 use ptx_cvt::fast::Plan;
 use ptx_cvt::format::Format;
@@ -104,8 +104,11 @@ impl Decisions for Mutant {
             _ => a,
         }
     }
-    fn flushes_source(&self, c: &Cvt) -> bool {
-        *self != NoFtz && ptx::flushes_source(self, c)
+    fn flushes_source(&self, c: &Cvt, answers: Answers) -> SourceFlush {
+        match self {
+            NoFtz => SourceFlush::Keep,
+            _ => ptx::flushes_source(self, c, answers),
+        }
     }
     fn flushes_result(&self, c: &Cvt) -> bool {
         match self {
@@ -360,9 +363,9 @@ impl Decisions for Recorder<'_> {
         self.asked(Decision::Answers);
         ptx::answers(self, profile)
     }
-    fn flushes_source(&self, c: &Cvt) -> bool {
+    fn flushes_source(&self, c: &Cvt, answers: Answers) -> SourceFlush {
         self.asked(Decision::FlushesSource);
-        ptx::flushes_source(self, c)
+        ptx::flushes_source(self, c, answers)
     }
     fn flushes_result(&self, c: &Cvt) -> bool {
         self.asked(Decision::FlushesResult);

@@ -44,7 +44,7 @@
 
 use crate::format::Format;
 use crate::instr::{Cvt, Rounding, Type};
-use crate::policy::{self, Answers, NanOut, Profile, Rule};
+use crate::policy::{self, Answers, NanOut, Profile, Question, Rule};
 use crate::round::Mode;
 
 /// A result that does not depend on the source's magnitude, in the
@@ -76,6 +76,25 @@ pub enum IntToInt {
     ZeroExtend,
     /// The same width: the bits are reinterpreted.
     SameWidth,
+}
+
+/// What `.ftz` does to a subnormal source of an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceFlush {
+    /// Kept: `.ftz` does not apply to this source.
+    Keep,
+    /// Flushed to ±0 (`ftz-input`).
+    Flush,
+    /// `cvt.ftz.f16.f32`: the profile's answer to [`Question::FtzF16Input`]
+    /// decides (`ftz-f16-f32-erratum`); `flush` is that answer.
+    Erratum { flush: bool },
+}
+
+impl SourceFlush {
+    /// Whether a subnormal source becomes ±0.
+    pub fn flushes(self) -> bool {
+        matches!(self, SourceFlush::Flush | SourceFlush::Erratum { flush: true })
+    }
 }
 
 macro_rules! decisions {
@@ -148,9 +167,10 @@ pub trait Decisions {
         ptx::answers(self, profile)
     }
     /// Whether `.ftz` flushes a subnormal source of this instruction
-    /// (`ftz-input` `[HW]`, §5.6; the f16.f32 erratum is an open question).
-    fn flushes_source(&self, c: &Cvt) -> bool {
-        ptx::flushes_source(self, c)
+    /// (`ftz-input` `[HW]`, §5.6), under the profile's `answers` for the
+    /// f16.f32 form (`ftz-f16-f32-erratum` `[HW]`: hardware keeps that source).
+    fn flushes_source(&self, c: &Cvt, answers: Answers) -> SourceFlush {
+        ptx::flushes_source(self, c, answers)
     }
     /// Whether `.ftz` flushes a subnormal result (`ftz-output` `[HW]`, §5.6).
     fn flushes_result(&self, c: &Cvt) -> bool {
@@ -314,8 +334,14 @@ pub mod ptx {
         profile.answers()
     }
 
-    pub fn flushes_source<D: Decisions + ?Sized>(_: &D, c: &Cvt) -> bool {
-        c.ftz && c.atype.format() == Format::F32
+    pub fn flushes_source<D: Decisions + ?Sized>(_: &D, c: &Cvt, answers: Answers) -> SourceFlush {
+        if !(c.ftz && c.atype.format() == Format::F32) {
+            SourceFlush::Keep
+        } else if c.dtype.format() == Format::F16 {
+            SourceFlush::Erratum { flush: answers.get(Question::FtzF16Input) }
+        } else {
+            SourceFlush::Flush
+        }
     }
 
     pub fn flushes_result<D: Decisions + ?Sized>(_: &D, c: &Cvt) -> bool {

@@ -5,10 +5,9 @@ use rug::Integer;
 
 use super::trace::signed;
 use super::{Ctx, TypeResult};
-use crate::decide::{Decisions, Special};
+use crate::decide::{Decisions, SourceFlush, Special};
 use crate::encode;
 use crate::exact::{is_subnormal, Dyadic, Nan, Value};
-use crate::format::Format;
 use crate::instr::{self, Family};
 use crate::operand::fmt_hex;
 use crate::policy::{NanOut, Question, Rule};
@@ -34,12 +33,17 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     /// .ftz on an f32 source (docs/semantics.md §5.6), with the f16.f32 erratum.
     /// The flushed value, if the source is flushed.
     pub(super) fn ftz_input(&mut self, v: &Value) -> Option<Value> {
-        if !(self.d.flushes_source(self.c) && is_subnormal(self.src, v)) {
+        let how = self.d.flushes_source(self.c, self.answers);
+        if how == SourceFlush::Keep || !is_subnormal(self.src, v) {
             return None;
         }
-        if self.dst == Format::F16 && !self.ask(Question::FtzF16Input) {
-            note!(self, Rule::FtzErratumF16, "the f32 subnormal source is kept");
-            return None;
+        if let SourceFlush::Erratum { flush } = how {
+            // The answer decided: the ISA profile also tries the other one.
+            self.consult(Question::FtzF16Input);
+            if !flush {
+                note!(self, Rule::FtzErratumF16, "the f32 subnormal source is kept");
+                return None;
+            }
         }
         let neg = v.is_negative();
         note!(self, Rule::FtzInput, format!("f32 subnormal source {v} → {}0", sign(neg)));

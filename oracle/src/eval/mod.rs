@@ -365,8 +365,13 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     }
 
     fn ask(&mut self, q: Question) -> bool {
-        self.consulted |= 1 << q as u8;
+        self.consult(q);
         self.answers.get(q)
+    }
+
+    /// Note that the answer to `q` decided this result.
+    fn consult(&mut self, q: Question) {
+        self.consulted |= 1 << q as u8;
     }
 
     fn dformat(&self) -> Format {

@@ -9,9 +9,10 @@
 //! the kernels' reach take the generic path. The lane rules are in `lanes`;
 //! packed forms with lanes of at most 16 bits use per-lane tables (`table`).
 
+use super::arith::Lf;
 use super::lanes::{mode_const, Exact, FromInt, IntToInt, Lane, NanBits, Narrow, ToInt};
 use super::lanes::{RELU, RM, RN, RNA, RP, RZ, SAT, SATFINITE};
-use super::{Lf, NanPlan, Plan};
+use super::plan::{NanPlan, Plan};
 use crate::format::{low_mask, Format};
 use crate::instr::Family;
 
@@ -201,7 +202,7 @@ fn nan_bits(plan: &Plan, df: Format) -> NanBits {
     let fixed = |b: u64| NanBits { fixed: b >> shift, payload: false, copy: false };
     match plan.nan {
         NanPlan::Fixed(b) => fixed(b),
-        NanPlan::Any => fixed(super::canonical_nan(df)),
+        NanPlan::Any => fixed(super::result::canonical_nan(df)),
         NanPlan::Payload => NanBits { payload: true, ..fixed(0) },
         NanPlan::Copy => NanBits { copy: true, ..fixed(0) },
     }

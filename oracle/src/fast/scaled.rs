@@ -3,7 +3,8 @@
 //! asked once per plan, except the two that place a lane's scale byte.
 
 use super::arith::{decode_float, decode_int, encode_finite, encode_max, encode_nan, greater, round, Lf, Val};
-use super::{LaneOut, Plan};
+use super::generic::LaneOut;
+use super::plan::Plan;
 use crate::decide::Decisions;
 use crate::instr::Cvt;
 use crate::operand::Operand;

@@ -14,7 +14,7 @@ use std::cell::RefCell;
 
 use super::kernels::Job;
 use super::lanes::Lane;
-use super::Plan;
+use super::plan::Plan;
 use crate::decide::Decisions;
 use crate::format::low_mask;
 use crate::instr::Cvt;
