@@ -42,6 +42,23 @@ impl LaneSet {
     }
 }
 
+/// The values a result register may hold: the oracle's answer, or a result
+/// under test read from a case line.
+///
+/// ```
+/// use ptx_cvt::accept::{AcceptSet, HexError, ResultParseError};
+/// use ptx_cvt::format::Format;
+///
+/// // Any f32 NaN, or exactly 1.0.
+/// let allowed = AcceptSet::parse("nan|3f800000", Some(Format::F32)).unwrap();
+/// let got = AcceptSet::parse("7fc00000", Some(Format::F32)).unwrap();
+/// assert!(got.is_subset_of(&allowed));
+/// assert!(!AcceptSet::exact(32, 0x3f80_0001).is_subset_of(&allowed));
+///
+/// let e = AcceptSet::parse("0x3f800000", None).unwrap_err();
+/// assert!(matches!(e, ResultParseError::Hex(HexError::Prefixed { .. })));
+/// assert_eq!(e.to_string(), "`0x3f800000`: write hex without the 0x prefix");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AcceptSet {
     /// Register width in bits.

@@ -148,6 +148,16 @@ impl fmt::Display for Rule {
 }
 
 /// Which evidence the oracle follows where the ISA leaves room.
+///
+/// ```
+/// use ptx_cvt::{evaluate_accept, Cvt, Operand, Profile};
+///
+/// // An f32 NaN to f16: sm_90 emits the canonical 7fff; the ISA allows any NaN.
+/// let c: Cvt = "cvt.rn.f16.f32".parse().unwrap();
+/// let nan = [Operand { bits: 0x7fc0_0001, width: 32 }];
+/// assert_eq!(evaluate_accept(&c, &nan, 16, Profile::Sm90).unwrap().to_string(), "7fff");
+/// assert_eq!(evaluate_accept(&c, &nan, 16, "isa".parse().unwrap()).unwrap().to_string(), "nan");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Profile {
     /// The ISA contract: every result the PTX text permits is accepted.
