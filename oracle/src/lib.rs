@@ -40,9 +40,11 @@
 //! text format).
 //!
 //! The exact layers speak GMP integers: [`exact::Dyadic`] holds a
-//! [`rug::Integer`] significand, and [`round`] and [`encode`] take and give
-//! them. The crate re-exports [`rug`] for them; use `ptx_cvt::rug` rather
-//! than a `rug` dependency of your own, so that the versions match.
+//! [`rug::Integer`] significand, and [`exact::Value`] and
+//! [`format::Format::int_range`] give them. The crate re-exports [`rug`] for
+//! them; use `ptx_cvt::rug` rather than a `rug` dependency of your own, so
+//! that the versions match. [`round`] and [`encode`] show only what the
+//! explanations and the exact values need; their workings are internal.
 
 pub mod accept;
 pub mod caseline;
@@ -54,7 +56,7 @@ pub mod fast;
 pub mod format;
 pub mod gen;
 pub mod instr;
-pub mod operand;
+mod operand;
 pub mod policy;
 pub mod round;
 

@@ -320,7 +320,7 @@ impl Profile {
 /// `[15:0]`; for e2m1x4 the upper bytes of each half feed a, b and the lower
 /// bytes e, f). Within a pair the first lane (a, e) reads its field
 /// bit-reversed: a public B200 measurement reports this; unconfirmed here `[OPEN]`.
-pub fn stochastic_bits(dtype: Type, rbits: u64, lane: u32) -> (u64, u32) {
+pub(crate) fn stochastic_bits(dtype: Type, rbits: u64, lane: u32) -> (u64, u32) {
     let r = rbits as u32;
     match dtype {
         Type::F16x2 => (((r >> (16 * lane)) & 0x1fff) as u64, 13),
@@ -343,7 +343,7 @@ pub fn stochastic_bits(dtype: Type, rbits: u64, lane: u32) -> (u64, u32) {
 /// The `rbits` operand that gives lane `lane` the random field `value`
 /// (the inverse of `stochastic_bits` for that lane; other lanes get zeros,
 /// except the partner that shares an x4 field).
-pub fn rbits_for_lane(dtype: Type, lane: u32, value: u64) -> u32 {
+pub(crate) fn rbits_for_lane(dtype: Type, lane: u32, value: u64) -> u32 {
     let v = value as u32;
     match dtype {
         Type::F16x2 => (v & 0x1fff) << (16 * lane),

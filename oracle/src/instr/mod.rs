@@ -378,7 +378,7 @@ impl fmt::Display for Cvt {
 }
 
 /// The scale modifier's spelling (without the leading dot).
-pub const SCALED: &str = "scaled::n2::ue8m0";
+pub(crate) const SCALED: &str = "scaled::n2::ue8m0";
 
 /// Register widths of a concrete use of an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
