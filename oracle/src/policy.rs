@@ -178,14 +178,23 @@ impl Profile {
 }
 
 impl FromStr for Profile {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Profile, String> {
-        Profile::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| format!("unknown profile `{s}` (known: isa, sm90)"))
+    type Err = UnknownProfile;
+    fn from_str(s: &str) -> Result<Profile, UnknownProfile> {
+        Profile::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| UnknownProfile(s.into()))
     }
 }
+
+/// A profile name that is none of [`Profile::ALL`]'s.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownProfile(pub String);
+
+impl fmt::Display for UnknownProfile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown profile `{}` (known: isa, sm90)", self.0)
+    }
+}
+
+impl std::error::Error for UnknownProfile {}
 
 impl fmt::Display for Profile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
