@@ -151,7 +151,8 @@ impl AcceptSet {
             })
     }
 
-    /// Parse the text syntax. `natural` is the destination type's width, used for a bare `nan`.
+    /// Parse the text syntax (module docs). `nan_format` is the destination's
+    /// format, the one a bare `nan` means; a [`ResultParseError`] says what is wrong.
     pub fn parse(text: &str, nan_format: Option<Format>) -> Result<AcceptSet, ResultParseError> {
         if text.is_empty() {
             return Err(ResultParseError::Empty);
@@ -203,7 +204,8 @@ pub fn width_of_digits(n: usize) -> Option<u32> {
     }
 }
 
-/// Parse plain hex (no `0x`), checking the digit count is a register width.
+/// Parse plain hex (no `0x`), checking the digit count is a register width:
+/// (value, width in bits).
 pub fn parse_hex(s: &str) -> Result<(u64, u32), HexError> {
     if s.starts_with("0x") || s.starts_with("0X") {
         return Err(HexError::Prefixed { text: s.into() });
