@@ -43,8 +43,9 @@ use ptx_cvt::eval::Evaluator;
 use ptx_cvt::fast::Isa;
 use ptx_cvt::fast::{self, Plan};
 use ptx_cvt::instr::parse;
+// The naive conversion uses the oracle's own `rug` (re-exported), as callers should.
+use ptx_cvt::rug::{Assign, Integer};
 use ptx_cvt::{evaluate, Cvt, Operand, Profile};
-use rug::{Assign, Integer};
 use softfloat_sys as sf;
 
 const N: usize = 4096;

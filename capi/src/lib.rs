@@ -143,7 +143,7 @@ unsafe fn request(
         let text = CStr::from_ptr(profile)
             .to_str()
             .map_err(|_| Error { code: PTX_CVT_EARG, message: "profile is not valid UTF-8".into() })?;
-        text.parse::<Profile>().map_err(|e| Error { code: PTX_CVT_EARG, message: e })?
+        text.parse::<Profile>().map_err(|e| Error { code: PTX_CVT_EARG, message: e.to_string() })?
     };
     let text = CStr::from_ptr(instruction)
         .to_str()

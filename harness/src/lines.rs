@@ -3,15 +3,42 @@
 //! or in blocks of whole lines ([`blocks`], for checking lines in parallel)
 //! that give every line the same text or error as [`lines`].
 
+use std::fmt;
 use std::io::{BufRead, ErrorKind, Read};
 
 /// Longest line read into memory; longer lines are reported and skipped.
 const LINE_CAP: usize = 1 << 20;
 
+/// Why a line is not text to parse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LineError {
+    /// The reader failed (its message); the input ends there.
+    Read(String),
+    /// Longer than any case line: `len` bytes without the newline.
+    TooLong { len: usize },
+    /// Not UTF-8.
+    NotUtf8,
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineError::Read(e) => write!(f, "read error: {e}"),
+            LineError::TooLong { len } => {
+                write!(f, "line is {len} bytes long; case lines are at most {}", ptx_cvt::caseline::MAX_LINE)
+            }
+            LineError::NotUtf8 => f.write_str("line is not valid UTF-8"),
+        }
+    }
+}
+
+impl std::error::Error for LineError {}
+
 /// Lines of a reader, as strings, with errors for non-UTF-8 and huge lines
 /// (which are skipped without holding them in memory). A UTF-8 byte-order
 /// mark at the start is skipped.
-pub fn lines(r: impl BufRead) -> impl Iterator<Item = Result<String, String>> {
+pub fn lines(r: impl BufRead) -> impl Iterator<Item = Result<String, LineError>> {
     let mut r = r;
     let mut failed = false;
     let mut first = true;
@@ -30,7 +57,7 @@ pub fn lines(r: impl BufRead) -> impl Iterator<Item = Result<String, String>> {
                 Ok(c) => c,
                 Err(e) => {
                     failed = true;
-                    return Some(Err(format!("read error: {e}")));
+                    return Some(Err(LineError::Read(e.to_string())));
                 }
             };
             if chunk.is_empty() {
@@ -54,12 +81,12 @@ pub fn lines(r: impl BufRead) -> impl Iterator<Item = Result<String, String>> {
             }
         }
         if total > LINE_CAP {
-            return Some(Err(too_long(total - newline as usize)));
+            return Some(Err(LineError::TooLong { len: total - newline as usize }));
         }
         if buf.last() == Some(&b'\n') {
             buf.pop();
         }
-        Some(String::from_utf8(buf).map_err(|_| "line is not valid UTF-8".to_string()))
+        Some(String::from_utf8(buf).map_err(|_| LineError::NotUtf8))
     })
 }
 
@@ -88,7 +115,7 @@ pub enum Piece {
     /// except, perhaps, the input's last; read them with [`block_lines`].
     Lines { first: usize, text: Vec<u8> },
     /// Line `line` could not be held: too long, or a read error (the input ends there).
-    Bad { line: usize, error: String },
+    Bad { line: usize, error: LineError },
 }
 
 /// The input in blocks of whole lines of about `block` bytes (at least 16),
@@ -200,7 +227,7 @@ impl<R: Read> Iterator for Blocks<R> {
                 Ok(n) => n == 0,
                 Err(e) => {
                     self.done = true;
-                    let error = format!("read error: {e}");
+                    let error = LineError::Read(e.to_string());
                     let whole = self.buf.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
                     if whole == 0 {
                         return Some(Piece::Bad { line: self.line, error });
@@ -237,10 +264,10 @@ impl<R: Read> Iterator for Blocks<R> {
                 let line = self.line;
                 self.line += 1;
                 match self.skip_long_line() {
-                    Ok(len) => return Some(Piece::Bad { line, error: too_long(len) }),
+                    Ok(len) => return Some(Piece::Bad { line, error: LineError::TooLong { len } }),
                     Err(e) => {
                         self.done = true;
-                        return Some(Piece::Bad { line, error: format!("read error: {e}") });
+                        return Some(Piece::Bad { line, error: LineError::Read(e.to_string()) });
                     }
                 }
             }
@@ -255,7 +282,7 @@ pub fn count_newlines(text: &[u8]) -> usize {
 
 /// The lines of a [`Piece::Lines`] block, each as [`lines`] gives it: the
 /// text without its newline, or an error.
-pub fn block_lines(text: &[u8]) -> impl Iterator<Item = Result<&str, String>> {
+pub fn block_lines(text: &[u8]) -> impl Iterator<Item = Result<&str, LineError>> {
     let (body, last_ends) = match text.strip_suffix(b"\n") {
         Some(b) => (b, true),
         None => (text, false),
@@ -270,15 +297,11 @@ pub fn block_lines(text: &[u8]) -> impl Iterator<Item = Result<&str, String>> {
 
 /// One line's text as [`lines`] judges it: `raw` without its newline, and
 /// whether it had one (lines() counts the newline against its cap).
-pub fn line_text(raw: &[u8], newline: bool) -> Result<&str, String> {
+pub fn line_text(raw: &[u8], newline: bool) -> Result<&str, LineError> {
     if raw.len() + newline as usize > LINE_CAP {
-        return Err(too_long(raw.len()));
+        return Err(LineError::TooLong { len: raw.len() });
     }
-    std::str::from_utf8(raw).map_err(|_| "line is not valid UTF-8".to_string())
-}
-
-fn too_long(len: usize) -> String {
-    format!("line is {len} bytes long; case lines are at most {}", ptx_cvt::caseline::MAX_LINE)
+    std::str::from_utf8(raw).map_err(|_| LineError::NotUtf8)
 }
 
 #[cfg(test)]
@@ -295,13 +318,13 @@ mod tests {
     }
 
     /// Every line as `(number, text or error)`, from `lines`.
-    fn by_lines(input: &[u8], chunk: usize) -> Vec<(usize, Result<String, String>)> {
+    fn by_lines(input: &[u8], chunk: usize) -> Vec<(usize, Result<String, LineError>)> {
         let r = std::io::BufReader::with_capacity(chunk, input);
         lines(r).enumerate().map(|(i, l)| (i + 1, l)).collect()
     }
 
     /// The same from `blocks`, numbered by the pieces.
-    fn by_blocks(input: impl Read, block: usize) -> Vec<(usize, Result<String, String>)> {
+    fn by_blocks(input: impl Read, block: usize) -> Vec<(usize, Result<String, LineError>)> {
         let mut out = Vec::new();
         let mut next = 1;
         for p in blocks(input, block) {
@@ -427,7 +450,9 @@ mod tests {
         for text in [&b"a\nb\nc"[..], b"a\nb\n", b"", b"abc"] {
             let want: Vec<_> =
                 lines(std::io::BufReader::new(Failing(text))).enumerate().map(|(i, l)| (i + 1, l)).collect();
-            assert!(want.last().is_some_and(|(_, l)| l.as_ref().is_err_and(|e| e.contains("disk on fire"))));
+            assert!(want
+                .last()
+                .is_some_and(|(_, l)| l.as_ref().is_err_and(|e| e.to_string().contains("disk on fire"))));
             for block in [16, 4096] {
                 assert_eq!(by_blocks(Failing(text), block), want, "{text:?}");
             }

@@ -150,7 +150,7 @@ struct Running {
     /// Batches of request text for the writer thread (which owns stdin).
     to_writer: Option<Sender<Vec<u8>>>,
     /// Answer lines from the reader thread; disconnected at end of stdout.
-    answers: Receiver<Result<String, String>>,
+    answers: Receiver<Result<String, crate::lines::LineError>>,
     stderr: Arc<Mutex<Tail>>,
     /// Whether the process group was killed after the program was reaped
     /// (done once: its id could in principle be reused afterwards).

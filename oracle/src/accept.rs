@@ -12,6 +12,10 @@ use std::fmt;
 
 use crate::format::Format;
 
+mod error;
+
+pub use error::{HexError, ResultParseError};
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Alt {
     /// Bits equal to `value` wherever `mask` is set.
@@ -38,6 +42,23 @@ impl LaneSet {
     }
 }
 
+/// The values a result register may hold: the oracle's answer, or a result
+/// under test read from a case line.
+///
+/// ```
+/// use ptx_cvt::accept::{AcceptSet, HexError, ResultParseError};
+/// use ptx_cvt::format::Format;
+///
+/// // Any f32 NaN, or exactly 1.0.
+/// let allowed = AcceptSet::parse("nan|3f800000", Some(Format::F32)).unwrap();
+/// let got = AcceptSet::parse("7fc00000", Some(Format::F32)).unwrap();
+/// assert!(got.is_subset_of(&allowed));
+/// assert!(!AcceptSet::exact(32, 0x3f80_0001).is_subset_of(&allowed));
+///
+/// let e = AcceptSet::parse("0x3f800000", None).unwrap_err();
+/// assert!(matches!(e, ResultParseError::Hex(HexError::Prefixed { .. })));
+/// assert_eq!(e.to_string(), "`0x3f800000`: write hex without the 0x prefix");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AcceptSet {
     /// Register width in bits.
@@ -130,10 +151,11 @@ impl AcceptSet {
             })
     }
 
-    /// Parse the text syntax. `natural` is the destination type's width, used for a bare `nan`.
-    pub fn parse(text: &str, nan_format: Option<Format>) -> Result<AcceptSet, String> {
+    /// Parse the text syntax (module docs). `nan_format` is the destination's
+    /// format, the one a bare `nan` means; a [`ResultParseError`] says what is wrong.
+    pub fn parse(text: &str, nan_format: Option<Format>) -> Result<AcceptSet, ResultParseError> {
         if text.is_empty() {
-            return Err("empty result".into());
+            return Err(ResultParseError::Empty);
         }
         let mut width = None;
         let mut alts = Vec::new();
@@ -147,7 +169,7 @@ impl AcceptSet {
             match width {
                 None => width = Some(w),
                 Some(w0) if w0 != w => {
-                    return Err(format!("alternatives of different widths in `{}` ({w0} and {w} bits)", clip(text)))
+                    return Err(ResultParseError::MixedWidths { text: text.into(), first: w0, other: w })
                 }
                 _ => {}
             }
@@ -171,10 +193,6 @@ pub fn clip_to(s: &str, n: usize) -> String {
     out
 }
 
-fn clip(s: &str) -> String {
-    clip_to(s, 40)
-}
-
 /// Register width in bits from a count of hex digits.
 pub fn width_of_digits(n: usize) -> Option<u32> {
     match n {
@@ -186,50 +204,50 @@ pub fn width_of_digits(n: usize) -> Option<u32> {
     }
 }
 
-/// Parse plain hex (no `0x`), checking the digit count is a register width.
-pub fn parse_hex(s: &str) -> Result<(u64, u32), String> {
+/// Parse plain hex (no `0x`), checking the digit count is a register width:
+/// (value, width in bits).
+pub fn parse_hex(s: &str) -> Result<(u64, u32), HexError> {
     if s.starts_with("0x") || s.starts_with("0X") {
-        return Err(format!("`{}`: write hex without the 0x prefix", clip(s)));
+        return Err(HexError::Prefixed { text: s.into() });
     }
     if s.starts_with("=>") {
-        return Err(format!("`{}`: put a space after `=>`", clip(s)));
+        return Err(HexError::GluedArrow { text: s.into() });
     }
-    let w = width_of_digits(s.len()).ok_or_else(|| {
-        format!("`{}` has {} hex digits; registers take 2, 4, 8 or 16 (zero-padded, no 0x)", clip(s), s.chars().count())
-    })?;
-    if let Some(c) = s.chars().find(|c| !c.is_ascii_hexdigit()) {
-        return Err(format!("`{}` is not hex: unexpected `{}`", clip(s), c.escape_default()));
+    let w =
+        width_of_digits(s.len()).ok_or_else(|| HexError::DigitCount { text: s.into(), digits: s.chars().count() })?;
+    if let Some(found) = s.chars().find(|c| !c.is_ascii_hexdigit()) {
+        return Err(HexError::NotHex { text: s.into(), found });
     }
     Ok((u64::from_str_radix(s, 16).expect("checked hex"), w))
 }
 
-fn parse_alt(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String> {
+fn parse_alt(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), ResultParseError> {
     if s.contains('_') {
         return parse_lanes(s, nan_format);
     }
     if let Some(rest) = s.strip_prefix("nan") {
-        let f = nan_format.ok_or_else(|| "`nan` needs a floating-point destination".to_string())?;
+        let f = nan_format.ok_or(ResultParseError::NanWithoutFloat)?;
         let w = match rest {
             "" => f.container_bits(),
             _ => rest
                 .strip_prefix(':')
                 .and_then(|n| n.parse::<u32>().ok())
                 .filter(|w| [8, 16, 32, 64].contains(w) && *w >= f.container_bits())
-                .ok_or_else(|| format!("`{}`: expected `nan` or `nan:WIDTH` with a register width", clip(s)))?,
+                .ok_or_else(|| ResultParseError::NanWidth { text: s.into() })?,
         };
         return Ok((Alt::AnyNan(f), w));
     }
     if let Some((v, m)) = s.split_once('/') {
         let (value, w) = parse_hex(v)?;
-        let (mask, wm) = parse_hex(m).map_err(|e| format!("mask: {e}"))?;
+        let (mask, wm) = parse_hex(m).map_err(ResultParseError::Mask)?;
         if w != wm {
-            return Err(format!("value and mask of different widths in `{}`", clip(s)));
+            return Err(ResultParseError::MaskWidth { text: s.into() });
         }
         return Ok((Alt::Bits { value: value & mask, mask }, w));
     }
     if s.contains('?') {
         let w = width_of_digits(s.len())
-            .ok_or_else(|| format!("`{}` has {} digits; registers take 2, 4, 8 or 16", clip(s), s.chars().count()))?;
+            .ok_or_else(|| ResultParseError::PatternDigits { text: s.into(), digits: s.chars().count() })?;
         let (value, mask) = parse_nibbles(s, s)?;
         return Ok((Alt::Bits { value, mask }, w));
     }
@@ -239,16 +257,13 @@ fn parse_alt(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String> 
 
 /// Hex digits and `?` don't-care nibbles as (value, mask); `whole` is the
 /// result text quoted in errors.
-fn parse_nibbles(digits: &str, whole: &str) -> Result<(u64, u64), String> {
+fn parse_nibbles(digits: &str, whole: &str) -> Result<(u64, u64), HexError> {
     let (mut value, mut mask) = (0u64, 0u64);
     for c in digits.chars() {
         value <<= 4;
         mask <<= 4;
         if c != '?' {
-            value |= c
-                .to_digit(16)
-                .ok_or_else(|| format!("`{}` is not hex: unexpected `{}`", clip(whole), c.escape_default()))?
-                as u64;
+            value |= c.to_digit(16).ok_or_else(|| HexError::NotHex { text: whole.into(), found: c })? as u64;
             mask |= 0xf;
         }
     }
@@ -264,32 +279,30 @@ fn show_nibbles(value: u64, mask: u64, digits: usize) -> String {
 }
 
 /// `hi_lo` lane syntax: each lane hex (with `?`) or `nan`, all of one width.
-fn parse_lanes(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), String> {
+fn parse_lanes(s: &str, nan_format: Option<Format>) -> Result<(Alt, u32), ResultParseError> {
     let parts: Vec<&str> = s.split('_').collect();
     let hex_digits = parts.iter().find(|p| **p != "nan").map(|p| p.len());
     let f = nan_format;
     let lane_bits = match (hex_digits, f) {
         (Some(d), _) => 4 * d as u32,
         (None, Some(f)) => f.container_bits().min(if f == Format::E2m1 { 4 } else { 64 }),
-        (None, None) => return Err(format!("`{}`: `nan` lanes need a floating-point destination", clip(s))),
+        (None, None) => return Err(ResultParseError::NanLanesWithoutFloat { text: s.into() }),
     };
     let mut lanes = Vec::new();
     for p in &parts {
         if *p == "nan" {
-            lanes.push(LaneSet::AnyNan(
-                f.ok_or_else(|| format!("`{}`: `nan` needs a floating-point destination", clip(s)))?,
-            ));
+            lanes.push(LaneSet::AnyNan(f.ok_or_else(|| ResultParseError::NanLaneWithoutFloat { text: s.into() })?));
             continue;
         }
         if 4 * p.len() as u32 != lane_bits || p.is_empty() {
-            return Err(format!("`{}`: lanes must all have {} hex digits", clip(s), lane_bits / 4));
+            return Err(ResultParseError::LaneDigits { text: s.into(), digits: lane_bits / 4 });
         }
         let (value, mask) = parse_nibbles(p, s)?;
         lanes.push(LaneSet::Bits { value, mask });
     }
     let width = lane_bits * parts.len() as u32;
     if ![8, 16, 32, 64].contains(&width) {
-        return Err(format!("`{}`: {} lanes of {lane_bits} bits do not fill a register", clip(s), parts.len()));
+        return Err(ResultParseError::LaneFill { text: s.into(), lanes: parts.len(), lane_bits });
     }
     Ok((Alt::Lanes { bits: lane_bits, lanes }, width))
 }
@@ -351,5 +364,36 @@ mod tests {
         for bad in ["", "123", "xyz0", "0x12", "12|1234", "nan:12", "12/1234", "1g", "3c00_3c0", "3c_3c_3c", "nan_"] {
             assert!(AcceptSet::parse(bad, Some(Format::F16)).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn errors_are_typed_and_keep_their_messages() {
+        let err = |s| AcceptSet::parse(s, Some(Format::F16)).unwrap_err();
+        assert_eq!(err(""), ResultParseError::Empty);
+        assert_eq!(err("3c00/0x12"), ResultParseError::Mask(HexError::Prefixed { text: "0x12".into() }));
+        assert_eq!(err("3c?g"), ResultParseError::Hex(HexError::NotHex { text: "3c?g".into(), found: 'g' }));
+        assert_eq!(err("3c_3c_3c"), ResultParseError::LaneFill { text: "3c_3c_3c".into(), lanes: 3, lane_bits: 8 });
+        assert_eq!(parse_hex("3f8"), Err(HexError::DigitCount { text: "3f8".into(), digits: 3 }));
+        // The messages the CLI printed when these errors were plain strings.
+        for (text, message) in [
+            ("12|1234", "alternatives of different widths in `12|1234` (8 and 16 bits)"),
+            ("3c00/12g4", "mask: `12g4` is not hex: unexpected `g`"),
+            ("3c00/ff", "value and mask of different widths in `3c00/ff`"),
+            ("nan:8", "`nan:8`: expected `nan` or `nan:WIDTH` with a register width"),
+            ("3c0?1", "`3c0?1` has 5 digits; registers take 2, 4, 8 or 16"),
+            ("3c00_3c0", "`3c00_3c0`: lanes must all have 4 hex digits"),
+        ] {
+            assert_eq!(err(text).to_string(), message);
+        }
+        let no_float = |s| AcceptSet::parse(s, None).unwrap_err().to_string();
+        assert_eq!(no_float("nan"), "`nan` needs a floating-point destination");
+        assert_eq!(no_float("nan_3c00"), "`nan_3c00`: `nan` needs a floating-point destination");
+        assert_eq!(no_float("nan_nan"), "`nan_nan`: `nan` lanes need a floating-point destination");
+        let long = "a".repeat(57);
+        assert_eq!(
+            parse_hex(&long).unwrap_err().to_string(),
+            format!("`{}…` has 57 hex digits; registers take 2, 4, 8 or 16 (zero-padded, no 0x)", &long[..40])
+        );
+        assert_eq!(parse_hex("=>3c00").unwrap_err().to_string(), "`=>3c00`: put a space after `=>`");
     }
 }

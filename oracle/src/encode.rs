@@ -7,7 +7,7 @@ use crate::format::{FloatLayout, Format, Kind};
 
 /// Whether a magnitude on the format's grid is at most its largest finite
 /// value (what happens otherwise is a decision: `decide::Decisions::overflow`).
-pub fn fits(l: &FloatLayout, mag: &Dyadic) -> bool {
+pub(crate) fn fits(l: &FloatLayout, mag: &Dyadic) -> bool {
     // By the top bit first: only the top binade needs the exact comparison.
     match mag.msb_exp() {
         None => true,
@@ -66,13 +66,13 @@ pub fn encode_nan(format: Format, neg: bool, fraction: u64) -> u64 {
 }
 
 /// Two's-complement bits of an integer that is within the format's range.
-pub fn encode_int(format: Format, i: &Integer) -> u64 {
+pub(crate) fn encode_int(format: Format, i: &Integer) -> u64 {
     debug_assert!(matches!(format.info().kind, Kind::Int { .. }));
     wrap(i, format.container_bits())
 }
 
 /// The low `bits` bits of an integer in two's complement.
-pub fn wrap(i: &Integer, bits: u32) -> u64 {
+pub(crate) fn wrap(i: &Integer, bits: u32) -> u64 {
     let m = i.clone().keep_bits(bits);
     m.to_u64().expect("kept bits fit in u64")
 }

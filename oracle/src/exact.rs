@@ -176,7 +176,7 @@ pub fn decode(format: Format, bits: u64) -> Value {
 }
 
 /// Whether a finite float value is subnormal in `format` (nonzero, below the smallest normal).
-pub fn is_subnormal(format: Format, v: &Value) -> bool {
+pub(crate) fn is_subnormal(format: Format, v: &Value) -> bool {
     match (format.float_layout(), v) {
         (Some(l), Value::Num { mag, .. }) => l.subnormals && mag.msb_exp().is_some_and(|e| e < l.emin()),
         _ => false,

@@ -70,7 +70,7 @@ pub struct FloatLayout {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Int {
         signed: bool,
     },
@@ -84,7 +84,7 @@ pub enum Kind {
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct FormatInfo {
+pub(crate) struct FormatInfo {
     pub format: Format,
     pub name: &'static str,
     /// Bits of the container the format is stored in (tf32: 32, e2m3: 8).
@@ -125,7 +125,7 @@ use Format::*;
 use Specials as Sp;
 
 /// The table. Order matches the `Format` enum.
-pub static TABLE: [FormatInfo; 25] = ROWS;
+pub(crate) static TABLE: [FormatInfo; 25] = ROWS;
 
 /// The rows, also readable at compile time (the fast engine's batch kernels
 /// take their layout constants from here).
@@ -170,7 +170,7 @@ impl Format {
             _ => panic!("not a float format"),
         }
     }
-    pub fn info(self) -> &'static FormatInfo {
+    pub(crate) fn info(self) -> &'static FormatInfo {
         &TABLE[self as usize]
     }
     pub fn name(self) -> &'static str {

@@ -38,6 +38,13 @@
 //! legality), [`decide`] (every rule's decision, asked by both engines),
 //! [`eval`] (the semantics), [`accept`] and [`caseline`] (results and the
 //! text format).
+//!
+//! The exact layers speak GMP integers: [`exact::Dyadic`] holds a
+//! [`rug::Integer`] significand, and [`exact::Value`] and
+//! [`format::Format::int_range`] give them. The crate re-exports [`rug`] for
+//! them; use `ptx_cvt::rug` rather than a `rug` dependency of your own, so
+//! that the versions match. [`round`] and [`encode`] show only what the
+//! explanations and the exact values need; their workings are internal.
 
 pub mod accept;
 pub mod caseline;
@@ -49,7 +56,7 @@ pub mod fast;
 pub mod format;
 pub mod gen;
 pub mod instr;
-pub mod operand;
+mod operand;
 pub mod policy;
 pub mod round;
 
@@ -57,6 +64,10 @@ pub mod round;
 /// raised whenever any result, acceptance set or legality verdict changes,
 /// independently of the crate's own version.
 pub const SEMANTICS_VERSION: u32 = 3;
+
+/// The big-integer crate of the exact layers, re-exported so that callers
+/// build their [`rug::Integer`]s with the version this crate links.
+pub use rug;
 
 pub use accept::AcceptSet;
 pub use caseline::{format_case, parse_case, Case};

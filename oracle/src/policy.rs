@@ -148,6 +148,16 @@ impl fmt::Display for Rule {
 }
 
 /// Which evidence the oracle follows where the ISA leaves room.
+///
+/// ```
+/// use ptx_cvt::{evaluate_accept, Cvt, Operand, Profile};
+///
+/// // An f32 NaN to f16: sm_90 emits the canonical 7fff; the ISA allows any NaN.
+/// let c: Cvt = "cvt.rn.f16.f32".parse().unwrap();
+/// let nan = [Operand { bits: 0x7fc0_0001, width: 32 }];
+/// assert_eq!(evaluate_accept(&c, &nan, 16, Profile::Sm90).unwrap().to_string(), "7fff");
+/// assert_eq!(evaluate_accept(&c, &nan, 16, "isa".parse().unwrap()).unwrap().to_string(), "nan");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Profile {
     /// The ISA contract: every result the PTX text permits is accepted.
@@ -168,14 +178,23 @@ impl Profile {
 }
 
 impl FromStr for Profile {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Profile, String> {
-        Profile::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| format!("unknown profile `{s}` (known: isa, sm90)"))
+    type Err = UnknownProfile;
+    fn from_str(s: &str) -> Result<Profile, UnknownProfile> {
+        Profile::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| UnknownProfile(s.into()))
     }
 }
+
+/// A profile name that is none of [`Profile::ALL`]'s.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownProfile(pub String);
+
+impl fmt::Display for UnknownProfile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown profile `{}` (known: isa, sm90)", self.0)
+    }
+}
+
+impl std::error::Error for UnknownProfile {}
 
 impl fmt::Display for Profile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -310,7 +329,7 @@ impl Profile {
 /// `[15:0]`; for e2m1x4 the upper bytes of each half feed a, b and the lower
 /// bytes e, f). Within a pair the first lane (a, e) reads its field
 /// bit-reversed: a public B200 measurement reports this; unconfirmed here `[OPEN]`.
-pub fn stochastic_bits(dtype: Type, rbits: u64, lane: u32) -> (u64, u32) {
+pub(crate) fn stochastic_bits(dtype: Type, rbits: u64, lane: u32) -> (u64, u32) {
     let r = rbits as u32;
     match dtype {
         Type::F16x2 => (((r >> (16 * lane)) & 0x1fff) as u64, 13),
@@ -333,7 +352,7 @@ pub fn stochastic_bits(dtype: Type, rbits: u64, lane: u32) -> (u64, u32) {
 /// The `rbits` operand that gives lane `lane` the random field `value`
 /// (the inverse of `stochastic_bits` for that lane; other lanes get zeros,
 /// except the partner that shares an x4 field).
-pub fn rbits_for_lane(dtype: Type, lane: u32, value: u64) -> u32 {
+pub(crate) fn rbits_for_lane(dtype: Type, lane: u32, value: u64) -> u32 {
     let v = value as u32;
     match dtype {
         Type::F16x2 => (v & 0x1fff) << (16 * lane),

@@ -47,7 +47,7 @@ impl Mode {
 /// The set of values a result may take: multiples of 2^q with at most
 /// `precision` significant bits, q ≥ `qmin`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Grid {
+pub(crate) struct Grid {
     pub precision: Option<u32>,
     pub qmin: i64,
 }
@@ -84,7 +84,7 @@ pub enum Remainder {
 /// The bits cut off by rounding: the low `bits` bits of `sig`, read in
 /// place; `value / 2^bits` is the fraction of an ulp.
 #[derive(Clone, Copy, Debug)]
-pub struct Discarded<'a> {
+pub(crate) struct Discarded<'a> {
     pub sig: &'a Integer,
     pub bits: u32,
 }
@@ -116,7 +116,7 @@ impl Discarded<'_> {
 
 /// The single rounding decision: move away from zero (to the upper
 /// neighbour in magnitude)?
-pub fn decide(mode: Mode, neg: bool, lower_is_odd: bool, cut: &Discarded) -> bool {
+pub(crate) fn decide(mode: Mode, neg: bool, lower_is_odd: bool, cut: &Discarded) -> bool {
     let rem = cut.remainder();
     if rem == Remainder::Exact {
         return false;
@@ -136,7 +136,7 @@ pub fn decide(mode: Mode, neg: bool, lower_is_odd: bool, cut: &Discarded) -> boo
 
 /// The outcome of rounding a magnitude, with what explain needs to show.
 #[derive(Clone, Debug)]
-pub struct Rounded {
+pub(crate) struct Rounded {
     /// The rounded magnitude; when inexact, a multiple of the grid's quantum
     /// `2^mag.exp`.
     pub mag: Dyadic,
@@ -160,7 +160,7 @@ impl Rounded {
 }
 
 /// Round the magnitude `x` of a value with sign `neg` onto `grid`.
-pub fn round(neg: bool, x: &Dyadic, grid: Grid, mode: Mode) -> Rounded {
+pub(crate) fn round(neg: bool, x: &Dyadic, grid: Grid, mode: Mode) -> Rounded {
     let exact = |mag: Dyadic| Rounded { mag, remainder: Remainder::Exact, away: false, mode };
     let Some(msb) = x.msb_exp() else {
         return exact(Dyadic::zero());

@@ -27,7 +27,7 @@ pub fn instruction(text: &str) -> PyResult<Cvt> {
 }
 
 pub fn profile(text: &str) -> PyResult<Profile> {
-    text.parse().map_err(value_error)
+    text.parse().map_err(|e: ptx_cvt::policy::UnknownProfile| value_error(e.to_string()))
 }
 
 /// Target and PTX ISA version for a legality check; the version defaults to

@@ -30,7 +30,7 @@ impl Accept {
                     .format(),
             ),
         };
-        let set = AcceptSet::parse(text, format).map_err(crate::args::value_error)?;
+        let set = AcceptSet::parse(text, format).map_err(|e| crate::args::value_error(e.to_string()))?;
         Ok(Accept { set })
     }
 

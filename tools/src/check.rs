@@ -217,7 +217,7 @@ fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
     let mut pending: Vec<Pending> = Vec::new();
     for (n, line) in lines(input).enumerate() {
         let n = n + 1;
-        let parsed = line.and_then(|l| parse_case(&l).map_err(|e| e.to_string()));
+        let parsed = line.map_err(|e| e.to_string()).and_then(|l| parse_case(&l).map_err(|e| e.to_string()));
         let case = match parsed {
             Ok(None) => continue,
             Ok(Some(c)) => c,
@@ -342,7 +342,7 @@ fn check_recorded_stream(r: &mut Run, name: &str, input: Box<dyn Read + Send>) {
                 let _ = give_back.send(text);
                 events
             }
-            Piece::Bad { line, error } => vec![vec![Event::Error(line, error)]],
+            Piece::Bad { line, error } => vec![vec![Event::Error(line, error.to_string())]],
         };
         if !apply(r, name, events.into_iter().flatten(), &mut passes) {
             break;

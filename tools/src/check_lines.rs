@@ -18,7 +18,7 @@ use ptx_cvt::caseline::MAX_LINE;
 use ptx_cvt::eval::Evaluator;
 use ptx_cvt::fast::{FastResult, Plan};
 use ptx_cvt::{parse_case, AcceptSet, Case, Cvt, Operand, Profile, PtxVersion};
-use ptx_cvt_harness::lines::line_text;
+use ptx_cvt_harness::lines::{line_text, LineError};
 use ptx_cvt_harness::{Mismatch, Origin};
 
 use crate::common::{accept_case, eval_case, VariantFilter};
@@ -168,8 +168,8 @@ impl Checker<'_> {
     }
 
     /// The line-by-line check of one line (every error, every mismatch).
-    fn slow(&self, line: Result<&str, String>, n: usize) -> Verdict {
-        let case = match line.and_then(|l| parse_case(l).map_err(|e| e.to_string())) {
+    fn slow(&self, line: Result<&str, LineError>, n: usize) -> Verdict {
+        let case = match line.map_err(|e| e.to_string()).and_then(|l| parse_case(l).map_err(|e| e.to_string())) {
             Ok(None) => return Verdict::Blank,
             Ok(Some(c)) => c,
             Err(e) => return Verdict::Error(e),

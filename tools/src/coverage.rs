@@ -56,13 +56,16 @@ pub fn run(a: CoverageArgs) -> u8 {
             }
         };
         for (n, line) in ptx_cvt_harness::lines::lines(BufReader::new(reader)).enumerate() {
-            let res = line.and_then(|l| parse_case(&l).map_err(|e| e.to_string())).and_then(|c| match c {
-                None => Ok(None),
-                Some(c) if !filter.matches(&c.instr) => Ok(None),
-                Some(c) => evaluate(&c.instr, &c.operands, c.dst_width(), a.profile)
-                    .map(|o| Some((c, o)))
-                    .map_err(|e| e.to_string()),
-            });
+            let res =
+                line.map_err(|e| e.to_string()).and_then(|l| parse_case(&l).map_err(|e| e.to_string())).and_then(|c| {
+                    match c {
+                        None => Ok(None),
+                        Some(c) if !filter.matches(&c.instr) => Ok(None),
+                        Some(c) => evaluate(&c.instr, &c.operands, c.dst_width(), a.profile)
+                            .map(|o| Some((c, o)))
+                            .map_err(|e| e.to_string()),
+                    }
+                });
             match res {
                 Ok(None) => {}
                 Ok(Some((c, o))) => {

@@ -80,16 +80,18 @@ fn stream(opts: &EvalOpts, dst_width: Option<u32>) -> u8 {
     let (mut lines, mut errors) = (0u64, 0u64);
     for (n, line) in ptx_cvt_harness::lines::lines(stdin).enumerate() {
         let n = n + 1;
-        let res = line.and_then(|l| parse_case(&l).map_err(|e| e.to_string())).and_then(|c| match c {
-            None => Ok(None),
-            Some(mut c) => {
-                // --dst-width applies to lines that do not ask for a width themselves.
-                if let (None, Some(w)) = (&c.result, dst_width) {
-                    c.result = Some(placeholder(w));
+        let res = line.map_err(|e| e.to_string()).and_then(|l| parse_case(&l).map_err(|e| e.to_string())).and_then(
+            |c| match c {
+                None => Ok(None),
+                Some(mut c) => {
+                    // --dst-width applies to lines that do not ask for a width themselves.
+                    if let (None, Some(w)) = (&c.result, dst_width) {
+                        c.result = Some(placeholder(w));
+                    }
+                    eval_case(&c, opts).map(|o| Some((c, o)))
                 }
-                eval_case(&c, opts).map(|o| Some((c, o)))
-            }
-        });
+            },
+        );
         match res {
             Ok(None) => {}
             Ok(Some((c, o))) => {

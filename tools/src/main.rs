@@ -147,7 +147,7 @@ pub struct EvalOpts {
 }
 
 fn parse_profile(s: &str) -> Result<Profile, String> {
-    s.parse()
+    s.parse().map_err(|e: ptx_cvt::policy::UnknownProfile| e.to_string())
 }
 pub(crate) fn parse_target(s: &str) -> Result<Target, String> {
     s.parse().map_err(|e: ptx_cvt::instr::TargetError| e.0)

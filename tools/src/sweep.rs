@@ -614,7 +614,7 @@ fn check_file(f: &str, c: &Cvt, (start, end): (u128, u128), a: &SweepArgs, t: &m
     let name = crate::options::input_name(f);
     for (i, line) in ptx_cvt_harness::lines::lines(BufReader::with_capacity(1 << 20, reader)).enumerate() {
         let n = i + 1;
-        let case = match line.and_then(|l| parse_case(&l).map_err(|e| e.to_string())) {
+        let case = match line.map_err(|e| e.to_string()).and_then(|l| parse_case(&l).map_err(|e| e.to_string())) {
             Ok(None) => continue,
             Ok(Some(k)) if k.result.is_none() || k.result_is_placeholder() => {
                 Err("no result to check (expected `=> <hex>` after the operands)".to_string())

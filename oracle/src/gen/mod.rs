@@ -32,15 +32,27 @@ pub enum Level {
 }
 
 impl FromStr for Level {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Level, String> {
+    type Err = UnknownLevel;
+    fn from_str(s: &str) -> Result<Level, UnknownLevel> {
         match s {
             "compact" => Ok(Level::Compact),
             "deep" => Ok(Level::Deep),
-            _ => Err(format!("unknown level `{s}` (known: compact, deep)")),
+            _ => Err(UnknownLevel(s.into())),
         }
     }
 }
+
+/// A level name that is neither `compact` nor `deep`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownLevel(pub String);
+
+impl fmt::Display for UnknownLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown level `{}` (known: compact, deep)", self.0)
+    }
+}
+
+impl std::error::Error for UnknownLevel {}
 
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

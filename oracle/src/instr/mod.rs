@@ -248,7 +248,17 @@ impl Rounding {
     }
 }
 
-/// One `cvt` instruction as spelled, without operands.
+/// One `cvt` instruction as spelled, without operands. Parse one with
+/// [`parse`] or `str::parse`; `Display` prints the canonical spelling.
+///
+/// ```
+/// use ptx_cvt::{Cvt, Rounding, Type};
+///
+/// let c: Cvt = "cvt.f16.f32.rn".parse().unwrap(); // modifiers in any order
+/// assert_eq!((c.dtype, c.atype, c.rounding), (Type::F16, Type::F32, Some(Rounding::Rn)));
+/// assert_eq!(c.to_string(), "cvt.rn.f16.f32");
+/// assert!("cvt.f16".parse::<Cvt>().is_err());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Cvt {
     pub rounding: Option<Rounding>,
@@ -368,7 +378,7 @@ impl fmt::Display for Cvt {
 }
 
 /// The scale modifier's spelling (without the leading dot).
-pub const SCALED: &str = "scaled::n2::ue8m0";
+pub(crate) const SCALED: &str = "scaled::n2::ue8m0";
 
 /// Register widths of a concrete use of an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -148,20 +148,20 @@ pub fn width_ok(c: &Cvt, index: Option<usize>, width: u32) -> bool {
 }
 
 /// The form rows a spelling's types and rounding match.
-pub fn forms_for(c: &Cvt) -> impl Iterator<Item = &'static Form> + '_ {
+pub(crate) fn forms_for(c: &Cvt) -> impl Iterator<Item = &'static Form> + '_ {
     FORMS.iter().filter(|f| f.dtypes.contains(&c.dtype) && f.atypes.contains(&c.atype))
 }
 
 /// Whether some row converting `a` to `d` takes `.scaled::n2::ue8m0`.
-pub fn scalable_pair(d: Type, a: Type) -> bool {
+pub(crate) fn scalable_pair(d: Type, a: Type) -> bool {
     FORMS.iter().any(|f| f.scale != Req::Absent && f.dtypes.contains(&d) && f.atypes.contains(&a))
 }
 
 /// Whether any gate pair admits the target and version.
-pub fn gate_ok(gates: &[(Gate, (u32, u32))], t: Option<Target>, v: Option<PtxVersion>) -> bool {
+pub(crate) fn gate_ok(gates: &[(Gate, (u32, u32))], t: Option<Target>, v: Option<PtxVersion>) -> bool {
     gates.iter().any(|(g, (ma, mi))| t.is_none_or(|t| g.admits(t)) && v.is_none_or(|v| v >= PtxVersion::new(*ma, *mi)))
 }
 
-pub fn describe_gates(gates: &[(Gate, (u32, u32))]) -> String {
+pub(crate) fn describe_gates(gates: &[(Gate, (u32, u32))]) -> String {
     gates.iter().map(|(g, (a, b))| format!("{} with PTX ISA {a}.{b}", g.describe())).collect::<Vec<_>>().join(", or ")
 }

@@ -23,6 +23,14 @@ fn err<T>(message: impl Into<String>) -> Result<T, ParseError> {
     Err(ParseError { message: message.into() })
 }
 
+impl std::str::FromStr for Cvt {
+    type Err = ParseError;
+    /// The same as [`parse`].
+    fn from_str(text: &str) -> Result<Cvt, ParseError> {
+        parse(text)
+    }
+}
+
 /// Parse an instruction such as `cvt.rn.f16.f32` or `cvt.s8.f32.rni.sat`.
 pub fn parse(text: &str) -> Result<Cvt, ParseError> {
     let shown = clip_to(text, 80);
