@@ -59,22 +59,33 @@ pub fn all_spellings() -> Vec<Cvt> {
         Type::all().flat_map(|d| Type::all().map(move |a| (d, a))).filter(|(d, a)| !(d.is_scalar() && a.is_scalar()));
     let mut v = Vec::new();
     for (d, a) in scalar.chain(others) {
-        // The scale modifier only where some form takes it (keeps the list short).
-        let scales: &[bool] = if instr::packed::scalable_pair(d, a) { &[false, true] } else { &[false] };
+        // The scale and .pzo modifiers only where some form takes them (keeps the list short).
+        let mut scales = vec![(false, false)];
+        if instr::packed::scalable_pair(d, a) {
+            scales.push((true, false));
+        }
+        if instr::packed::single_scalable_pair(d, a) {
+            scales.push((false, true));
+        }
+        let pzos: &[bool] = if instr::packed::pzo_pair(d, a) { &[false, true] } else { &[false] };
         for r in std::iter::once(None).chain(Rounding::ALL.into_iter().map(Some)) {
-            for (bits, &scaled) in (0u8..16).flat_map(|b| scales.iter().map(move |s| (b, s))) {
-                let c = Cvt {
-                    rounding: r,
-                    ftz: bits & 1 != 0,
-                    sat: bits & 2 != 0,
-                    relu: bits & 4 != 0,
-                    satfinite: bits & 8 != 0,
-                    scaled,
-                    dtype: d,
-                    atype: a,
-                };
-                if !(c.sat && c.satfinite) {
-                    v.push(c);
+            for (bits, &(scaled, scaled_n1)) in (0u8..16).flat_map(|b| scales.iter().map(move |s| (b, s))) {
+                for &pzo in pzos {
+                    let c = Cvt {
+                        rounding: r,
+                        ftz: bits & 1 != 0,
+                        sat: bits & 2 != 0,
+                        relu: bits & 4 != 0,
+                        satfinite: bits & 8 != 0,
+                        scaled,
+                        pzo,
+                        scaled_n1,
+                        dtype: d,
+                        atype: a,
+                    };
+                    if !(c.sat && c.satfinite) {
+                        v.push(c);
+                    }
                 }
             }
         }
@@ -88,7 +99,8 @@ pub fn natural_regs(c: &Cvt) -> Regs {
 }
 
 /// Spellings legal on at least one of the targets, each with the targets
-/// that have it; only those the oracle evaluates (not the ue5m3x2 forms).
+/// that have it; only those the oracle evaluates (not the ue5m3x2, `.pzo` and
+/// `.scaled::n1::ue8m0` forms).
 pub fn legal_variants(targets: &[(Target, PtxVersion)]) -> Vec<(Cvt, Vec<Target>)> {
     all_spellings()
         .into_iter()
