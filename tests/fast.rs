@@ -399,6 +399,9 @@ fn forms_of_other_targets() {
     let others: Vec<Cvt> = gen::all_spellings()
         .into_iter()
         .filter(|c| !main.contains(c) && instr::check(c, natural_regs(c), None, None).is_ok())
+        // Both engines refuse the PTX 9.4 modifiers before reading an operand (compared in
+        // `legality_and_operand_errors_agree`): 2^20 refusals each would test nothing more.
+        .filter(|c| !c.pzo && !c.scaled_n1)
         .collect();
     assert!(!others.is_empty());
     let (fails, n) = parallel(others.len(), |i, f| {

@@ -209,6 +209,8 @@ const ILLEGAL: &[Illegal] = &[
     ("cvt.rn.satfinite.f16x2.e4m3x2", 32, 16, None, None, "satfinite-absent"),
     ("cvt.rz.relu.ue8m0x2.f32", 16, 32, None, None, "relu-absent"),
     ("cvt.rn.satfinite.scaled::n2::ue8m0.e4m3x2.f32", 16, 32, None, None, "scale-absent"),
+    ("cvt.rn.satfinite.pzo.ue5m3x2.f32", 16, 32, None, None, "pzo-absent"),
+    ("cvt.rn.satfinite.pzo.e4m3x2.f32", 16, 32, Some("sm_100a"), None, "ptx94-gate"),
     ("cvt.rn.satfinite.e4m3x2.f32", 32, 32, None, None, "register-packed-exact"),
     ("cvt.s32.s16", 24, 16, None, None, "register-width"),
     ("cvt.s32.s16", 16, 16, None, None, "register-narrow"),

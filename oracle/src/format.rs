@@ -79,7 +79,8 @@ pub(crate) enum Kind {
     Fixed {
         frac_bits: u32,
     },
-    /// A format whose encoding is not published: never decoded or encoded.
+    /// A format the oracle never decodes or encodes (ue5m3: its encoding is known, the
+    /// rules of conversion into it are not; docs/semantics.md §5.14).
     Unpublished,
 }
 

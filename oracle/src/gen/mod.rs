@@ -64,26 +64,45 @@ impl fmt::Display for Level {
 }
 
 /// Every spelling in canonical form (legal or not), in a fixed order:
-/// scalar forms first, then tf32 and the packed forms.
+/// scalar forms first, then tf32 and the packed forms, then the spellings
+/// with the PTX ISA 9.4 modifiers `.pzo` and `.scaled::n1::ue8m0` (last, so
+/// that the earlier ones keep their positions, which fuzz inputs index).
 pub fn all_spellings() -> Vec<Cvt> {
     let scalar = Type::SCALAR.into_iter().flat_map(|d| Type::SCALAR.into_iter().map(move |a| (d, a)));
     let others =
         Type::all().flat_map(|d| Type::all().map(move |a| (d, a))).filter(|(d, a)| !(d.is_scalar() && a.is_scalar()));
+    let pairs: Vec<(Type, Type)> = scalar.chain(others).collect();
     let mut v = Vec::new();
-    for (d, a) in scalar.chain(others) {
-        // The scale modifier only where some form takes it (keeps the list short).
+    // The scale modifier only where some form takes it (keeps the list short).
+    for &(d, a) in &pairs {
         let scales: &[bool] = if instr::packed::scalable_pair(d, a) { &[false, true] } else { &[false] };
-        for r in std::iter::once(None).chain(Rounding::ALL.into_iter().map(Some)) {
-            for (bits, &scaled) in (0u8..16).flat_map(|b| scales.iter().map(move |s| (b, s))) {
+        push_variants(&mut v, d, a, scales.iter().map(|&scaled| Cvt { scaled, ..Cvt::new(d, a) }));
+    }
+    // (pzo, scaled_n1), again only where some form takes them.
+    for &(d, a) in &pairs {
+        let pzo = instr::packed::pzo_pair(d, a);
+        let n1 = instr::packed::single_scalable_pair(d, a);
+        let mods = [(true, false), (false, true), (true, true)];
+        let bases = mods.into_iter().filter(|&(p, s)| (!p || pzo) && (!s || n1));
+        push_variants(&mut v, d, a, bases.map(|(pzo, scaled_n1)| Cvt { pzo, scaled_n1, ..Cvt::new(d, a) }));
+    }
+    v
+}
+
+/// Every rounding (or none) and combination of .ftz .sat .relu .satfinite on each base spelling.
+fn push_variants(v: &mut Vec<Cvt>, d: Type, a: Type, bases: impl Iterator<Item = Cvt> + Clone) {
+    for r in std::iter::once(None).chain(Rounding::ALL.into_iter().map(Some)) {
+        for bits in 0u8..16 {
+            for base in bases.clone() {
                 let c = Cvt {
                     rounding: r,
                     ftz: bits & 1 != 0,
                     sat: bits & 2 != 0,
                     relu: bits & 4 != 0,
                     satfinite: bits & 8 != 0,
-                    scaled,
                     dtype: d,
                     atype: a,
+                    ..base
                 };
                 if !(c.sat && c.satfinite) {
                     v.push(c);
@@ -91,7 +110,6 @@ pub fn all_spellings() -> Vec<Cvt> {
             }
         }
     }
-    v
 }
 
 /// Registers exactly as wide as the operands' types.
@@ -100,7 +118,8 @@ pub fn natural_regs(c: &Cvt) -> Regs {
 }
 
 /// Spellings legal on at least one of the targets, each with the targets
-/// that have it; only those the oracle evaluates (not the ue5m3x2 forms).
+/// that have it; only those the oracle evaluates (not the ue5m3x2, `.pzo` and
+/// `.scaled::n1::ue8m0` forms).
 pub fn legal_variants(targets: &[(Target, PtxVersion)]) -> Vec<(Cvt, Vec<Target>)> {
     all_spellings()
         .into_iter()

@@ -33,6 +33,8 @@ legality_rules! {
     SatfiniteAbsent "satfinite-absent",
     ReluAbsent "relu-absent",
     ScaleAbsent "scale-absent",
+    PzoAbsent "pzo-absent",
+    Ptx94Gate "ptx94-gate",
     RegisterPackedExact "register-packed-exact",
     PackedGate "packed-gate",
     PackTypes "pack-types",
@@ -87,10 +89,16 @@ fn no(rule: LegalityRule, message: impl Into<String>) -> Result<(), Illegal> {
 /// version. Without a target only the rules that hold on every target apply.
 pub fn check(c: &Cvt, regs: Regs, target: Option<Target>, version: Option<PtxVersion>) -> Result<(), Illegal> {
     check_target_version(target, version)?;
-    if c.scaled && (c.is_scalar() || c.dtype.is_pack()) {
+    if c.scaled && c.scaled_n1 {
         return no(
             LegalityRule::ScaleAbsent,
-            format!("`.{}` exists only for some packed forms, not {}", super::SCALED, arrow(c)),
+            format!("`.{}` and `.{}` cannot be combined", super::SCALED, super::SCALED_N1),
+        );
+    }
+    if (c.scaled || c.scaled_n1) && (c.is_scalar() || c.dtype.is_pack()) {
+        return no(
+            LegalityRule::ScaleAbsent,
+            format!("`.{}` exists only for some packed forms, not {}", scale_name(c), arrow(c)),
         );
     }
     if c.dtype.is_pack() || c.atype.is_pack() {
@@ -100,8 +108,49 @@ pub fn check(c: &Cvt, regs: Regs, target: Option<Target>, version: Option<PtxVer
         return check_packed(c, regs, target, version);
     }
     check_form(c)?;
+    check_scalar_pzo(c)?;
     check_regs(c, regs)?;
-    check_gates(c, target, version)
+    check_gates(c, target, version)?;
+    check_ptx94_gate(c, target, version)
+}
+
+fn scale_name(c: &Cvt) -> &'static str {
+    if c.scaled_n1 {
+        super::SCALED_N1
+    } else {
+        super::SCALED
+    }
+}
+
+/// `.pzo` on a scalar cvt: f16/bf16 from f32 only, never with `.sat`, and not `.ftz`
+/// with f16 (ptxas 13.5 takes `cvt.rn.ftz.pzo.bf16.f32`).
+fn check_scalar_pzo(c: &Cvt) -> Result<(), Illegal> {
+    if !c.pzo {
+        return Ok(());
+    }
+    if !packed::scalar_pzo(c.dtype, c.atype) {
+        return no(
+            LegalityRule::PzoAbsent,
+            format!("`.pzo` on a scalar cvt exists only for f16/bf16 from f32, not {}", arrow(c)),
+        );
+    }
+    if c.sat || (c.ftz && c.dtype == Type::F16) {
+        let m = if c.sat { "sat" } else { "ftz" };
+        return no(LegalityRule::PzoAbsent, format!("`.pzo` cannot be combined with `.{m}` on {}", arrow(c)));
+    }
+    Ok(())
+}
+
+/// `.pzo` and `.scaled::n1::ue8m0` exist only on sm_107a/sm_107f with PTX ISA 9.4 (ptxas 13.5).
+fn check_ptx94_gate(c: &Cvt, t: Option<Target>, v: Option<PtxVersion>) -> Result<(), Illegal> {
+    if (c.pzo || c.scaled_n1) && !packed::gate_ok(packed::PTX94_GATES, t, v) {
+        let m = if c.pzo { "pzo" } else { super::SCALED_N1 };
+        return no(
+            LegalityRule::Ptx94Gate,
+            format!("`.{m}` on {c} needs {}", packed::describe_gates(packed::PTX94_GATES)),
+        );
+    }
+    Ok(())
 }
 
 fn check_target_version(target: Option<Target>, version: Option<PtxVersion>) -> Result<(), Illegal> {
@@ -148,6 +197,12 @@ fn check_packed(c: &Cvt, regs: Regs, t: Option<Target>, v: Option<PtxVersion>) -
     if c.scaled && form.scale == packed::Req::Absent {
         return no(LegalityRule::ScaleAbsent, format!("`.{}` does not exist for {}", super::SCALED, arrow(c)));
     }
+    if c.scaled_n1 && form.scale_n1 == packed::Req::Absent {
+        return no(LegalityRule::ScaleAbsent, format!("`.{}` does not exist for {c}", super::SCALED_N1));
+    }
+    if c.pzo && !form.pzo {
+        return no(LegalityRule::PzoAbsent, format!("`.pzo` does not exist for {c}"));
+    }
     if !packed::width_ok(c, None, regs.dst) || !packed::width_ok(c, Some(0), regs.src) {
         let shape = super::shape(c);
         return no(
@@ -163,7 +218,7 @@ fn check_packed(c: &Cvt, regs: Regs, t: Option<Target>, v: Option<PtxVersion>) -
             return no(LegalityRule::PackedGate, format!("`.satfinite` on {c} needs {}", packed::describe_gates(&[g])));
         }
     }
-    Ok(())
+    check_ptx94_gate(c, t, v)
 }
 
 /// `cvt.pack.sat` (PTX ISA "cvt.pack", checked against ptxas 13.5): s32
@@ -177,7 +232,7 @@ fn check_pack(c: &Cvt, regs: Regs, t: Option<Target>, v: Option<PtxVersion>) -> 
     if !c.sat {
         return no(LegalityRule::PackSatRequired, format!("{c} needs `.sat` (cvt.pack always saturates)"));
     }
-    if c.rounding.is_some() || c.ftz || c.relu || c.satfinite {
+    if c.rounding.is_some() || c.ftz || c.relu || c.satfinite || c.pzo {
         return no(LegalityRule::PackModifier, format!("cvt.pack takes only `.sat`, not the modifiers of {c}"));
     }
     if regs.dst != 32 || regs.src != 32 {

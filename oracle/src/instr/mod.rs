@@ -268,13 +268,29 @@ pub struct Cvt {
     pub satfinite: bool,
     /// `.scaled::n2::ue8m0`: a 16-bit `scale` operand holds one ue8m0 factor per lane.
     pub scaled: bool,
+    /// `.pzo` (PTX ISA 9.4, sm_107a/f): spelled and checked, not evaluated (meaning unpublished).
+    pub pzo: bool,
+    /// `.scaled::n1::ue8m0` (PTX ISA 9.4, sm_107a/f): one ue8m0 factor in an 8-bit `scale`
+    /// operand; spelled and checked, not evaluated (its rule is unpublished).
+    pub scaled_n1: bool,
     pub dtype: Type,
     pub atype: Type,
 }
 
 impl Cvt {
     pub fn new(dtype: Type, atype: Type) -> Cvt {
-        Cvt { rounding: None, relu: false, ftz: false, sat: false, satfinite: false, scaled: false, dtype, atype }
+        Cvt {
+            rounding: None,
+            relu: false,
+            ftz: false,
+            sat: false,
+            satfinite: false,
+            scaled: false,
+            pzo: false,
+            scaled_n1: false,
+            dtype,
+            atype,
+        }
     }
     /// Whether both types are scalar (Table 15) rather than tf32 or packed (Table 16).
     pub fn is_scalar(&self) -> bool {
@@ -284,9 +300,10 @@ impl Cvt {
     pub fn family(&self) -> Family {
         family(self.atype.format(), self.dtype.format())
     }
-    /// Whether the oracle evaluates this spelling (ue5m3x2 forms are only spelled and checked).
+    /// Whether the oracle evaluates this spelling: not the ue5m3x2 forms, nor `.pzo` or
+    /// `.scaled::n1::ue8m0` (only spelled and checked, docs/semantics.md §5.14, §5.15).
     pub fn is_evaluated(&self) -> bool {
-        self.dtype.is_evaluated() && self.atype.is_evaluated()
+        self.dtype.is_evaluated() && self.atype.is_evaluated() && !self.pzo && !self.scaled_n1
     }
     /// How `explain` names the conversion: its [`Family`], except the s2f6
     /// forms (fixed-point, not integer) and the scaled forms (docs/semantics.md §5.14).
@@ -352,7 +369,8 @@ impl Family {
 }
 
 impl fmt::Display for Cvt {
-    /// Canonical spelling: `cvt{.pack}{.rnd}{.relu}{.ftz}{.sat}{.satfinite}{.scaled::n2::ue8m0}.dtype.atype{.b32}`.
+    /// Canonical spelling:
+    /// `cvt{.pack}{.rnd}{.relu}{.ftz}{.sat}{.satfinite}{.pzo}{.scaled::n2::ue8m0|.scaled::n1::ue8m0}.dtype.atype{.b32}`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(if self.dtype.is_pack() { "cvt.pack" } else { "cvt" })?;
         if let Some(r) = self.rounding {
@@ -363,7 +381,9 @@ impl fmt::Display for Cvt {
             (self.ftz, "ftz"),
             (self.sat, "sat"),
             (self.satfinite, "satfinite"),
+            (self.pzo, "pzo"),
             (self.scaled, SCALED),
+            (self.scaled_n1, SCALED_N1),
         ] {
             if on {
                 write!(f, ".{name}")?;
@@ -379,6 +399,8 @@ impl fmt::Display for Cvt {
 
 /// The scale modifier's spelling (without the leading dot).
 pub(crate) const SCALED: &str = "scaled::n2::ue8m0";
+/// The single-scale modifier of PTX ISA 9.4 (without the leading dot).
+pub(crate) const SCALED_N1: &str = "scaled::n1::ue8m0";
 
 /// Register widths of a concrete use of an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -454,12 +476,12 @@ pub fn shape(c: &Cvt) -> Shape {
     };
     const SCALED_NAMES: [&[&str]; 3] = [&["a", "scale"], &["a", "b", "scale"], &["a", "b", "e", "f", "scale"]];
     let extras = usize::from(c.dtype.takes_c()) | usize::from(c.rounding == Some(Rounding::Rs)) << 1;
-    let names = if c.scaled { SCALED_NAMES[values] } else { NAMES[values][extras] };
+    let names = if c.scaled || c.scaled_n1 { SCALED_NAMES[values] } else { NAMES[values][extras] };
     let mut w = [c.atype.bits(); 6];
     for (i, n) in names.iter().enumerate() {
         match *n {
             "c" | "rbits" => w[i] = 32,
-            "scale" => w[i] = 16,
+            "scale" => w[i] = if c.scaled_n1 { 8 } else { 16 },
             _ => {}
         }
     }

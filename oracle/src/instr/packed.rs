@@ -58,6 +58,10 @@ pub struct Form {
     pub satfinite_gate: Option<(Gate, (u32, u32))>,
     /// `.scaled::n2::ue8m0` (never required: the unscaled spelling always exists).
     pub scale: Req,
+    /// `.pzo` (PTX ISA 9.4): allowed, under [`PTX94_GATES`] rather than the row's gates.
+    pub pzo: bool,
+    /// `.scaled::n1::ue8m0` (PTX ISA 9.4, never required), under [`PTX94_GATES`].
+    pub scale_n1: Req,
 }
 
 const FP8X2: &[Type] = &[E4m3x2, E5m2x2];
@@ -81,7 +85,18 @@ const fn form(
     relu: bool,
     gates: &'static [(Gate, (u32, u32))],
 ) -> Form {
-    Form { dtypes, atypes, roundings, satfinite, relu, gates, satfinite_gate: None, scale: Req::Absent }
+    Form {
+        dtypes,
+        atypes,
+        roundings,
+        satfinite,
+        relu,
+        gates,
+        satfinite_gate: None,
+        scale: Req::Absent,
+        pzo: false,
+        scale_n1: Req::Absent,
+    }
 }
 
 /// A row that also takes `.scaled::n2::ue8m0` (ptxas 13.5, same gates as the row).
@@ -89,32 +104,52 @@ const fn scalable(f: Form) -> Form {
     Form { scale: Req::Optional, ..f }
 }
 
+/// A row that also takes `.pzo` (ptxas 13.5; on sm_107a/f with PTX ISA 9.4 only).
+const fn pzo(f: Form) -> Form {
+    Form { pzo: true, ..f }
+}
+
+/// A row that also takes `.scaled::n1::ue8m0` (ptxas 13.5; sm_107a/f, PTX ISA 9.4).
+const fn single_scaled(f: Form) -> Form {
+    Form { scale_n1: Req::Optional, ..f }
+}
+
+/// Where `.pzo` and `.scaled::n1::ue8m0` exist, on every form that takes them (ptxas 13.5:
+/// "Feature '.pzo' not supported" elsewhere; tests/data/ptxas-legality-ptx94.md).
+pub const PTX94_GATES: &[(Gate, (u32, u32))] = &[(SM107, (9, 4))];
+
+/// The scalar types that take `.pzo`: f16 and bf16 from f32 (ptxas 13.5; the modifiers
+/// it excludes are in `legality::check_scalar_pzo`).
+pub fn scalar_pzo(d: Type, a: Type) -> bool {
+    a == F32 && matches!(d, F16 | Bf16)
+}
+
 /// Every tf32/packed form: docs/semantics.md §2, corrected by what ptxas 13.5 accepts
 /// (tests/data/ptxas-legality-packed.md).
 pub const FORMS: &[Form] = &[
     // f16x2/bf16x2 from two f32.
-    Form {
+    pzo(Form {
         satfinite_gate: Some((Gate::AtLeast(80), (8, 1))),
         ..form(&[F16x2, Bf16x2], &[F32], &[Rn, Rz], Req::Optional, true, &[(Gate::AtLeast(80), (7, 0))])
-    },
+    }),
     form(&[F16x2, Bf16x2], &[F32], &[Rs], Req::Optional, true, &[(RS_TARGETS, (8, 7))]),
     // tf32 from f32 (.relu never with .rna).
     Form {
         satfinite_gate: Some((Gate::AtLeast(80), (8, 1))),
         ..form(&[Tf32], &[F32], &[Rna], Req::Optional, false, &[(Gate::AtLeast(80), (7, 0))])
     },
-    Form {
+    pzo(Form {
         satfinite_gate: Some((Gate::AtLeast(100), (8, 6))),
         ..form(&[Tf32], &[F32], &[Rn, Rz], Req::Optional, true, &[(Gate::AtLeast(90), (7, 8))])
-    },
-    // fp8 pairs.
-    form(FP8X2, &[F32, F16x2], &[Rn], Req::Required, true, &[(Gate::AtLeast(89), (7, 8))]),
-    form(FP8X2, &[Bf16x2], &[Rn], Req::Required, true, &[(SM100_PLUS, (9, 1))]),
+    }),
+    // fp8 pairs (into fp8/fp6/fp4 from f32/f16x2/bf16x2: also .pzo and .scaled::n1::ue8m0).
+    pzo(single_scaled(form(FP8X2, &[F32, F16x2], &[Rn], Req::Required, true, &[(Gate::AtLeast(89), (7, 8))]))),
+    pzo(single_scaled(form(FP8X2, &[Bf16x2], &[Rn], Req::Required, true, &[(SM100_PLUS, (9, 1))]))),
     form(&[F16x2], FP8X2, &[Rn], Req::Absent, true, &[(Gate::AtLeast(89), (7, 8))]),
     // fp6/fp4 pairs.
-    form(FP6FP4X2, &[F32], &[Rn], Req::Required, true, &[(SM100_PLUS, (8, 6))]),
-    form(FP6FP4X2, &[F16x2, Bf16x2], &[Rn], Req::Required, true, &[(SM100_PLUS, (9, 1))]),
-    form(NARROW_X2, &[F32, F16x2, Bf16x2], &[Rz], Req::Required, true, &[(SM107, (9, 4))]),
+    pzo(single_scaled(form(FP6FP4X2, &[F32], &[Rn], Req::Required, true, &[(SM100_PLUS, (8, 6))]))),
+    pzo(single_scaled(form(FP6FP4X2, &[F16x2, Bf16x2], &[Rn], Req::Required, true, &[(SM100_PLUS, (9, 1))]))),
+    pzo(single_scaled(form(NARROW_X2, &[F32, F16x2, Bf16x2], &[Rz], Req::Required, true, &[(SM107, (9, 4))]))),
     form(&[F16x2], FP6FP4X2, &[Rn], Req::Absent, true, &[(SM100_PLUS, (8, 6))]),
     // bf16x2 from the narrow pairs (not in docs/semantics.md §2; ptxas 13.5, PTX 9.2), also scaled.
     scalable(form(&[Bf16x2], NARROW_X2, &[Rn], Req::Optional, true, &[(SM100_PLUS, (9, 2))])),
@@ -124,7 +159,9 @@ pub const FORMS: &[Form] = &[
     scalable(form(&[S2f6x2], &[F32, Bf16x2], &[Rz], Req::Required, true, &[(Gate::Arch(&[107]), (9, 4))])),
     scalable(form(&[Bf16x2], &[S2f6x2], &[Rn], Req::Optional, true, &[(S2F6_TARGETS, (9, 1))])),
     // ue5m3x2 (sm_107a/f, PTX 9.4; ptxas 13.5): spelled and checked, not evaluated.
-    form(&[Ue5m3x2], &[F32, F16x2, Bf16x2], &[Rn, Rz, Rp], Req::Optional, false, &[(SM107, (9, 4))]),
+    // .scaled::n1::ue8m0 with .rn/.rz only; never .pzo.
+    single_scaled(form(&[Ue5m3x2], &[F32, F16x2, Bf16x2], &[Rn, Rz], Req::Optional, false, &[(SM107, (9, 4))])),
+    form(&[Ue5m3x2], &[F32, F16x2, Bf16x2], &[Rp], Req::Optional, false, &[(SM107, (9, 4))]),
     scalable(form(&[Bf16x2], &[Ue5m3x2], &[Rn], Req::Optional, false, &[(SM107, (9, 4))])),
     form(&[F16x2], &[Ue5m3x2], &[Rn], Req::Absent, false, &[(SM107, (9, 4))]),
     // ue8m0 scale factors: no .relu.
@@ -155,6 +192,16 @@ pub(crate) fn forms_for(c: &Cvt) -> impl Iterator<Item = &'static Form> + '_ {
 /// Whether some row converting `a` to `d` takes `.scaled::n2::ue8m0`.
 pub(crate) fn scalable_pair(d: Type, a: Type) -> bool {
     FORMS.iter().any(|f| f.scale != Req::Absent && f.dtypes.contains(&d) && f.atypes.contains(&a))
+}
+
+/// Whether some row converting `a` to `d` takes `.scaled::n1::ue8m0`.
+pub fn single_scalable_pair(d: Type, a: Type) -> bool {
+    FORMS.iter().any(|f| f.scale_n1 != Req::Absent && f.dtypes.contains(&d) && f.atypes.contains(&a))
+}
+
+/// Whether some spelling converting `a` to `d` takes `.pzo`.
+pub fn pzo_pair(d: Type, a: Type) -> bool {
+    scalar_pzo(d, a) || FORMS.iter().any(|f| f.pzo && f.dtypes.contains(&d) && f.atypes.contains(&a))
 }
 
 /// Whether any gate pair admits the target and version.

@@ -72,7 +72,19 @@ pub fn parse(text: &str) -> Result<Cvt, ParseError> {
                 "satfinite" => c.satfinite = true,
                 "relu" => c.relu = true,
                 super::SCALED if c.scaled => return err(format!("`.{}` given twice", super::SCALED)),
+                super::SCALED_N1 if c.scaled_n1 => return err(format!("`.{}` given twice", super::SCALED_N1)),
+                super::SCALED | super::SCALED_N1 if c.scaled || c.scaled_n1 => {
+                    return err(format!(
+                        "`.{}` and `.{}` cannot be combined (in `{shown}`)",
+                        super::SCALED,
+                        super::SCALED_N1
+                    ))
+                }
                 super::SCALED => c.scaled = true,
+                super::SCALED_N1 => c.scaled_n1 = true,
+                // ptxas 13.5: "Multiple .pzo modifiers specified".
+                "pzo" if c.pzo => return err("`.pzo` given twice (ptxas rejects a repeated .pzo)"),
+                "pzo" => c.pzo = true,
                 "pack" => return err(format!("`.pack` must come right after `cvt` (in `{shown}`)")),
                 // The type of cvt.pack's `c` operand: written after the two types.
                 "b32" if b32 => return err("`.b32` given twice"),
@@ -82,7 +94,7 @@ pub fn parse(text: &str) -> Result<Cvt, ParseError> {
                 "b32" => b32 = true,
                 _ => {
                     return err(format!(
-                        "unknown modifier or type `.{tok_shown}` in `{shown}` (types: u8 u16 u32 u64 s8 s16 s32 s64 bf16 f16 f32 f64 tf32 f16x2 bf16x2 e4m3x2 e5m2x2 e2m3x2 e3m2x2 e2m1x2 ue8m0x2 e4m3x4 e5m2x4 e2m3x4 e3m2x4 e2m1x4 s2f6x2 ue5m3x2, and u4 s4 u2 s2 b32 with .pack; modifiers: pack rn rna rz rm rp rs rni rzi rmi rpi ftz sat relu satfinite scaled::n2::ue8m0)"
+                        "unknown modifier or type `.{tok_shown}` in `{shown}` (types: u8 u16 u32 u64 s8 s16 s32 s64 bf16 f16 f32 f64 tf32 f16x2 bf16x2 e4m3x2 e5m2x2 e2m3x2 e3m2x2 e2m1x2 ue8m0x2 e4m3x4 e5m2x4 e2m3x4 e3m2x4 e2m1x4 s2f6x2 ue5m3x2, and u4 s4 u2 s2 b32 with .pack; modifiers: pack rn rna rz rm rp rs rni rzi rmi rpi ftz sat relu satfinite pzo scaled::n2::ue8m0 scaled::n1::ue8m0)"
                     ))
                 }
             }
@@ -148,6 +160,11 @@ mod tests {
         // ptxas 13.5 takes the scale modifier anywhere among the modifiers.
         let s = parse("cvt.s2f6x2.f32.scaled::n2::ue8m0.relu.satfinite.rn").unwrap();
         assert_eq!(s.to_string(), "cvt.rn.relu.satfinite.scaled::n2::ue8m0.s2f6x2.f32");
+        // ptxas 13.5 takes `.pzo` and `.scaled::n1::ue8m0` in any position too (every permutation
+        // of cvt.rn.relu.satfinite.pzo.scaled::n1::ue8m0.e4m3x2.f32 assembles on sm_107a).
+        let p = parse("cvt.e4m3x2.scaled::n1::ue8m0.f32.pzo.satfinite.relu.rn").unwrap();
+        assert_eq!(p.to_string(), "cvt.rn.relu.satfinite.pzo.scaled::n1::ue8m0.e4m3x2.f32");
+        assert!(p.pzo && p.scaled_n1 && !p.scaled);
     }
 
     #[test]
@@ -164,6 +181,10 @@ mod tests {
             ("cvt.sat.satfinite.f16.f32", "combined"),
             ("cvt.rn.satfinite.scaled::n2::ue8m0.scaled::n2::ue8m0.s2f6x2.f32", "twice"),
             ("cvt.rn.scaled::n2::ue4m3.bf16x2.s2f6x2", "unknown"),
+            ("cvt.rn.pzo.pzo.f16.f32", "twice"),
+            ("cvt.rn.satfinite.scaled::n1::ue8m0.scaled::n1::ue8m0.e4m3x2.f32", "twice"),
+            ("cvt.rn.satfinite.scaled::n1::ue8m0.scaled::n2::ue8m0.e4m3x2.f32", "cannot be combined"),
+            ("cvt.rn.satfinite.scaled::n1::ue4m3.e4m3x2.f32", "unknown"),
             ("cvt.u4.s32", "only as the destination type of cvt.pack"),
             ("cvt.pack.sat.u8.s32", "needs the c operand"),
             ("cvt.pack.sat.u16.s32.b32", "takes no c operand"),
