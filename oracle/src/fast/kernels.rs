@@ -18,6 +18,13 @@ use crate::instr::Family;
 
 #[inline(always)]
 fn drive<K: Lane>(k: K, inputs: &[u64], out: &mut [u64]) {
+    if k.has_lane32() {
+        // The lane masks its input to the source width (32 bits here).
+        for (o, &x) in out.iter_mut().zip(inputs) {
+            *o = k.lane32(x as u32) as u64;
+        }
+        return;
+    }
     for (o, &x) in out.iter_mut().zip(inputs) {
         *o = k.lane(x);
     }
@@ -27,6 +34,13 @@ fn drive<K: Lane>(k: K, inputs: &[u64], out: &mut [u64]) {
 #[inline(always)]
 fn drive_fold<K: Lane, F: Fn(u64, u64, u64) -> u64>(k: K, first: u64, n: u64, acc: u64, f: &F) -> u64 {
     let mut acc = acc;
+    if k.has_lane32() {
+        for j in 0..n {
+            let x = first.wrapping_add(j);
+            acc = f(acc, x, k.lane32(x as u32) as u64);
+        }
+        return acc;
+    }
     for j in 0..n {
         let x = first.wrapping_add(j);
         acc = f(acc, x, k.lane(x));

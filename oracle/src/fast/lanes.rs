@@ -151,6 +151,16 @@ impl NanBits {
 /// One lane of a form, applied over a slice by `kernels::run`.
 pub(super) trait Lane: Copy {
     fn lane(&self, x: u64) -> u64;
+    /// Whether [`Lane::lane32`] gives `lane`'s result in 32-bit arithmetic
+    /// (twice the lanes per vector), for inputs and results of at most 32 bits.
+    #[inline(always)]
+    fn has_lane32(&self) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn lane32(&self, x: u32) -> u32 {
+        self.lane(x as u64) as u32
+    }
 }
 
 /// Float → narrower float (f64→f32/f16/bf16, f32→f16/bf16/tf32) with the
@@ -199,6 +209,64 @@ impl<const S: u8, const D: u8, const M: u8, const P: u8> Lane for Narrow<S, D, M
             sel(nan, self.nan.of(&s, &d, &f), bits)
         };
         (bits << d.shift) & self.out_mask
+    }
+
+    #[inline(always)]
+    fn has_lane32(&self) -> bool {
+        // f32 → f16/bf16 with a fixed NaN code: every step fits 32 bits.
+        S == Format::F32 as u8
+            && (D == Format::F16 as u8 || D == Format::Bf16 as u8)
+            && !self.nan.payload
+            && !self.nan.copy
+    }
+
+    /// `lane` for f32 → f16/bf16 in `u32`/`i32` (only if `has_lane32`).
+    #[inline(always)]
+    fn lane32(&self, x: u32) -> u32 {
+        let (s, d) = const { (fl(S), fl(D)) };
+        let (man, bias) = (s.man_bits, s.bias);
+        let neg = x >> 31 != 0;
+        let (e, m) = ((x >> man) & s.exp_max as u32, x & ((1u32 << man) - 1));
+        let sub = e == 0;
+        let sig = sel32(sub && self.flush, 0, m | sel32(sub, 0, 1 << man));
+        let field = e as i32 + sub as i32;
+        let (exp, top) = (field - bias - man as i32, field - bias);
+        let q = (top - (d.prec as i32 - 1)).max(d.qmin);
+        let cut = (q - exp).min(s.prec as i32 + 1) as u32;
+        let kept = sig >> cut;
+        let rest = sig & ((1u32 << cut) - 1);
+        let half = (1u32 << cut) >> 1;
+        let inexact = rest != 0;
+        let away = match M {
+            RN => rest > half || (inexact && rest == half && kept & 1 == 1),
+            RNA => inexact && rest >= half,
+            RZ => false,
+            RM => neg && inexact,
+            _ => !neg && inexact,
+        };
+        let code = (((q - d.qmin) as u32) << d.man_bits) + kept + away as u32;
+        let (inf, max) = ((d.exp_max << d.man_bits) as u32, d.max_code as u32);
+        let special = e == s.exp_max as u32;
+        let nan = special && m != 0;
+        if P & SAT != 0 {
+            let one = (d.bias as u32) << d.man_bits;
+            return sel32(nan || neg, 0, sel32(special, inf, code).min(one));
+        }
+        let big = sel32(P & SATFINITE == 0 && overflow_to_inf::<M>(neg), inf, max);
+        let finite = sel32(code > max, big, code);
+        let mag = sel32(special, sel32(P & SATFINITE != 0, max, inf), finite);
+        let relu = P & RELU != 0 && neg && (mag != 0 || self.relu_neg_zero);
+        let bits = sel32(relu, 0, mag | sel32(neg, d.sign_bit as u32, 0));
+        sel32(nan, self.nan.fixed as u32, bits) & self.out_mask as u32
+    }
+}
+
+#[inline(always)]
+fn sel32(c: bool, a: u32, b: u32) -> u32 {
+    if c {
+        a
+    } else {
+        b
     }
 }
 
