@@ -4,9 +4,8 @@
 //! `tests/data/ptxas-legality-packed.md`). Rows the oracle deliberately does
 //! not judge like ptxas are listed below with their reasons.
 
-use std::collections::BTreeMap;
-
-use ptx_cvt::instr::{self, packed, PtxVersion, Regs, Target};
+use ptx_cvt::instr;
+use ptx_cvt_tests::snapshot::{self, Row};
 
 const COMMITTED: &str = include_str!("data/ptxas-legality-packed.tsv");
 
@@ -18,19 +17,6 @@ fn snapshot() -> &'static str {
         Ok(path) => std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("PTX_CVT_PACKED_SNAPSHOT={path}: {e}")),
         Err(_) => COMMITTED.to_string(),
     })
-}
-
-/// One operand column entry: names (a vector names several) and register type.
-fn operands(col: &str) -> Vec<(String, String)> {
-    col.split(' ')
-        .flat_map(|o| {
-            let (names, reg) = o.split_once(':').expect("name:reg");
-            let names: Vec<String> =
-                names.trim_matches(|c| c == '{' || c == '}').split(',').map(String::from).collect();
-            let vector = names.len() > 1 || o.starts_with('{');
-            names.into_iter().map(move |n| (if vector { format!("{{{n}}}") } else { n }, reg.to_string()))
-        })
-        .collect()
 }
 
 fn deliberate_difference(instruction: &str, ops: &[(String, String)]) -> Option<&'static str> {
@@ -51,69 +37,24 @@ fn deliberate_difference(instruction: &str, ops: &[(String, String)]) -> Option<
     None
 }
 
-/// The oracle's verdict for one row.
-fn oracle(instruction: &str, ops: &[(String, String)], t: Target, v: PtxVersion) -> Result<(), String> {
-    let c = instr::parse(instruction).map_err(|e| e.message)?;
-    let shape = instr::shape(&c);
-    let (dst, srcs) = ops.split_first().expect("a destination");
-    let want: Vec<String> = shape
-        .names
-        .iter()
-        .map(|n| if c.dtype.lanes() == 4 && *n != "rbits" { format!("{{{n}}}") } else { n.to_string() })
-        .collect();
-    let got: Vec<String> = srcs.iter().map(|(n, _)| n.clone()).collect();
-    if want != got {
-        return Err(format!("operands {got:?}, the form takes {want:?}"));
-    }
-    let bits = |r: &str| r[1..].parse::<u32>().unwrap();
-    instr::check(&c, Regs { dst: bits(&dst.1), src: bits(&srcs[0].1) }, Some(t), Some(v)).map_err(|e| e.to_string())?;
-    if c.is_scalar() {
+/// The oracle's verdict for one row; the packed snapshot has no scalar spelling.
+fn oracle(r: &Row) -> Result<(), String> {
+    if instr::parse(r.instruction).is_ok_and(|c| c.is_scalar()) {
         return Err("scalar spelling in the packed snapshot".into());
     }
-    for (i, (_, r)) in srcs.iter().enumerate() {
-        if !packed::width_ok(&c, Some(i), bits(r)) {
-            return Err(format!("operand {} register {r}", i + 1));
-        }
-    }
-    Ok(())
+    snapshot::oracle(r.instruction, &r.ops, r.target, r.version)
 }
 
 #[test]
 fn oracle_matches_ptxas_on_every_packed_row() {
-    let mut rows = 0;
-    let mut accepted = 0;
-    let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut mismatches = Vec::new();
-    for (n, line) in snapshot().lines().enumerate() {
-        if line.starts_with('#') || line.is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = line.split('\t').collect();
-        let [target, version, instruction, ops, verdict, message] = f[..] else {
-            panic!("packed snapshot line {} has {} columns", n + 1, f.len());
-        };
-        let ops = operands(ops);
-        if let Some(why) = deliberate_difference(instruction, &ops) {
-            *skipped.entry(why).or_default() += 1;
-            continue;
-        }
-        rows += 1;
-        let t: Target = target.parse().unwrap_or_else(|e| panic!("line {}: {e}", n + 1));
-        let v: PtxVersion = version.parse().unwrap();
-        let ours = oracle(instruction, &ops, t, v);
-        accepted += ours.is_ok() as usize;
-        if ours.is_ok() != (verdict == "ok") {
-            mismatches.push(format!(
-                "{target} {version} {instruction} {:?}: ptxas {verdict} {message:?}, oracle {:?}",
-                ops.iter().map(|(n, r)| format!("{n}:{r}")).collect::<Vec<_>>(),
-                ours.err().unwrap_or_else(|| "ok".into())
-            ));
-        }
-    }
-    eprintln!("compared {rows} rows ({accepted} legal); deliberate differences: {skipped:?}");
-    assert!(rows > 35_000, "snapshot too small: {rows} rows");
-    let shown: Vec<&str> = mismatches.iter().take(40).map(|s| s.as_str()).collect();
-    assert!(mismatches.is_empty(), "{} rows differ from ptxas:\n{}", mismatches.len(), shown.join("\n"));
+    let cmp = snapshot::compare(
+        snapshot::rows(snapshot(), "packed"),
+        |r| deliberate_difference(r.instruction, &r.ops),
+        oracle,
+    );
+    eprintln!("compared {} rows ({} legal); deliberate differences: {:?}", cmp.rows, cmp.accepted, cmp.skipped);
+    assert!(cmp.rows > 35_000, "snapshot too small: {} rows", cmp.rows);
+    cmp.assert_no_mismatch();
 }
 
 /// PTX versions the snapshot does not sample, run one spelling at a time with ptxas 13.5

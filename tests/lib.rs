@@ -87,3 +87,145 @@ pub fn build_toy_impl(dir: &Path) -> Option<PathBuf> {
     }
     Some(so)
 }
+
+/// The ptxas legality snapshots (`tests/data/ptxas-legality-*.tsv`): one row
+/// per spelling, register set, target and PTX version, with ptxas's verdict.
+pub mod snapshot {
+    use std::collections::BTreeMap;
+
+    use ptx_cvt::instr::{self, packed, PtxVersion, Regs, Target};
+
+    /// One row: `target version instruction operands verdict message`.
+    pub struct Row<'a> {
+        pub line: usize,
+        pub target: Target,
+        pub version: PtxVersion,
+        pub instruction: &'a str,
+        /// (name, register type) per operand, destination first; a vector
+        /// operand `{a,b}:b32` gives `{a}` and `{b}`.
+        pub ops: Vec<(String, String)>,
+        pub accepted: bool,
+        pub message: &'a str,
+    }
+
+    /// The rows of snapshot `name` (comments and blank lines skipped); a
+    /// malformed row panics with its line number.
+    pub fn rows<'a>(text: &'a str, name: &'a str) -> impl Iterator<Item = Row<'a>> + 'a {
+        text.lines().enumerate().filter(|(_, l)| !l.starts_with('#') && !l.is_empty()).map(move |(n, l)| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let [target, version, instruction, ops, verdict, message] = f[..] else {
+                panic!("{name} snapshot line {} has {} columns", n + 1, f.len());
+            };
+            Row {
+                line: n + 1,
+                target: target.parse().unwrap_or_else(|e| panic!("{name} snapshot line {}: {e}", n + 1)),
+                version: version.parse().unwrap_or_else(|e| panic!("{name} snapshot line {}: {e:?}", n + 1)),
+                instruction,
+                ops: operands(ops),
+                accepted: verdict == "ok",
+                message,
+            }
+        })
+    }
+
+    fn operands(col: &str) -> Vec<(String, String)> {
+        col.split(' ')
+            .flat_map(|o| {
+                let (names, reg) = o.split_once(':').expect("name:reg");
+                let vector = names.starts_with('{');
+                names
+                    .trim_matches(|c| c == '{' || c == '}')
+                    .split(',')
+                    .map(move |n| (if vector { format!("{{{n}}}") } else { n.to_string() }, reg.to_string()))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// Register bits of a `bN` register type.
+    pub fn bits(reg: &str) -> u32 {
+        reg.strip_prefix('b').and_then(|b| b.parse().ok()).unwrap_or_else(|| panic!("not a bN register: {reg}"))
+    }
+
+    /// The oracle's verdict on a row of the packed or PTX 9.4 snapshot: the
+    /// spelling, its operand names (x4 sources as a vector) and every
+    /// operand's register width.
+    pub fn oracle(instruction: &str, ops: &[(String, String)], t: Target, v: PtxVersion) -> Result<(), String> {
+        let c = instr::parse(instruction).map_err(|e| e.message)?;
+        let shape = instr::shape(&c);
+        let (dst, srcs) = ops.split_first().expect("a destination");
+        let want: Vec<String> = shape
+            .names
+            .iter()
+            .map(|n| if c.dtype.lanes() == 4 && *n != "rbits" { format!("{{{n}}}") } else { n.to_string() })
+            .collect();
+        let got: Vec<String> = srcs.iter().map(|(n, _)| n.clone()).collect();
+        if want != got {
+            return Err(format!("operands {got:?}, the form takes {want:?}"));
+        }
+        instr::check(&c, Regs { dst: bits(&dst.1), src: bits(&srcs[0].1) }, Some(t), Some(v))
+            .map_err(|e| e.to_string())?;
+        match srcs.iter().enumerate().find(|(i, (_, r))| !c.is_scalar() && !packed::width_ok(&c, Some(*i), bits(r))) {
+            Some((i, (_, r))) => Err(format!("operand {} register {r}", i + 1)),
+            None => Ok(()),
+        }
+    }
+
+    /// What comparing a snapshot with the oracle found.
+    #[derive(Default)]
+    pub struct Comparison {
+        pub rows: usize,
+        pub accepted: usize,
+        /// Rows left out, by the reason `skip` gave.
+        pub skipped: BTreeMap<&'static str, usize>,
+        pub mismatches: Vec<String>,
+        pub targets: std::collections::BTreeSet<Target>,
+    }
+
+    impl Comparison {
+        /// Panics listing the first rows that differ from ptxas.
+        pub fn assert_no_mismatch(&self) {
+            let shown: Vec<&str> = self.mismatches.iter().take(40).map(|s| s.as_str()).collect();
+            assert!(
+                self.mismatches.is_empty(),
+                "{} rows differ from ptxas:\n{}",
+                self.mismatches.len(),
+                shown.join("\n")
+            );
+        }
+    }
+
+    /// Every row of `rows` not skipped (`skip` gives the reason) judged by
+    /// `oracle` and compared with ptxas's verdict.
+    pub fn compare<'a>(
+        rows: impl Iterator<Item = Row<'a>>,
+        skip: impl Fn(&Row) -> Option<&'static str>,
+        oracle: impl Fn(&Row) -> Result<(), String>,
+    ) -> Comparison {
+        let mut out = Comparison::default();
+        for row in rows {
+            if let Some(why) = skip(&row) {
+                *out.skipped.entry(why).or_default() += 1;
+                continue;
+            }
+            out.rows += 1;
+            out.targets.insert(row.target);
+            let ours = oracle(&row);
+            out.accepted += ours.is_ok() as usize;
+            if ours.is_ok() != row.accepted {
+                let ops: Vec<String> = row.ops.iter().map(|(n, r)| format!("{n}:{r}")).collect();
+                out.mismatches.push(format!(
+                    "line {}: {} {} {} {ops:?}: ptxas {} {:?}, oracle {:?}",
+                    row.line,
+                    row.target,
+                    row.version,
+                    row.instruction,
+                    if row.accepted { "ok" } else { "error" },
+                    row.message,
+                    ours.err().unwrap_or_else(|| "ok".into())
+                ));
+            }
+        }
+        out
+    }
+}

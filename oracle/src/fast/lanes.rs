@@ -65,15 +65,20 @@ fn cut_round<const M: u8>(neg: bool, sig: u64, cut: u32) -> (u64, bool) {
     let kept = sig >> cut;
     let rest = sig & ((1u64 << cut) - 1);
     let half = (1u64 << cut) >> 1;
-    let inexact = rest != 0;
-    let away = match M {
-        RN => rest > half || (inexact && rest == half && kept & 1 == 1),
-        RNA => inexact && rest >= half,
+    (kept, rounds_away::<M>(neg, kept & 1 == 1, rest > half, rest != 0 && rest == half, rest != 0))
+}
+
+/// Whether mode `M` rounds away from zero (`round::decide`), given the kept
+/// bits' parity and how the discarded bits compare with half a unit.
+#[inline(always)]
+fn rounds_away<const M: u8>(neg: bool, odd: bool, above_half: bool, tie: bool, inexact: bool) -> bool {
+    match M {
+        RN => above_half || (tie && odd),
+        RNA => above_half || tie,
         RZ => false,
         RM => neg && inexact,
         _ => !neg && inexact,
-    };
-    (kept, away)
+    }
 }
 
 /// Overflow goes to infinity (IEEE 754 §7.4; `encode::fit`)?
@@ -236,14 +241,7 @@ impl<const S: u8, const D: u8, const M: u8, const P: u8> Lane for Narrow<S, D, M
         let kept = sig >> cut;
         let rest = sig & ((1u32 << cut) - 1);
         let half = (1u32 << cut) >> 1;
-        let inexact = rest != 0;
-        let away = match M {
-            RN => rest > half || (inexact && rest == half && kept & 1 == 1),
-            RNA => inexact && rest >= half,
-            RZ => false,
-            RM => neg && inexact,
-            _ => !neg && inexact,
-        };
+        let away = rounds_away::<M>(neg, kept & 1 == 1, rest > half, rest != 0 && rest == half, rest != 0);
         let code = (((q - d.qmin) as u32) << d.man_bits) + kept + away as u32;
         let (inf, max) = ((d.exp_max << d.man_bits) as u32, d.max_code as u32);
         let special = e == s.exp_max as u32;
