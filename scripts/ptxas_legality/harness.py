@@ -243,3 +243,18 @@ def tv_sort_key(t, v):
     return (int(m.group(1)), m.group(2), tuple(int(x) for x in v.split(".")))
 
 
+def write_snapshot(out, hdr, rows, n_ok, t0):
+    """Write the header lines and row lines to `out` atomically (a temporary
+    file in the same folder, then a rename) and log the totals."""
+    outdir = os.path.dirname(os.path.abspath(out))
+    os.makedirs(outdir, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=outdir, prefix="." + os.path.basename(out) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write("\n".join(hdr) + "\n" + "".join(r + "\n" for r in rows))
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, out)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    log("wrote %s: %d rows (%d ok) in %.1fs" % (out, len(rows), n_ok, time.time() - t0))

@@ -156,10 +156,4 @@ def main():
         "# targets/versions: %s" % ", ".join("%s %s" % tv for tv in tvs),
         "# rows: %d (%d ok)" % (len(rows), n_ok),
     ]
-    tmp = args.out + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("\n".join(hdr) + "\n")
-        for _, r in rows:
-            f.write(r + "\n")
-    os.replace(tmp, args.out)
-    H.log("wrote %s: %d rows, %d ok (%.1fs)" % (args.out, len(rows), n_ok, time.time() - t0))
+    H.write_snapshot(args.out, hdr, [r for _, r in rows], n_ok, t0)

@@ -42,7 +42,6 @@ import random
 import re
 import subprocess
 import sys
-import tempfile
 import time
 
 from . import harness as S
@@ -505,15 +504,7 @@ def main():
     for t, v, why in skipped:
         hdr.append("# skipped (invalid combination): %s %s: %s" % (t, v, why))
     hdr.append("# rows: %d (ok %d, error %d)" % (len(rows), n_ok, len(rows) - n_ok))
-    body = "\n".join(hdr) + "\n" + "\n".join(r for _, r in rows) + "\n"
-    outdir = os.path.dirname(os.path.abspath(args.out))
-    os.makedirs(outdir, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=outdir, prefix=".ptxas-legality-packed.", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write(body)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, args.out)
-    log("wrote %s: %d rows (%d ok) in %.1fs" % (args.out, len(rows), n_ok, time.time() - t0))
+    S.write_snapshot(args.out, hdr, [r for _, r in rows], n_ok, t0)
     return 1 if mism else 0
 
 

@@ -26,7 +26,6 @@ import itertools
 import os
 import random
 import sys
-import tempfile
 import time
 
 from . import harness as S
@@ -214,14 +213,7 @@ def main():
         "# targets/versions: %s" % ", ".join("%s %s" % tv for tv in tvs),
         "# rows: %d (ok %d, error %d)" % (len(rows), n_ok, len(rows) - n_ok),
     ]
-    body = "\n".join(hdr) + "\n" + "\n".join(r for _, r in rows) + "\n"
-    outdir = os.path.dirname(os.path.abspath(args.out))
-    fd, tmp = tempfile.mkstemp(dir=outdir, prefix=".ptxas-legality-ptx94.", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write(body)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, args.out)
-    log("wrote %s: %d rows (%d ok) in %.1fs" % (args.out, len(rows), n_ok, time.time() - t0))
+    S.write_snapshot(args.out, hdr, [r for _, r in rows], n_ok, t0)
     return 1 if mism else 0
 
 

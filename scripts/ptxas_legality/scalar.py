@@ -38,10 +38,9 @@ import random
 import re
 import subprocess
 import sys
-import tempfile
 import time
 
-from .harness import (ALL_TARGETS, ABORT_RE, CHUNK, HEADER_LINES, KLINES, LINE_RE, assemble_exact, assemble_groups,
+from .harness import (write_snapshot, ALL_TARGETS, ABORT_RE, CHUNK, HEADER_LINES, KLINES, LINE_RE, assemble_exact, assemble_groups,
                       baseline_ok, batch_text, get_ptxas, log, max_version, ptxas_version, run_once,
                       run_ptxas, settle_by_single_runs, tv_sort_key, verdict_of)
 
@@ -382,15 +381,7 @@ def main():
     for t, v, why in skipped:
         hdr.append("# skipped (invalid combination): %s %s: %s" % (t, v, why))
     hdr.append("# rows: %d (ok %d, error %d)" % (len(rows), n_ok, len(rows) - n_ok))
-    body = "\n".join(hdr) + "\n" + "\n".join(r for _, r in rows) + "\n"
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(args.out)),
-                               prefix=".ptxas-legality.", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write(body)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, args.out)
-    log("wrote %s: %d rows (%d ok) in %.1fs" % (args.out, len(rows), n_ok, time.time() - t0))
+    write_snapshot(args.out, hdr, [r for _, r in rows], n_ok, t0)
     return 1 if mism else 0
 
 
