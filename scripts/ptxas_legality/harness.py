@@ -258,3 +258,14 @@ def write_snapshot(out, hdr, rows, n_ok, t0):
         os.unlink(tmp)
         raise
     log("wrote %s: %d rows (%d ok) in %.1fs" % (out, len(rows), n_ok, time.time() - t0))
+
+
+def arg_parser(doc, default_out, sample):
+    """The options every snapshot driver takes: --ptxas, --out, --sample, --jobs."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--ptxas", help="ptxas binary (default: scripts/get-ptxas.sh)")
+    ap.add_argument("--out", default=default_out)
+    ap.add_argument("--sample", type=int, default=sample,
+                    help="spellings re-run one per file as a spot check (default %d)" % sample)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    return ap

@@ -25,7 +25,6 @@ Only the Python 3 standard library is used.
 Usage:  python3 scripts/ptxas-legality-pack.py [--ptxas PATH] [--out FILE] [--sample N] [--jobs N]
 """
 
-import argparse
 import os
 import random
 import sys
@@ -91,11 +90,7 @@ def width_items():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ptxas", help="ptxas binary (default: scripts/get-ptxas.sh)")
-    ap.add_argument("--out", default=DEFAULT_OUT)
-    ap.add_argument("--sample", type=int, default=300)
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap = H.arg_parser(__doc__, DEFAULT_OUT, 300)
     args = ap.parse_args()
     t0 = time.time()
     ptxas = H.get_ptxas(args.ptxas)

@@ -34,7 +34,6 @@ Usage:  python3 scripts/ptxas-legality-packed.py [--ptxas PATH] [--out FILE]
                                                  [--sample N] [--verify-all] [--jobs N]
 """
 
-import argparse
 import concurrent.futures
 import itertools
 import os
@@ -328,12 +327,8 @@ def order_items(accepted, meta):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ptxas", help="ptxas binary (default: scripts/get-ptxas.sh)")
-    ap.add_argument("--out", default=DEFAULT_OUT)
-    ap.add_argument("--sample", type=int, default=400)
+    ap = S.arg_parser(__doc__, DEFAULT_OUT, 400)
     ap.add_argument("--verify-all", action="store_true")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--all-targets", action="store_true",
                     help="also every other target ptxas 13.5 knows, at the newest .version (a large "
                          "file: write it elsewhere with --out and test it with %s)" % SNAPSHOT_ENV)

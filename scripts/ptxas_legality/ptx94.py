@@ -21,7 +21,6 @@ Only the Python 3 standard library is used.
 Usage:  python3 scripts/ptxas-legality-ptx94.py [--ptxas PATH] [--out FILE] [--sample N] [--jobs N]
 """
 
-import argparse
 import itertools
 import os
 import random
@@ -126,11 +125,7 @@ def detail_items(accepted):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ptxas", help="ptxas binary (default: scripts/get-ptxas.sh)")
-    ap.add_argument("--out", default=DEFAULT_OUT)
-    ap.add_argument("--sample", type=int, default=400)
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap = S.arg_parser(__doc__, DEFAULT_OUT, 400)
     args = ap.parse_args()
     t0 = time.time()
     ptxas = S.get_ptxas(args.ptxas)

@@ -30,7 +30,6 @@ Usage:  python3 scripts/ptxas-legality.py [--ptxas PATH] [--out FILE]
 """
 
 
-import argparse
 import concurrent.futures
 import itertools
 import os
@@ -40,7 +39,7 @@ import subprocess
 import sys
 import time
 
-from .harness import (write_snapshot, ALL_TARGETS, ABORT_RE, CHUNK, HEADER_LINES, KLINES, LINE_RE, assemble_exact, assemble_groups,
+from .harness import (arg_parser, write_snapshot, ALL_TARGETS, ABORT_RE, CHUNK, HEADER_LINES, KLINES, LINE_RE, assemble_exact, assemble_groups,
                       baseline_ok, batch_text, get_ptxas, log, max_version, ptxas_version, run_once,
                       run_ptxas, settle_by_single_runs, tv_sort_key, verdict_of)
 
@@ -266,14 +265,9 @@ def gate_items():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ptxas", help="ptxas binary (default: scripts/get-ptxas.sh)")
-    ap.add_argument("--out", default=DEFAULT_OUT)
-    ap.add_argument("--sample", type=int, default=400,
-                    help="spellings re-run one per file as a spot check (default 400)")
+    ap = arg_parser(__doc__, DEFAULT_OUT, 400)
     ap.add_argument("--verify-all", action="store_true",
                     help="re-run every spelling on its own (slow: ~10 ms each)")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--all-targets", action="store_true",
                     help="also every other target ptxas 13.5 knows, at the newest .version (a large "
                          "file: write it elsewhere with --out and test it with %s)" % SNAPSHOT_ENV)
