@@ -966,7 +966,7 @@ const HOSTILE_ARGV: &[(&str, &str, &str)] = &[
     ("cvt.ftz.ftz.rn.f16.f32", "3f800000", "twice"),
     ("cvt.rn.f16x2.f32", "3f800000", "takes 2 source operands (a:32 b:32), got 1"),
     ("cvt.rn.satfinite.ue5m3x2.bf16x2", "3f803f80", "is not evaluated: ue5m3x2 evaluation is not implemented"),
-    ("cvt.rn.bf16x2.ue5m3x2", "7878", "is not evaluated: conversions out of ue5m3x2 are not implemented yet"),
+    ("cvt.rn.f16x2.ue5m3x2", "7878", "is not evaluated: what ue5m3 values above f16's range (65504) become"),
     ("cvt.rn.satfinite.scaled::n2::ue8m0.s2f6x2.bf16x2", "3f803f80", "takes 2 source operands (a:32 scale:16), got 1"),
     ("cvt.rn.scaled::n2::ue8m0.f16.f32", "3f800000", "(a:32 scale:16), got 1"),
     ("cvt.sat.pack.u8.s32.b32", "00000001", "right after `cvt`"),

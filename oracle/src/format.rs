@@ -79,9 +79,6 @@ pub(crate) enum Kind {
     Fixed {
         frac_bits: u32,
     },
-    /// A format the oracle never decodes or encodes (ue5m3: its encoding is known, the
-    /// rules of conversion into it are not; docs/semantics.md §5.14).
-    Unpublished,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -155,7 +152,8 @@ const ROWS: [FormatInfo; 25] = [
     int(U2, "u2", 2, false),
     int(S2, "s2", 2, true),
     fixed(S2f6, "s2f6", 8, 6),
-    FormatInfo { format: Ue5m3, name: "ue5m3", container_bits: 8, kind: Kind::Unpublished },
+    // Unsigned E5M3, no infinity, NaN only ff (PTX ISA 9.4; docs/semantics.md §5.14).
+    float(Ue5m3, "ue5m3", 8, false, 5, 3, 15, Sp::NanAllOnes, 0),
 ];
 
 impl Format {
@@ -224,10 +222,6 @@ impl Format {
             let n = self.container_bits();
             (-(1i64 << (n - 1)), (1i64 << (n - 1)) - 1)
         })
-    }
-    /// Whether the oracle can decode and encode this format (every format but ue5m3).
-    pub fn is_published(self) -> bool {
-        !matches!(self.info().kind, Kind::Unpublished)
     }
 }
 
@@ -324,7 +318,7 @@ mod tests {
     // Max-finite values from docs/semantics.md §1 table (IEEE 754 / OCP MX spec values).
     #[test]
     fn max_finite_codes_match_spec_table() {
-        let want: [(Format, u64); 10] = [
+        let want: [(Format, u64); 11] = [
             (F16, 0x7bff),
             (Bf16, 0x7f7f),
             (F32, 0x7f7f_ffff),
@@ -335,6 +329,8 @@ mod tests {
             (E3m2, 0x1f),
             (E2m1, 0x7),
             (Ue8m0, 0xfe),
+            // 1.75 · 2^16 = 114688 (PTX ISA 9.4 as quoted in docs/semantics.md §5.14).
+            (Ue5m3, 0xfe),
         ];
         for (f, code) in want {
             assert_eq!(f.float_layout().unwrap().max_finite_code(), code, "{}", f.name());

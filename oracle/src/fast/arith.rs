@@ -82,7 +82,6 @@ impl Lf {
             Kind::Float(l) => Lf::Float(Fl::new(&l)),
             // s2f6: its code as a signed integer (the units; fast/scaled.rs applies 2^-6).
             Kind::Fixed { .. } => Lf::Int { bits: f.container_bits(), signed: true },
-            Kind::Unpublished => unreachable!("{} is never evaluated", f.name()),
         }
     }
 }

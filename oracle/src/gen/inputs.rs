@@ -81,7 +81,6 @@ fn thresholds(d: Format) -> Vec<Dyadic> {
                 pow2(0),
             ]
         }
-        Kind::Unpublished => Vec::new(),
         Kind::Int { signed } => {
             let n = d.container_bits() as i64;
             let top = if signed { n - 1 } else { n };
@@ -251,8 +250,8 @@ pub fn values(a: Format, d: Format, level: Level, random: usize, rng: &mut ChaCh
     match a.info().kind {
         Kind::Float(l) => float_values(a, &l, d, level, rng, &mut out),
         Kind::Int { signed } => int_values(a.container_bits(), signed, d, level, rng, &mut out),
-        // s2f6 and ue5m3 are 8 bits wide: every code is listed above.
-        Kind::Fixed { .. } | Kind::Unpublished => {}
+        // s2f6 is 8 bits wide: every code is listed above.
+        Kind::Fixed { .. } => {}
     }
     let mask = low_mask(a.container_bits());
     for _ in 0..random {

@@ -177,10 +177,6 @@ impl Type {
     pub fn is_int(self) -> bool {
         !self.is_float()
     }
-    /// Whether the oracle evaluates values of this type (all but ue5m3x2).
-    pub fn is_evaluated(self) -> bool {
-        self.format().is_published()
-    }
 }
 
 /// A rounding modifier.
@@ -300,10 +296,14 @@ impl Cvt {
     pub fn family(&self) -> Family {
         family(self.atype.format(), self.dtype.format())
     }
-    /// Whether the oracle evaluates this spelling: not the ue5m3x2 forms, nor `.pzo` or
-    /// `.scaled::n1::ue8m0` (only spelled and checked, docs/semantics.md §5.14, §5.15).
+    /// Whether the oracle evaluates this spelling: not conversions into ue5m3x2 nor
+    /// `cvt.rn.f16x2.ue5m3x2`, nor `.pzo` or `.scaled::n1::ue8m0` (only spelled and
+    /// checked, docs/semantics.md §5.14, §5.15).
     pub fn is_evaluated(&self) -> bool {
-        self.dtype.is_evaluated() && self.atype.is_evaluated() && !self.pzo && !self.scaled_n1
+        self.dtype != Type::Ue5m3x2
+            && !(self.atype == Type::Ue5m3x2 && self.dtype == Type::F16x2)
+            && !self.pzo
+            && !self.scaled_n1
     }
     /// How `explain` names the conversion: its [`Family`], except the s2f6
     /// forms (fixed-point, not integer) and the scaled forms (docs/semantics.md §5.14).
