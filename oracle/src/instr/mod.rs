@@ -300,10 +300,11 @@ impl Cvt {
     /// `cvt.rn.f16x2.ue5m3x2`, nor `.pzo` or `.scaled::n1::ue8m0` (only spelled and
     /// checked, docs/semantics.md §5.14, §5.15).
     pub fn is_evaluated(&self) -> bool {
-        self.dtype != Type::Ue5m3x2
-            && !(self.atype == Type::Ue5m3x2 && self.dtype == Type::F16x2)
-            && !self.pzo
-            && !self.scaled_n1
+        let refused = self.dtype == Type::Ue5m3x2
+            || (self.atype == Type::Ue5m3x2 && self.dtype == Type::F16x2)
+            || self.pzo
+            || self.scaled_n1;
+        !refused
     }
     /// How `explain` names the conversion: its [`Family`], except the s2f6
     /// forms (fixed-point, not integer) and the scaled forms (docs/semantics.md §5.14).
