@@ -3,7 +3,7 @@
 done by an implementation that is not ours (PyPI `ml_dtypes` + numpy `astype`,
 round to nearest even), for the Rust tests to compare the oracle against.
 
-    pip install ml_dtypes==0.6.0 numpy==2.4.6
+    pip install ml_dtypes==0.7.0 numpy==2.4.6   (the pins of python/requirements-test.txt)
     python3 scripts/crosscheck-mldtypes.py [--out PATH]
 
 Output rows (tab separated):  format  f32_bits  result_code  class
@@ -50,6 +50,8 @@ from fractions import Fraction
 
 import ml_dtypes
 import numpy as np
+
+ML_DTYPES_VERSION = tuple(int(p) for p in ml_dtypes.__version__.split(".")[:2])
 
 SEED = 20240611
 N_RANDOM_IN = 2700     # random inputs inside/around the format's exponent range
@@ -312,11 +314,14 @@ def random_inputs(fmt, rng):
 
 # ------------------------------------------------------------- classify/check
 def UE8M0_LOW(b):
-    """What ml_dtypes 0.6.0 does with a positive f32-subnormal input (x < 2^-126)
-    going to float8_e8m0fnu: x <= 2^-127 -> 00 (2^-127, the smallest code; no
-    zero exists), 2^-127 < x < 2^-126 -> 01 (2^-126) -- i.e. it rounds UP there,
-    not to nearest (0x00400001 = 2^-127 + 2^-149 gives 01)."""
-    return 0x00 if b <= 0x00400000 else 0x01
+    """What ml_dtypes does with a positive f32-subnormal input (x < 2^-126)
+    going to float8_e8m0fnu, which has no zero: 00 (2^-127) or 01 (2^-126).
+    Up to 0.6.x it rounds UP from just above 2^-127 (0x00400001 =
+    2^-127 + 2^-149 gives 01); from 0.7.0 it rounds to the nearer code with
+    ties up, as it does for normal inputs (01 from 1.5 * 2^-127 = 0x00600000)."""
+    if ML_DTYPES_VERSION < (0, 7):
+        return 0x00 if b <= 0x00400000 else 0x01
+    return 0x00 if b < 0x00600000 else 0x01
 
 
 def classify(fmt, b):

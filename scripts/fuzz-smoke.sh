@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzz smoke run: each cargo-fuzz target (fuzz/) for FUZZ_SECONDS seconds
-# (default 30), starting from the committed seeds. Installs cargo-fuzz if it
-# is missing (`cargo install cargo-fuzz --locked`, a few minutes). Fails if a
+# (default 30), starting from the committed seeds. Installs the pinned
+# cargo-fuzz if it is missing or another version (`cargo install cargo-fuzz
+# --version $CARGO_FUZZ_VERSION --locked`, a few minutes). Fails if a
 # target finds a mismatch or a panic: the case line is printed and the input
 # saved under fuzz/artifacts/<target>/ (see fuzz/README.md).
 #
@@ -14,9 +15,11 @@ cd "$root"
 secs="${FUZZ_SECONDS:-30}"
 sanitizer="${FUZZ_SANITIZER:-none}"
 
-if ! cargo fuzz --version >/dev/null 2>&1; then
-    echo "fuzz-smoke: cargo-fuzz not found; installing it (cargo install cargo-fuzz --locked, a few minutes)" >&2
-    cargo install cargo-fuzz --locked
+# Upgrading the pin is a deliberate commit.
+CARGO_FUZZ_VERSION=0.13.2
+if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
+    echo "fuzz-smoke: installing cargo-fuzz $CARGO_FUZZ_VERSION (cargo install --locked, a few minutes)" >&2
+    cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked --force
 fi
 # On stable, cargo-fuzz's -Z flags (any sanitizer but none) reach rustc through
 # the wrapper named in .cargo/config.toml; a RUSTC_WRAPPER from the

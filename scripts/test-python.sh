@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python package's tests: a virtual environment (python3 -m venv), the
 # build and test tools from PyPI (maturin, numpy, pytest, hypothesis, and the
-# optional ml_dtypes and mypy that some tests compare with or skip without),
+# optional ml_dtypes and mypy that some tests compare with or skip without) at
+# the exact versions and hashes of python/requirements-test.txt,
 # a release build of python/ installed into it, then pytest on python/tests.
 #
 #   scripts/test-python.sh [PYTEST ARGS...]
@@ -29,7 +30,9 @@ if [ ! -x "$venv/bin/python" ]; then
     echo "test-python: creating the virtual environment $venv" >&2
     "$py" -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin numpy pytest hypothesis ml_dtypes mypy
+# Pinned with hashes: a new release on PyPI never changes what the tests see.
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes \
+    -r "$root/python/requirements-test.txt"
 # An editable install of the release build (cargo's target dir: python/target).
 VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" "$venv/bin/maturin" develop --release --locked --quiet -m python/Cargo.toml
 cd python
