@@ -9,6 +9,6 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="${1:-$root/vectors/atlas}"
 shift || true
 cd "$root"
-cargo build --release -q -p ptx-cvt
+cargo build --release -q -p ptx-cvt-cli
 # --max-bits 32 recomputes the ≤16-bit part too (about a second).
 time target/release/ptx-cvt atlas gen --max-bits 32 --out "$dir" "$@"

@@ -9,5 +9,5 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="${1:-$root/vectors/atlas}"
 shift || true
 cd "$root"
-cargo build --release -q -p ptx-cvt
+cargo build --release -q -p ptx-cvt-cli
 time target/release/ptx-cvt atlas check "$dir" "$@"

@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
 done
 [ -x /usr/bin/time ] || { echo "error: needs /usr/bin/time (GNU time) for CPU time and peak memory" >&2; exit 2; }
 cd "$root"
-cargo build --release -q -p ptx-cvt
+cargo build --release -q -p ptx-cvt-cli
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 rustc -O --edition 2021 -o "$work/check-floor" bench/check-floor.rs

@@ -9,7 +9,7 @@
 #   here, on the stand-in driver (README "Testing the GPU path without a GPU"):
 #     LD_LIBRARY_PATH=/tmp/standin OUT=/tmp/device-out bash scripts/device-run.sh
 #
-# Needs the release binary (`cargo build --release -p ptx-cvt`, about 4 MB,
+# Needs the release binary (`cargo build --release -p ptx-cvt-cli`, about 4 MB,
 # glibc 2.34 or newer), the NVIDIA driver (no CUDA toolkit) and vectors/compact/.
 #
 # Steps (limits in seconds; the total stays under PTX_CVT_DEVICE_BUDGET, 480):

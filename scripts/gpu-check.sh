@@ -18,7 +18,7 @@ bin="${PTX_CVT:-$root/target/release/ptx-cvt}"
 out="${1:-gpu-check-out}"
 target="${2:-sm_90}"
 if [ ! -x "$bin" ]; then
-    echo "gpu-check: $bin not found; build it first: cargo build --release -p ptx-cvt" >&2
+    echo "gpu-check: $bin not found; build it first: cargo build --release -p ptx-cvt-cli" >&2
     exit 2
 fi
 mkdir -p "$out"

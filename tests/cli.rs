@@ -3,7 +3,7 @@
 //! hostile input. No test may see a panic.
 //!
 //! The tests crate does not depend on the tools crate, so the binary is built
-//! once per test process with `cargo build -p ptx-cvt` (dev profile) and
+//! once per test process with `cargo build -p ptx-cvt-cli` (dev profile) and
 //! run from `<target dir>/debug/ptx-cvt`. `PTX_CVT_BIN=/path/to/ptx-cvt`
 //! overrides that (no build).
 //!

@@ -10,7 +10,7 @@ pub fn workspace() -> PathBuf {
 }
 
 /// Path of the `ptx-cvt` binary, built once per test process with
-/// `cargo build -p ptx-cvt` (dev profile); `PTX_CVT_BIN` overrides it.
+/// `cargo build -p ptx-cvt-cli` (dev profile); `PTX_CVT_BIN` overrides it.
 pub fn bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
@@ -20,11 +20,11 @@ pub fn bin() -> &'static Path {
         let ws = workspace();
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
         let out = Command::new(cargo)
-            .args(["build", "-q", "-p", "ptx-cvt", "--bin", "ptx-cvt"])
+            .args(["build", "-q", "-p", "ptx-cvt-cli", "--bin", "ptx-cvt"])
             .current_dir(&ws)
             .output()
             .expect("could not run cargo to build ptx-cvt");
-        assert!(out.status.success(), "cargo build -p ptx-cvt failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "cargo build -p ptx-cvt-cli failed:\n{}", String::from_utf8_lossy(&out.stderr));
         let target = match std::env::var_os("CARGO_TARGET_DIR") {
             Some(d) if Path::new(&d).is_absolute() => PathBuf::from(d),
             Some(d) => ws.join(d),

@@ -5,7 +5,7 @@
 //! the medians and their ratio. The digests differ: PTX gives the canonical
 //! NaN (7fff) for every NaN, F16C keeps the payload.
 //!
-//!   cargo build --release -p ptx-cvt                 # at the repository root
+//!   cargo build --release -p ptx-cvt-cli                 # at the repository root
 //!   cd bench && cargo bench --bench sweep_peer       # RUNS=3 by default
 //!
 //! The sweep runs as the `ptx-cvt` binary (`PTX_CVT`, default
@@ -77,7 +77,7 @@ fn sweep(bin: &str) -> (u64, f64) {
     let out = Command::new(bin)
         .args(["sweep", "cvt.rn.f16.f32", "--json"])
         .output()
-        .unwrap_or_else(|e| panic!("cannot run {bin}: {e} (build it: cargo build --release -p ptx-cvt)"));
+        .unwrap_or_else(|e| panic!("cannot run {bin}: {e} (build it: cargo build --release -p ptx-cvt-cli)"));
     assert!(out.status.success(), "{bin} sweep failed: {}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     let field = |k: &str| {

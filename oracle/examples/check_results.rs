@@ -2,8 +2,8 @@
 //! format of vectors/README.md) from a file or stdin and prints each
 //! mismatch with the oracle's answer and its deciding rule.
 //!
-//!     cargo run -p ptx-cvt-oracle --example check_results -- results.cases
-//!     echo 'cvt.rn.f16.f32 3f801000 => 3c01' | cargo run -p ptx-cvt-oracle --example check_results
+//!     cargo run -p ptx-cvt --example check_results -- results.cases
+//!     echo 'cvt.rn.f16.f32 3f801000 => 3c01' | cargo run -p ptx-cvt --example check_results
 
 use std::io::{BufRead, BufReader};
 use std::process::ExitCode;

@@ -1,5 +1,5 @@
 """The package's texts against the ptx-cvt binary's, when the binary is built
-(`cargo build -p ptx-cvt`, which scripts/test.sh does, or
+(`cargo build -p ptx-cvt-cli`, which scripts/test.sh does, or
 PTX_CVT_BIN=/path/to/ptx-cvt):
 explain, check's mismatch report, eval of set results, list."""
 
