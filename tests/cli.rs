@@ -1496,6 +1496,41 @@ fn version_and_help() {
     run(&["frobnicate"]).expect_code(2);
 }
 
+/// Completions and manual pages come from the clap definitions: every
+/// subcommand and a shared option appear, the bash script parses, and
+/// `man --out` writes one page per command.
+#[test]
+fn completions_and_man_pages() {
+    let commands = ["eval", "check", "explain", "gen", "coverage", "ptx", "gpu", "fuzz", "sweep", "combine", "atlas", "list"];
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let r = run(&["completions", shell]);
+        r.expect_code(0).err_empty();
+        for needle in commands.iter().copied().chain(["target-lib", "profile"]) {
+            r.out_has(needle);
+        }
+    }
+    run(&["completions", "tcsh"]).expect_code(2).err_has("tcsh");
+    let bash = run(&["completions", "bash"]).out.clone();
+    let dir = std::env::temp_dir().join(format!("ptx-cvt-man-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("ptx-cvt.bash");
+    std::fs::write(&script, bash).unwrap();
+    let syntax = Command::new("bash").arg("-n").arg(&script).output().unwrap();
+    assert!(syntax.status.success(), "bash -n: {}", String::from_utf8_lossy(&syntax.stderr));
+
+    run(&["man"]).expect_code(0).out_has(".TH ptx-cvt").out_has("check");
+    let pages = dir.join("man1");
+    let r = run(&["man", "--out", pages.to_str().unwrap()]);
+    r.expect_code(0).err_has("pages");
+    for c in commands.iter().map(|c| format!("ptx-cvt-{c}.1")).chain(["ptx-cvt.1".into(), "ptx-cvt-atlas-gen.1".into()]) {
+        let text = std::fs::read_to_string(pages.join(&c)).unwrap_or_else(|e| panic!("{c}: {e}"));
+        assert!(text.starts_with(".ie") || text.contains(".TH"), "{c} is not a manual page");
+    }
+    // A file where the directory should be: an error, exit 2.
+    run(&["man", "--out", script.to_str().unwrap()]).expect_code(2).err_has("cannot create");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 // ---------------------------------------------------------------------------
 // check: large result files (--max-failures, summary, reproducers)
 // ---------------------------------------------------------------------------

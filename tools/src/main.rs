@@ -24,6 +24,7 @@ mod list;
 mod options;
 mod output;
 mod ptx;
+mod shell;
 mod sweep;
 
 use std::process::ExitCode;
@@ -125,6 +126,14 @@ enum Command {
     ///
     /// Example: `ptx-cvt list --target sm_90`.
     List(list::ListArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    ///
+    /// Example: `ptx-cvt completions bash > ~/.local/share/bash-completion/completions/ptx-cvt`.
+    Completions(shell::CompletionsArgs),
+    /// Print the manual page, or write one page per command with --out DIR.
+    ///
+    /// Example: `ptx-cvt man --out ~/.local/share/man/man1`, then `man ptx-cvt-check`.
+    Man(shell::ManArgs),
 }
 
 /// Options shared by commands that evaluate.
@@ -184,6 +193,8 @@ fn main() -> ExitCode {
         Command::Sweep(a) => sweep::run(a),
         Command::Atlas(a) => atlas::run(a),
         Command::Combine(a) => combine::run(a),
+        Command::Completions(a) => shell::completions(a),
+        Command::Man(a) => shell::man(a),
     };
     // Buffered output's write errors show only now (e.g. `> /dev/full`).
     if let Err(e) = output::finish_stdout() {
