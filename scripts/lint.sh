@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The habits CI enforces: formatting (rustfmt.toml), clippy with warnings as
-# errors (the workspace, the fuzz crate, the bench crate's library), and
-# rustdoc without warnings. Run after scripts/bootstrap.sh (GMP needs m4).
+# errors (the workspace, the fuzz crate, the bench crate's library),
+# rustdoc without warnings, and `cargo package` of the publishable packages
+# (ptx-cvt, ptx-cvt-harness, ptx-cvt-cli). Run after scripts/bootstrap.sh
+# (GMP needs m4).
 # The bench crate's benchmarks are not linted: SoftFloat needs cmake.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,4 +19,6 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 (cd bench && cargo clippy --lib --locked -- -D warnings)
 echo "lint: cargo doc (warnings are errors)" >&2
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+echo "lint: cargo package (each publishable package builds from its packaged sources)" >&2
+cargo package -p ptx-cvt -p ptx-cvt-harness -p ptx-cvt-cli --locked --quiet
 echo "lint: all clean" >&2
