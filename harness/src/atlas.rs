@@ -73,9 +73,7 @@ pub fn variants(max_bits: u32) -> Vec<Cvt> {
     gen::all_spellings()
         .into_iter()
         .filter(|c| {
-            c.is_evaluated()
-                && Space::of(c).bits <= max_bits
-                && instr::check(c, gen::natural_regs(c), None, None).is_ok()
+            Space::of(c).bits <= max_bits && instr::check(c, gen::natural_regs(c), None, None).is_ok()
         })
         .collect()
 }

@@ -118,12 +118,10 @@ pub fn natural_regs(c: &Cvt) -> Regs {
 }
 
 /// Spellings legal on at least one of the targets, each with the targets
-/// that have it; only those the oracle evaluates (not the ue5m3x2, `.pzo` and
-/// `.scaled::n1::ue8m0` forms).
+/// that have it.
 pub fn legal_variants(targets: &[(Target, PtxVersion)]) -> Vec<(Cvt, Vec<Target>)> {
     all_spellings()
         .into_iter()
-        .filter(Cvt::is_evaluated)
         .filter_map(|c| {
             let on: Vec<Target> = targets
                 .iter()
