@@ -58,7 +58,11 @@ fn every_f16_and_bf16_input_matches_the_oracle() {
                         let a = x << 16 | (x ^ 0x8000);
                         let want = codes[x as usize] << 8 | codes[(x ^ 0x8000) as usize];
                         let got = ev.accept(&[Operand { bits: a, width: 32 }]).unwrap();
-                        assert_eq!(got.single(), Some(want), "{spelling} {a:08x}: emulation {want:04x}, oracle {got} ({profile})");
+                        assert_eq!(
+                            got.single(),
+                            Some(want),
+                            "{spelling} {a:08x}: emulation {want:04x}, oracle {got} ({profile})"
+                        );
                     }
                 }
                 variants += 1;

@@ -36,11 +36,21 @@ fn ptx94_forms_evaluate_to_the_isa_answers() {
         // .pzo leaves other results alone: NaN into e2m1 is +MAX_NORM 7 (.satfinite); -0 becomes 0.
         ("cvt.rn.satfinite.pzo.e2m1x2.f32", vec![op(0x7fc0_0000, 32), op(0x8000_0000, 32)], 8, "70"),
         // One scale 81 (2^2) divides both lanes: 8 and 1 give 2 (40) and 0.25 (28).
-        ("cvt.rz.satfinite.scaled::n1::ue8m0.e4m3x2.f32", vec![op(0x4100_0000, 32), op(0x3f80_0000, 32), op(0x81, 8)], 16, "4028"),
+        (
+            "cvt.rz.satfinite.scaled::n1::ue8m0.e4m3x2.f32",
+            vec![op(0x4100_0000, 32), op(0x3f80_0000, 32), op(0x81, 8)],
+            16,
+            "4028",
+        ),
         // .satfinite into ue5m3: NaN is ff, |-Inf| > MAX_NORM gives fe.
         ("cvt.rn.satfinite.ue5m3x2.f32", vec![op(0x7fc0_0000, 32), op(0xff80_0000, 32)], 16, "fffe"),
         // The scale applies before the conversion into ue5m3: 2 / 2^1 is 1.0 (78), 2^-13 / 2^1 is 2^-14 (08).
-        ("cvt.rn.satfinite.scaled::n1::ue8m0.ue5m3x2.f32", vec![op(0x4000_0000, 32), op(0x3900_0000, 32), op(0x80, 8)], 16, "7808"),
+        (
+            "cvt.rn.satfinite.scaled::n1::ue8m0.ue5m3x2.f32",
+            vec![op(0x4000_0000, 32), op(0x3900_0000, 32), op(0x80, 8)],
+            16,
+            "7808",
+        ),
         // The scale byte 7f (2^0) leaves subnormal bf16 inputs flushed to zero: 0001 and 0040 give 00.
         ("cvt.rn.satfinite.scaled::n1::ue8m0.e5m2x2.bf16x2", vec![op(0x0001_0040, 32), op(0x7f, 8)], 16, "0000"),
     ];

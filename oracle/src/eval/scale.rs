@@ -84,7 +84,11 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
             Some(keep_sign) if is_subnormal(self.src, v) => {
                 self.consult(Question::ScaleFlushKeepsSign);
                 let neg = keep_sign && v.is_negative();
-                note!(self, Rule::ScaleN1Flush, format!("{} subnormal input {v} → {}0", self.src.name(), if neg { "-" } else { "+" }));
+                note!(
+                    self,
+                    Rule::ScaleN1Flush,
+                    format!("{} subnormal input {v} → {}0", self.src.name(), if neg { "-" } else { "+" })
+                );
                 Value::num(neg, Dyadic::zero())
             }
             _ => v.clone(),
