@@ -19,10 +19,12 @@
 //!   lines, register-width variants included) and `MILLION` (2^20) seeded
 //!   structured-random inputs per variant, a quarter of them in wider
 //!   registers where the form allows (609,222,656 cases, ~110 s wall);
-//! - the 42 evaluated spellings legal only on other targets (sm_107a rz
-//!   forms, the bf16x2.ue5m3x2 ones, ...): exhaustive up to 16 source bits,
-//!   else `MILLION` seeded structured-random inputs (42,074,112 cases; ~2
-//!   minutes wall);
+//! - the 301 spellings legal only on other targets (sm_107a rz forms, the
+//!   ue5m3x2, `.pzo` and `.scaled::n1::ue8m0` forms of sm_107a/f, ...):
+//!   exhaustive up to 16 source bits, else `MILLION` seeded
+//!   structured-random inputs, plus every 16-bit value in each lane of an
+//!   f16x2/bf16x2 source (323,420,160 cases; 282 s wall measured on 2 cores
+//!   shared with other builds, load average 5–9);
 //! - the batch kernels against the lane path on every vector unit the CPU has.
 //!
 //! The whole file takes about three to four minutes wall on 2 idle cores.
