@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Adds every variant with 32-bit sources (365 today) to the atlas folder
+# Adds every variant with 32-bit sources (451 today) to the atlas folder
 # (default vectors/atlas) with the fast engine on all cores, then rewrites its
 # MANIFEST. About 12 minutes on an idle 2-core machine (BENCHMARKS.md,
 # "Digest atlas"); deploy/ spreads it over a cluster.

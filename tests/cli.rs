@@ -965,8 +965,6 @@ const HOSTILE_ARGV: &[(&str, &str, &str)] = &[
     ("cvt.rn.satfinite.sat.f16.f32", "3f800000", "cannot be combined"),
     ("cvt.ftz.ftz.rn.f16.f32", "3f800000", "twice"),
     ("cvt.rn.f16x2.f32", "3f800000", "takes 2 source operands (a:32 b:32), got 1"),
-    ("cvt.rn.satfinite.ue5m3x2.bf16x2", "3f803f80", "is not evaluated: ue5m3x2 evaluation is not implemented"),
-    ("cvt.rn.f16x2.ue5m3x2", "7878", "is not evaluated: what ue5m3 values above f16's range (65504) become"),
     ("cvt.rn.satfinite.scaled::n2::ue8m0.s2f6x2.bf16x2", "3f803f80", "takes 2 source operands (a:32 scale:16), got 1"),
     ("cvt.rn.scaled::n2::ue8m0.f16.f32", "3f800000", "(a:32 scale:16), got 1"),
     ("cvt.sat.pack.u8.s32.b32", "00000001", "right after `cvt`"),
@@ -1004,16 +1002,17 @@ fn s2f6_scaled_and_ue5m3_forms() {
     run(&["list", "--target", "sm_107a"])
         .expect_code(0)
         .out_has("cvt.rz.relu.satfinite.scaled::n2::ue8m0.s2f6x2.f32\n");
-    run(&["eval", "cvt.rn.satfinite.ue5m3x2.f32", "3f800000", "3f800000"]).expect_code(2).err_has("not implemented");
+    // docs/semantics.md §5.16: 1.0 is ue5m3 78; -2 gives 80 (the sign is dropped).
+    run(&["eval", "cvt.rn.satfinite.ue5m3x2.f32", "3f800000", "c0000000"]).expect_code(0).out_has("7880");
     run(&["eval", "cvt.rn.scaled::n2::ue8m0.f16.f32", "3f800000", "7f7f"])
         .expect_code(2)
         .err_has("[rule scale-absent]");
 }
 
 /// The PTX 9.4 modifiers `.pzo` and `.scaled::n1::ue8m0`: listed on sm_107a/f only (ptxas 13.5,
-/// tests/data/ptxas-legality-ptx94.tsv), refused by eval/explain/check with what is missing.
+/// tests/data/ptxas-legality-ptx94.tsv), evaluated by eval/explain/check (docs/semantics.md §5.15).
 #[test]
-fn ptx94_modifiers_are_listed_and_refused() {
+fn ptx94_modifiers_are_listed_and_evaluated() {
     let pzo = "cvt.rn.satfinite.pzo.e4m3x2.f32\n";
     let n1 = "cvt.rz.satfinite.scaled::n1::ue8m0.e4m3x2.f32\n";
     let both = "cvt.rn.relu.satfinite.pzo.scaled::n1::ue8m0.e2m1x2.bf16x2\n";
@@ -1027,19 +1026,19 @@ fn ptx94_modifiers_are_listed_and_refused() {
         r.expect_code(0);
         assert!(!r.out.contains(".pzo.") && !r.out.contains("n1::"), "{t} lists a PTX 9.4 modifier");
     }
-    let pzo_why = "the meaning of .pzo is not published";
-    let n1_why = "the rule of the single ue8m0 scale (.scaled::n1::ue8m0) is not published";
-    for cmd in ["eval", "explain"] {
-        run(&[cmd, "cvt.rn.satfinite.pzo.e4m3x2.f32", "3f800000", "3f800000"]).expect_code(2).err_has(pzo_why);
-        run(&[cmd, "cvt.rz.pzo.f16.f32", "3f800000"]).expect_code(2).err_has(pzo_why);
-        run(&[cmd, "cvt.rz.satfinite.scaled::n1::ue8m0.e4m3x2.f32", "3f800000", "3f800000", "7f"])
-            .expect_code(2)
-            .err_has(n1_why);
-        run(&[cmd, "cvt.rn.scaled::n1::ue8m0.ue5m3x2.bf16x2", "3f803f80", "7f"]).expect_code(2).err_has(n1_why);
-    }
-    run_stdin(&["check", "-"], "cvt.rn.satfinite.scaled::n1::ue8m0.e2m1x2.f16x2 3c003c00 7f => 22\n")
-        .expect_code(2)
-        .err_has(n1_why);
+    // -0 in e4m3 is 80; .pzo writes 00 (PTX ISA 9.4 §9.7.10.24, .pzo).
+    run(&["eval", "cvt.rn.satfinite.e4m3x2.f32", "80000000", "3f800000"]).expect_code(0).out_has("8038");
+    run(&["eval", "cvt.rn.satfinite.pzo.e4m3x2.f32", "80000000", "3f800000"]).expect_code(0).out_has("0038");
+    run(&["explain", "cvt.rz.pzo.f16.f32", "b3000000"]).expect_code(0).out_has("pzo").out_has("0000");
+    // One scale byte 80 (2^1) divides both lanes: 4 and 1 become 2 and 0.5.
+    run(&["eval", "cvt.rz.satfinite.scaled::n1::ue8m0.e4m3x2.f32", "40800000", "3f800000", "80"])
+        .expect_code(0)
+        .out_has("4030");
+    run(&["explain", "cvt.rn.scaled::n1::ue8m0.ue5m3x2.bf16x2", "3f803f80", "7f"])
+        .expect_code(0)
+        .out_has("scale-n1-ue8m0")
+        .out_has("7878");
+    run_stdin(&["check", "-"], "cvt.rn.satfinite.scaled::n1::ue8m0.e2m1x2.f16x2 3c003c00 7f => 22\n").expect_code(0);
     run(&["eval", "cvt.rn.satfinite.pzo.ue5m3x2.f32", "3f800000", "3f800000"])
         .expect_code(2)
         .err_has("[rule pzo-absent]");

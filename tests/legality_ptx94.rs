@@ -22,31 +22,45 @@ fn oracle_matches_ptxas_on_every_ptx94_row() {
     cmp.assert_no_mismatch();
 }
 
-/// Legal on sm_107a, but evaluation refuses with what is missing (docs/semantics.md §5.15).
+/// Legal on sm_107a and evaluated: known answers worked out from the PTX ISA 9.4
+/// `cvt` text (§9.7.10.24: `.pzo`, `.scaled::n1::ue8m0`, `.satfinite` into ue5m3x2;
+/// docs/semantics.md §5.15, §5.16), under both profiles.
 #[test]
-fn pzo_and_single_scale_are_refused_with_the_reason() {
+fn ptx94_forms_evaluate_to_the_isa_answers() {
     let op = |bits: u64, width: u32| Operand { bits, width };
-    let cases: [(&str, Vec<Operand>, u32, &str); 4] = [
-        ("cvt.rn.satfinite.pzo.e4m3x2.f32", vec![op(0x3f80_0000, 32), op(0x3f80_0000, 32)], 16, "meaning of .pzo"),
-        ("cvt.rz.pzo.f16.f32", vec![op(0x3f80_0000, 32)], 16, "meaning of .pzo"),
+    let cases: [(&str, Vec<Operand>, u32, &str); 7] = [
+        // -0 is e4m3 80; .pzo writes +0. 1.0 is 38.
+        ("cvt.rn.satfinite.pzo.e4m3x2.f32", vec![op(0x8000_0000, 32), op(0x3f80_0000, 32)], 16, "0038"),
+        // -2^-26 rounds toward zero to -0 in f16; .pzo writes +0.
+        ("cvt.rz.pzo.f16.f32", vec![op(0xb280_0000, 32)], 16, "0000"),
+        // .pzo leaves other results alone: NaN into e2m1 is +MAX_NORM 7 (.satfinite); -0 becomes 0.
+        ("cvt.rn.satfinite.pzo.e2m1x2.f32", vec![op(0x7fc0_0000, 32), op(0x8000_0000, 32)], 8, "70"),
+        // One scale 81 (2^2) divides both lanes: 8 and 1 give 2 (40) and 0.25 (28).
         (
             "cvt.rz.satfinite.scaled::n1::ue8m0.e4m3x2.f32",
-            vec![op(0x3f80_0000, 32), op(0x3f80_0000, 32), op(0x7f, 8)],
+            vec![op(0x4100_0000, 32), op(0x3f80_0000, 32), op(0x81, 8)],
             16,
-            "single ue8m0 scale (.scaled::n1::ue8m0) is not published",
+            "4028",
         ),
+        // .satfinite into ue5m3: NaN is ff, |-Inf| > MAX_NORM gives fe.
+        ("cvt.rn.satfinite.ue5m3x2.f32", vec![op(0x7fc0_0000, 32), op(0xff80_0000, 32)], 16, "fffe"),
+        // The scale applies before the conversion into ue5m3: 2 / 2^1 is 1.0 (78), 2^-13 / 2^1 is 2^-14 (08).
         (
             "cvt.rn.satfinite.scaled::n1::ue8m0.ue5m3x2.f32",
-            vec![op(0x3f80_0000, 32), op(0x3f80_0000, 32), op(0x7f, 8)],
+            vec![op(0x4000_0000, 32), op(0x3900_0000, 32), op(0x80, 8)],
             16,
-            "single ue8m0 scale (.scaled::n1::ue8m0) is not published",
+            "7808",
         ),
+        // The scale byte 7f (2^0) leaves subnormal bf16 inputs flushed to zero: 0001 and 0040 give 00.
+        ("cvt.rn.satfinite.scaled::n1::ue8m0.e5m2x2.bf16x2", vec![op(0x0001_0040, 32), op(0x7f, 8)], 16, "0000"),
     ];
-    for (text, srcs, dst, why) in cases {
+    for (text, srcs, dst, want) in cases {
         let c = instr::parse(text).unwrap();
         let on = instr::check(&c, ptx_cvt::gen::natural_regs(&c), Some("sm_107a".parse().unwrap()), None);
         assert!(on.is_ok(), "{text}: {on:?}");
-        let e = evaluate(&c, &srcs, dst, Profile::Isa).unwrap_err().to_string();
-        assert!(e.contains(why) && e.contains("not evaluated"), "{text}: {e}");
+        for p in [Profile::Sm90, Profile::Isa] {
+            let got = evaluate(&c, &srcs, dst, p).unwrap().accept.to_string();
+            assert_eq!(got, want, "{text} under {p}");
+        }
     }
 }

@@ -67,6 +67,10 @@ mutants! {
     NanToS2f6Zero "NaN → s2f6 gives 0 instead of 7f";
     ReluZeroesS2f6Nan ".relu into s2f6 zeroes NaN too";
     S2f6RangeSymmetric "s2f6 .satfinite clamps to [-127, 127] units instead of [-128, 127]";
+    Ue5m3KeepsSign "the sign is kept into ue5m3 (a negative input rounds as a negative value)";
+    PzoIgnored ".pzo ignored (-0 results stay -0)";
+    SingleScaleHighLaneOnly "the .scaled::n1::ue8m0 scale divides the high lane only";
+    NoFlushBeforeSingleScale "subnormal inputs are not flushed before the .scaled::n1::ue8m0 division";
 }
 
 use Mutant::*;
@@ -150,7 +154,8 @@ impl Decisions for Mutant {
         *self != SatKeepsNegZero && ptx::sat_neg_zero_to_positive(self)
     }
     fn drops_sign(&self, dst: Format) -> bool {
-        *self != Ue8m0UsesSign && ptx::drops_sign(self, dst)
+        let kept = *self == Ue8m0UsesSign || (*self == Ue5m3KeepsSign && dst == Format::Ue5m3);
+        !kept && ptx::drops_sign(self, dst)
     }
     fn zero_code(&self, dst: Format) -> Option<u64> {
         // +0 is all zero bits in every float format.
@@ -253,6 +258,22 @@ impl Decisions for Mutant {
         match self {
             S2f6RangeSymmetric => (-hi, hi),
             _ => (lo, hi),
+        }
+    }
+    fn positive_zero_only(&self, c: &Cvt) -> bool {
+        *self != PzoIgnored && ptx::positive_zero_only(self, c)
+    }
+    fn single_scale_code(&self, scale: u8, lane: u32) -> u8 {
+        match self {
+            // The low lane keeps 2^0.
+            SingleScaleHighLaneOnly if lane == 0 => 127,
+            _ => ptx::single_scale_code(self, scale, lane),
+        }
+    }
+    fn single_scale_flush(&self, answers: Answers) -> Option<bool> {
+        match self {
+            NoFlushBeforeSingleScale => None,
+            _ => ptx::single_scale_flush(self, answers),
         }
     }
 }
@@ -462,6 +483,18 @@ impl Decisions for Recorder<'_> {
     fn fixed_range(&self, dst: Format) -> (i64, i64) {
         self.asked(Decision::FixedRange);
         ptx::fixed_range(self, dst)
+    }
+    fn positive_zero_only(&self, c: &Cvt) -> bool {
+        self.asked(Decision::PositiveZeroOnly);
+        ptx::positive_zero_only(self, c)
+    }
+    fn single_scale_code(&self, scale: u8, lane: u32) -> u8 {
+        self.asked(Decision::SingleScaleCode);
+        ptx::single_scale_code(self, scale, lane)
+    }
+    fn single_scale_flush(&self, answers: Answers) -> Option<bool> {
+        self.asked(Decision::SingleScaleFlush);
+        ptx::single_scale_flush(self, answers)
     }
 }
 

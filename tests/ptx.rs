@@ -154,14 +154,13 @@ fn assemble(ptxas: &Path, module: &str, target: &str) {
 }
 
 /// Emit the whole module for `target`; check it lists exactly `ptx-cvt list`'s spellings
-/// but those listed and not evaluated: into ue5m3x2, `cvt.rn.f16x2.ue5m3x2`, `.pzo` and
-/// `.scaled::n1::ue8m0` (docs/semantics.md §5.14, §5.15).
+/// but the four `.rm`/`.rp` scalar `.pzo` ones ptxas 13.5 crashes on (sm_107a/f).
 fn whole_module(target: &str) -> String {
     let module = stdout_of(&["ptx", "--target", target]);
     let rows = table(&module);
     let list = stdout_of(&["list", "--target", target]);
-    let evaluated = |l: &&str| ptx_cvt::instr::parse(l).unwrap().is_evaluated();
-    let listed: Vec<&str> = list.lines().filter(evaluated).collect();
+    const CRASH: [&str; 4] = ["cvt.rm.pzo.bf16.f32", "cvt.rp.pzo.bf16.f32", "cvt.rm.pzo.f16.f32", "cvt.rp.pzo.f16.f32"];
+    let listed: Vec<&str> = list.lines().filter(|l| !CRASH.contains(l)).collect();
     let instructions: Vec<&str> = rows.iter().map(|r| r.instruction.as_str()).collect();
     assert_eq!(instructions, listed, "the module's kernels are not `ptx-cvt list --target {target}`");
     assert!(module.contains(&format!("\n.version 9.5\n.target {target}\n.address_size 64\n")), "module directives");

@@ -72,11 +72,7 @@ impl Space {
 pub fn variants(max_bits: u32) -> Vec<Cvt> {
     gen::all_spellings()
         .into_iter()
-        .filter(|c| {
-            c.is_evaluated()
-                && Space::of(c).bits <= max_bits
-                && instr::check(c, gen::natural_regs(c), None, None).is_ok()
-        })
+        .filter(|c| Space::of(c).bits <= max_bits && instr::check(c, gen::natural_regs(c), None, None).is_ok())
         .collect()
 }
 

@@ -141,6 +141,9 @@ decisions! {
     NanToFixed "nan_to_fixed";
     ReluZeroesFixed "relu_zeroes_fixed";
     FixedRange "fixed_range";
+    PositiveZeroOnly "positive_zero_only";
+    SingleScaleCode "single_scale_code";
+    SingleScaleFlush "single_scale_flush";
 }
 
 /// The decisions of a `cvt` semantics. Every method has the oracle's answer
@@ -295,6 +298,21 @@ pub trait Decisions {
     fn fixed_range(&self, dst: Format) -> (i64, i64) {
         ptx::fixed_range(self, dst)
     }
+    /// Whether a −0 result of `c` is written as +0 (`pzo` `[PTX]`, §5.15: `.pzo`).
+    fn positive_zero_only(&self, c: &Cvt) -> bool {
+        ptx::positive_zero_only(self, c)
+    }
+    /// `.scaled::n1::ue8m0`: the ue8m0 code that divides lane `lane` (0 = low),
+    /// given the 8-bit `scale` operand (`scale-n1-ue8m0` `[PTX]`, §5.15: the same for both lanes).
+    fn single_scale_code(&self, scale: u8, lane: u32) -> u8 {
+        ptx::single_scale_code(self, scale, lane)
+    }
+    /// `.scaled::n1::ue8m0`: whether a subnormal input is flushed before the
+    /// division (`scale-n1-flush` `[PTX]`), and if so whether the zero keeps its
+    /// sign, under the profile's `answers` (`scale-n1-flush-sign` `[HW]`, §5.15, §7.16).
+    fn single_scale_flush(&self, answers: Answers) -> Option<bool> {
+        ptx::single_scale_flush(self, answers)
+    }
 }
 
 /// The rounding rule in force for `c` under `d` (for `.rs` a placeholder:
@@ -363,6 +381,9 @@ pub mod ptx {
         }
         if dst == Format::Ue8m0 {
             (NanOut::Canonical, Rule::Ue8m0Nan)
+        } else if dst == Format::Ue5m3 {
+            // ff is ue5m3's only NaN code, under either profile.
+            (NanOut::Canonical, if c.satfinite { Rule::SatFiniteNan } else { Rule::Ue5m3Nan })
         } else if c.relu {
             profile.canonical_nan(Rule::ReluNan)
         } else if c.satfinite {
@@ -385,8 +406,8 @@ pub mod ptx {
         } else if c.satfinite {
             (Special::Max { neg }, Rule::SatFinite)
         } else if !l.has_inf() {
-            // Only ue8m0 gets here (the other Inf-less formats require .satfinite).
-            (Special::Nan, Rule::OverflowToNan)
+            // Only ue8m0 and ue5m3 get here (the other Inf-less formats require .satfinite).
+            (Special::Nan, no_inf_overflow_rule(dst))
         } else {
             (Special::Inf { neg }, Rule::InfToInf)
         }
@@ -413,7 +434,7 @@ pub mod ptx {
             };
         match (to_inf, l.has_inf(), l.has_nan()) {
             (true, true, _) => (Special::Inf { neg }, Rule::OverflowToInf),
-            (true, false, true) => (Special::Nan, Rule::OverflowToNan),
+            (true, false, true) => (Special::Nan, no_inf_overflow_rule(dst)),
             _ if satfinite => (Special::Max { neg }, Rule::SatFinite),
             _ => (Special::Max { neg }, Rule::OverflowToMax),
         }
@@ -503,10 +524,14 @@ pub mod ptx {
     }
 
     pub fn scale_nan<D: Decisions + ?Sized>(_: &D, dst: Format, profile: Profile) -> (NanOut, Rule) {
-        if dst.fixed_frac_bits().is_some() {
-            (NanOut::MaxNorm, Rule::ScaleNan)
-        } else {
-            profile.canonical_nan(Rule::ScaleNan)
+        match dst {
+            _ if dst.fixed_frac_bits().is_some() => (NanOut::MaxNorm, Rule::ScaleNan),
+            // The n2 scale multiplies only into bf16.
+            Format::Bf16 => profile.canonical_nan(Rule::ScaleNan),
+            // The n1 destinations: the quotient is NaN, then the destination's NaN rule.
+            Format::Ue5m3 => (NanOut::Canonical, Rule::ScaleN1Nan),
+            _ if !dst.float_layout().is_some_and(|l| l.has_nan()) => (NanOut::MaxNorm, Rule::ScaleN1Nan),
+            _ => profile.canonical_nan(Rule::ScaleN1Nan),
         }
     }
 
@@ -520,6 +545,27 @@ pub mod ptx {
 
     pub fn fixed_range<D: Decisions + ?Sized>(_: &D, dst: Format) -> (i64, i64) {
         dst.fixed_units().expect("a fixed-point destination")
+    }
+
+    pub fn positive_zero_only<D: Decisions + ?Sized>(_: &D, c: &Cvt) -> bool {
+        c.pzo
+    }
+
+    pub fn single_scale_code<D: Decisions + ?Sized>(_: &D, scale: u8, _lane: u32) -> u8 {
+        scale
+    }
+
+    pub fn single_scale_flush<D: Decisions + ?Sized>(_: &D, answers: Answers) -> Option<bool> {
+        Some(answers.get(Question::ScaleFlushKeepsSign))
+    }
+
+    /// The rule of an overflow to NaN in a format without infinity.
+    pub fn no_inf_overflow_rule(dst: Format) -> Rule {
+        if dst == Format::Ue5m3 {
+            Rule::Ue5m3OverflowNan
+        } else {
+            Rule::OverflowToNan
+        }
     }
 
     /// The range of an integer type (at most 64 bits).

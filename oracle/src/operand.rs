@@ -41,27 +41,6 @@ pub(crate) fn operand_count_error(c: &Cvt, got: usize) -> EvalError {
     ))
 }
 
-/// The ue5m3x2, `.pzo` and `.scaled::n1::ue8m0` forms are spelled and checked but not
-/// evaluated (docs/semantics.md §5.14, §5.15): the error names what is missing.
-pub(crate) fn check_evaluated(c: &Cvt) -> Result<(), EvalError> {
-    if c.is_evaluated() {
-        return Ok(());
-    }
-    let missing = if c.pzo {
-        "the meaning of .pzo is not published"
-    } else if c.scaled_n1 {
-        "the rule of the single ue8m0 scale (.scaled::n1::ue8m0) is not published"
-    } else if c.atype == crate::instr::Type::Ue5m3x2 {
-        // ue5m3 reaches 114688, above f16's largest finite value.
-        "what ue5m3 values above f16's range (65504) become is not published"
-    } else {
-        // The ue5m3 encoding is known (PTX ISA 9.4); the conversion rules into it are not.
-        "ue5m3x2 evaluation is not implemented yet (the ue5m3 encoding is known, but not the \
-         rules of conversion into it: negative inputs, overflow without .satfinite, NaN with .satfinite)"
-    };
-    Err(EvalError::Operands(format!("{c} is not evaluated: {missing}; the oracle checks its legality only")))
-}
-
 /// Packed forms take registers of exactly their operands' widths (shared with the fast engine).
 pub(crate) fn check_packed_widths(c: &Cvt, srcs: &[Operand]) -> Result<(), EvalError> {
     if c.is_scalar() {

@@ -92,6 +92,14 @@ rules! {
     NanCopy "nan-copy" Open "same-type cvt without modifiers moves the NaN unchanged";
     SatFiniteNanToMax "satfinite-nan-to-max" Ptx ".satfinite into a format without NaN (e2m1, e2m3, e3m2): NaN gives +MAX_NORM";
     OverflowToNan "overflow-nan" Emu "ue8m0 without .satfinite: +Inf and overflow give the NaN code ff";
+    Ue5m3OverflowNan "ue5m3-overflow-nan" Emu "ue5m3 without .satfinite: ±Inf, and a magnitude that .rn or .rp rounds above 114688, give the NaN code ff (.rz gives fe)";
+    Ue5m3Unsigned "ue5m3-unsigned" Emu "ue5m3 has no sign: the sign is dropped first, then the magnitude is converted (.rp rounds it up)";
+    Ue5m3Nan "ue5m3-nan" Emu "NaN → ue5m3 ff, its only NaN code (without .satfinite; with it the ISA says NaN)";
+    Pzo "pzo" Ptx ".pzo: a −0 result of the conversion is written as +0 (other results, NaN included, unchanged)";
+    ScaleN1 "scale-n1-ue8m0" Ptx ".scaled::n1::ue8m0: both lanes are divided by 2^(s−127), s the 8-bit scale operand, exactly; one rounding afterwards";
+    ScaleN1Flush "scale-n1-flush" Ptx ".scaled::n1::ue8m0: a subnormal input is flushed to zero before the division";
+    ScaleN1FlushSign "scale-n1-flush-sign" Hw ".scaled::n1::ue8m0: the flushed zero keeps the input's sign (an NVIDIA test reported as measured on sm_107; the ISA text is silent)";
+    ScaleN1Nan "scale-n1-nan" Open ".scaled::n1::ue8m0 with scale byte ff (NaN): the lane follows the destination's NaN rule (e4m3/e5m2 7f as reported on sm_107, ue5m3 ff, e2m1/e2m3/e3m2 +MAX_NORM)";
     Ue8m0Unsigned "ue8m0-unsigned" Emu "ue8m0 has no sign: the magnitude is converted";
     Ue8m0NoZero "ue8m0-no-zero" Open "ue8m0 has no zero: zero and magnitudes rounding below 2^-127 give 00 (2^-127)";
     Ue8m0Nan "ue8m0-nan" Emu "NaN → ue8m0 ff, even with .satfinite";
@@ -99,11 +107,11 @@ rules! {
     Tf32LowBits "tf32-low-bits" Open "tf32 in a 32-bit container: bits 12..0 are implementation defined (sm90 profile: zero)";
     PackSat "pack-sat" Ptx "cvt.pack: a and b (s32) are each clamped to the range of the destination type (PTX ISA \"cvt.pack\")";
     PackC "pack-c-bits" Ptx "cvt.pack to u8/s8/u4/s4/u2/s2: the bits of d above the two lanes are the low bits of c (PTX ISA \"cvt.pack\")";
-    LaneScale "scale-ue8m0" Emu "each lane is multiplied (into bf16x2) or divided (into s2f6x2) by 2^(s−127), s its byte of `scale` (high byte: lane a / hi); s2f6x2 forms without .scaled::n2::ue8m0 use s = 127 (docs/semantics.md §5.14)";
+    LaneScale "scale-ue8m0" Ptx "each lane is multiplied (into bf16x2) or divided (into s2f6x2) by 2^(s−127), s its byte of `scale` (high byte: lane a / hi); s2f6x2 forms without .scaled::n2::ue8m0 use s = 127 (docs/semantics.md §5.14)";
     ScaleNan "scale-nan" Open "a scale byte ff (ue8m0 NaN): a bf16 lane gets the canonical NaN 7fff (a peer emulator), an s2f6 lane 7f like a NaN source (unconfirmed)";
     RoundToFixed "round-to-fixed" Ptx "into s2f6: round the exact (scaled) value once to a multiple of 2^-6 by the rounding modifier";
     FixedSatFinite "s2f6-satfinite" Emu "into s2f6 (.satfinite is mandatory): clamp to the range [−2, 127/64], ±Inf included";
-    FixedNan "s2f6-nan" Open "NaN into s2f6 gives 7f (127/64), as a peer emulator does; no NVIDIA text found";
+    FixedNan "s2f6-nan" Ptx "NaN into s2f6 gives 7f (127/64), the positive MAX_NORM (PTX ISA .satfinite)";
     Pack "pack" Ptx "packed results: a in the high lane, then b (e, f); 6-bit lanes in bits 5..0 of each byte (docs/semantics.md §5.11)";
     DestExtend "dest-extend" Ptx "a destination register wider than the type: sign-extend signed integers, zero-extend the rest (docs/semantics.md §4)";
 }
@@ -137,6 +145,8 @@ impl Rule {
             Pack => "5.11",
             OverflowToNan | Ue8m0Unsigned | Ue8m0NoZero | Ue8m0Nan => "5.12",
             LaneScale | ScaleNan | RoundToFixed | FixedSatFinite | FixedNan => "5.14",
+            Pzo | ScaleN1 | ScaleN1Flush | ScaleN1FlushSign | ScaleN1Nan => "5.15",
+            Ue5m3OverflowNan | Ue5m3Unsigned | Ue5m3Nan => "5.16",
         }
     }
 }
@@ -212,15 +222,23 @@ pub enum Question {
     FtzAfterRounding,
     /// Does .relu turn −0 into +0?
     ReluNegZeroToPositive,
+    /// Does the flush before a `.scaled::n1::ue8m0` division keep the input's sign?
+    ScaleFlushKeepsSign,
 }
 
 impl Question {
-    pub const ALL: [Question; 3] = [Question::FtzF16Input, Question::FtzAfterRounding, Question::ReluNegZeroToPositive];
+    pub const ALL: [Question; 4] = [
+        Question::FtzF16Input,
+        Question::FtzAfterRounding,
+        Question::ReluNegZeroToPositive,
+        Question::ScaleFlushKeepsSign,
+    ];
     pub fn rule(self) -> Rule {
         match self {
             Question::FtzF16Input => Rule::FtzErratumF16,
             Question::FtzAfterRounding => Rule::FtzTininess,
             Question::ReluNegZeroToPositive => Rule::ReluNegZero,
+            Question::ScaleFlushKeepsSign => Rule::ScaleN1FlushSign,
         }
     }
     fn bit(self) -> u8 {
@@ -255,7 +273,10 @@ impl Profile {
     pub fn answers(self) -> Answers {
         // Hardware: the erratum keeps the input [HW]; after rounding and −0 → +0 are the guesses [OPEN].
         let mut a = Answers(0);
-        a.0 |= Question::FtzAfterRounding.bit() | Question::ReluNegZeroToPositive.bit();
+        // The n1 flush keeps the sign: reported measured on sm_107 [HW].
+        a.0 |= Question::FtzAfterRounding.bit()
+            | Question::ReluNegZeroToPositive.bit()
+            | Question::ScaleFlushKeepsSign.bit();
         if self == Profile::Isa {
             // ISA text: .ftz flushes f32 subnormal inputs, f16.f32 included.
             a.0 |= Question::FtzF16Input.bit();

@@ -13,30 +13,8 @@ from hypothesis import strategies as st
 import ptx_cvt
 from conftest import UNSIGNED, assert_convert_matches_evaluate, random_registers
 
-# The ue5m3x2, .pzo and .scaled::n1::ue8m0 spellings are legal but not evaluated
-# (docs/semantics.md §5.14, §5.15): every other listed variant converts.
-# Listed, not evaluated (docs/semantics.md §5.14, §5.15): into ue5m3x2, f16x2 from ue5m3x2,
-# and the PTX 9.4 modifiers.
-UNEVALUATED = [v for v in ptx_cvt.list_variants()
-               if ".ue5m3x2." in v or v.endswith(".f16x2.ue5m3x2") or ".pzo." in v or "scaled::n1::" in v]
-ALL_VARIANTS = [v for v in ptx_cvt.list_variants() if v not in UNEVALUATED]
-
-
-@pytest.mark.parametrize("instruction", UNEVALUATED)
-def test_unevaluated_variants_refuse_with_a_reason(instruction):
-    arrays = [np.zeros(3, UNSIGNED[w]) for _, w in ptx_cvt.operand_registers(instruction)]
-    if ".pzo." in instruction:
-        why = "the meaning of .pzo is not published"
-    elif "scaled::n1::" in instruction:
-        why = r"the rule of the single ue8m0 scale \(\.scaled::n1::ue8m0\) is not published"
-    elif instruction.endswith(".ue5m3x2"):
-        why = "what ue5m3 values above f16's range"
-    else:
-        why = "ue5m3x2 evaluation is not implemented"
-    with pytest.raises(ValueError, match="is not evaluated: " + why):
-        ptx_cvt.convert(instruction, *arrays)
-    with pytest.raises(ValueError, match="is not evaluated: " + why):
-        ptx_cvt.evaluate(instruction, *[0 for _ in arrays])
+# Every listed variant converts (docs/semantics.md §5.15, §5.16: the PTX 9.4 forms included).
+ALL_VARIANTS = ptx_cvt.list_variants()
 
 
 @pytest.mark.parametrize("instruction", ALL_VARIANTS)

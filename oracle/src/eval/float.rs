@@ -115,10 +115,11 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         }
         let flushed = self.ftz_input(v);
         let v = flushed.as_ref().unwrap_or(v);
-        // ue8m0 has no sign: the magnitude is converted.
+        // ue8m0 and ue5m3 have no sign: the magnitude is converted.
         let drop_sign = v.is_negative() && self.d.drops_sign(d);
         if drop_sign {
-            note!(self, Rule::Ue8m0Unsigned, "the sign is ignored: converting the magnitude");
+            let rule = if d == crate::format::Format::Ue5m3 { Rule::Ue5m3Unsigned } else { Rule::Ue8m0Unsigned };
+            note!(self, rule, "the sign is ignored: converting the magnitude");
         }
         let (neg, mag) = match v {
             Value::Num { neg, mag } => (*neg && !drop_sign, mag),
@@ -230,6 +231,10 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
                 note!(self, Rule::FtzOutput, format!("subnormal result {} → {}0", signed(neg, &mag), sign(neg)));
                 mag = Dyadic::zero();
             }
+        }
+        if neg && mag.is_zero() && self.d.positive_zero_only(&c) {
+            note!(self, Rule::Pzo, "-0 → +0");
+            neg = false;
         }
         if mag.is_zero() {
             if let Some(code) = self.d.zero_code(d) {

@@ -30,7 +30,7 @@ use crate::decide::{self, Decisions, Ptx};
 use crate::exact::{decode, Value};
 use crate::format::Format;
 use crate::instr::{self, Cvt, Family, Regs, Type};
-use crate::operand::{check_evaluated, check_packed_widths, operand_count_error};
+use crate::operand::{check_packed_widths, operand_count_error};
 pub use crate::operand::{fmt_hex, EvalError, Operand};
 use crate::policy::{Answers, Profile, Question, Rule};
 use crate::round::Mode;
@@ -84,7 +84,6 @@ fn check_case(c: &Cvt, srcs: &[Operand], dst_width: u32) -> Result<(), EvalError
     }
     let src_width = srcs.first().map_or(c.atype.bits(), |o| o.width);
     instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
-    check_evaluated(c)?;
     check_packed_widths(c, srcs)
 }
 
@@ -105,7 +104,6 @@ impl Evaluator {
     /// operand) and a `dst_width`-bit destination register.
     pub fn new(c: &Cvt, src_width: u32, dst_width: u32, profile: Profile) -> Result<Evaluator, EvalError> {
         instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
-        check_evaluated(c)?;
         Ok(Evaluator { c: *c, src_width, dst_width, profile, operands: instr::shape(c).srcs.len() })
     }
 

@@ -1,21 +1,19 @@
-//! The lane scale of `.scaled::n2::ue8m0` and the s2f6 fixed-point lanes
-//! (docs/semantics.md §5.14), in the exact engine.
+//! The lane scales of `.scaled::n2::ue8m0` and `.scaled::n1::ue8m0` and the
+//! s2f6 fixed-point lanes (docs/semantics.md §5.14, §5.15), in the exact engine.
 //!
-//! Evidence (no PTX ISA 9.1 text was available): ptxas 13.5 accepts the
-//! spellings; NVIDIA's own SASS for the unscaled s2f6x2 forms passes a
-//! constant scale of two ue8m0 codes 7f (2^0 each); an NVIDIA CuTe DSL
-//! kernel reads an int8 byte as s2f6 worth b/64 and restores it exactly
-//! through bf16x2 with the factor 2^6. A peer emulator supplies the NaN
-//! choices, recorded as open points.
+//! Evidence: the PTX ISA `cvt` section (9.4: §9.7.10.24) states the scale
+//! operands, their byte order, their defaults, division before down-conversion
+//! and multiplication after up-conversion, the n1 flush, and s2f6's NaN rule.
+//! What a NaN scale byte gives is open.
 
 use rug::Integer;
 
 use super::{Ctx, Event, TypeResult};
 use crate::decide::Decisions;
 use crate::encode;
-use crate::exact::{Dyadic, Nan, Value};
+use crate::exact::{is_subnormal, Dyadic, Nan, Value};
 use crate::operand::{fmt_hex, Operand};
-use crate::policy::{NanOut, Rule};
+use crate::policy::{NanOut, Question, Rule};
 use crate::round::{round, Grid};
 
 /// The ue8m0 code that means NaN.
@@ -32,7 +30,9 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         if !c.lane_scale() {
             return None;
         }
-        Some(if c.scaled {
+        Some(if c.scaled_n1 {
+            self.d.single_scale_code(srcs[srcs.len() - 1].bits as u8, lane) as u64
+        } else if c.scaled {
             let shift = self.d.scale_byte_shift(lane);
             srcs[srcs.len() - 1].bits.checked_shr(shift).unwrap_or(0) & 0xff
         } else {
@@ -45,6 +45,9 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         let to_fixed = self.dst.fixed_frac_bits().is_some();
         if code == NAN_CODE {
             return self.scale_nan(to_fixed);
+        }
+        if self.c.scaled_n1 {
+            return self.convert_single_scaled(v, code);
         }
         let k = code as i64 - UNIT_CODE as i64;
         let event = if k == 0 { Event::ScaleOne } else { Event::ScaleOther };
@@ -72,6 +75,32 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
             // NaN and ±Inf sources: the rules of the unscaled conversion.
             _ => self.float_to_float(&v),
         }
+    }
+
+    /// `.scaled::n1::ue8m0`: flush a subnormal input, divide exactly by
+    /// 2^(code−127), then convert as the unscaled form does (docs/semantics.md §5.15).
+    fn convert_single_scaled(&mut self, v: &Value, code: u64) -> TypeResult {
+        let v = match self.d.single_scale_flush(self.answers) {
+            Some(keep_sign) if is_subnormal(self.src, v) => {
+                self.consult(Question::ScaleFlushKeepsSign);
+                let neg = keep_sign && v.is_negative();
+                note!(
+                    self,
+                    Rule::ScaleN1Flush,
+                    format!("{} subnormal input {v} → {}0", self.src.name(), if neg { "-" } else { "+" })
+                );
+                Value::num(neg, Dyadic::zero())
+            }
+            _ => v.clone(),
+        };
+        let k = code as i64 - UNIT_CODE as i64;
+        let event = if k == 0 { Event::ScaleOne } else { Event::ScaleOther };
+        let v = match v {
+            Value::Num { neg, mag } if !mag.is_zero() => Value::num(neg, Dyadic::new(mag.sig.clone(), mag.exp - k)),
+            other => other,
+        };
+        note!(self, Rule::ScaleN1, format!("scale byte {code:02x}: ÷ 2^{k} → {v}"); event);
+        self.float_to_float(&v)
     }
 
     fn scale_nan(&mut self, to_fixed: bool) -> TypeResult {

@@ -180,7 +180,12 @@ impl<D: Decisions> Plan<D> {
 
     #[inline(always)]
     pub(super) fn float_to_float(&self, s: &Fl, d: &Fl, x: u64, mode: Mode) -> LaneOut {
-        let v = decode_float(s, x);
+        self.value_to_float(s, d, decode_float(s, x), mode)
+    }
+
+    /// [`Plan::float_to_float`] on a decoded value (the n1 scale divides it first).
+    #[inline(always)]
+    pub(super) fn value_to_float(&self, s: &Fl, d: &Fl, v: Val, mode: Mode) -> LaneOut {
         if let Val::Nan { neg, quiet, payload } = v {
             return match self.nan {
                 NanPlan::Fixed(b) => LaneOut::Bits(if neg { b | self.nan_sign } else { b }),
@@ -251,6 +256,9 @@ impl<D: Decisions> Plan<D> {
             if tiny {
                 sig = 0;
             }
+        }
+        if sig == 0 && self.pzo {
+            neg = false;
         }
         if sig == 0 {
             if let Some(code) = self.zero_code {

@@ -234,7 +234,7 @@ pub(super) fn try_run(plan: &Plan, job: &mut impl Job) -> bool {
     };
     let pol = (c.sat as u8 * SAT) | (c.relu as u8 * RELU) | (c.satfinite as u8 * SATFINITE);
     let (sf, df) = (c.atype.format(), c.dtype.format());
-    let flush = plan.ftz_in;
+    let (flush, pzo) = (plan.ftz_in, plan.pzo);
     let kernel = match plan.family {
         // The .ftz result flush is the generic path's (f64→f32).
         Family::Narrow if plan.ftz_out => false,
@@ -243,7 +243,7 @@ pub(super) fn try_run(plan: &Plan, job: &mut impl Job) -> bool {
             with_format!(sf, [F32], |S| with_const!(m, u8, [RN, RZ, RNA], |M| {
                 const D: u8 = Format::Tf32 as u8;
                 with_const!(pol, u8, [0, RELU, SATFINITE, RELU | SATFINITE], |P| {
-                    job.run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask });
+                    job.run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask, pzo });
                     true
                 })
             }))
@@ -254,14 +254,14 @@ pub(super) fn try_run(plan: &Plan, job: &mut impl Job) -> bool {
                 Format::F64 => with_format!(df, [F32, F16, Bf16], |D| with_const!(m, u8, [RN, RZ, RM, RP], |M| {
                     const S: u8 = Format::F64 as u8;
                     with_const!(pol, u8, [0, SAT], |P| {
-                        job.run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask });
+                        job.run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask, pzo });
                         true
                     })
                 })),
                 Format::F32 => with_format!(df, [F16, Bf16], |D| with_const!(m, u8, [RN, RZ, RM, RP], |M| {
                     const S: u8 = Format::F32 as u8;
                     with_const!(pol, u8, [0, SAT, RELU, SATFINITE, RELU | SATFINITE], |P| {
-                        job.run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask });
+                        job.run(Narrow::<S, D, M, P> { flush, nan, relu_neg_zero, out_mask, pzo });
                         true
                     })
                 })),

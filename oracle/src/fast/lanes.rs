@@ -178,6 +178,8 @@ pub(super) struct Narrow<const S: u8, const D: u8, const M: u8, const P: u8> {
     pub relu_neg_zero: bool,
     /// Bits of the register that count (tf32's open low bits are zero).
     pub out_mask: u64,
+    /// `.pzo`: a −0 result is written as +0.
+    pub pzo: bool,
 }
 
 impl<const S: u8, const D: u8, const M: u8, const P: u8> Lane for Narrow<S, D, M, P> {
@@ -210,7 +212,7 @@ impl<const S: u8, const D: u8, const M: u8, const P: u8> Lane for Narrow<S, D, M
             let finite = sel(code > d.max_code, big, code);
             let mag = sel(special, sel(P & SATFINITE != 0, d.max_code, inf), finite);
             let relu = P & RELU != 0 && f.neg && (mag != 0 || self.relu_neg_zero);
-            let bits = sel(relu, 0, mag | sel(f.neg, d.sign_bit, 0));
+            let bits = sel(relu || (self.pzo && mag == 0), 0, mag | sel(f.neg, d.sign_bit, 0));
             sel(nan, self.nan.of(&s, &d, &f), bits)
         };
         (bits << d.shift) & self.out_mask
@@ -254,7 +256,7 @@ impl<const S: u8, const D: u8, const M: u8, const P: u8> Lane for Narrow<S, D, M
         let finite = sel32(code > max, big, code);
         let mag = sel32(special, sel32(P & SATFINITE != 0, max, inf), finite);
         let relu = P & RELU != 0 && neg && (mag != 0 || self.relu_neg_zero);
-        let bits = sel32(relu, 0, mag | sel32(neg, d.sign_bit as u32, 0));
+        let bits = sel32(relu || (self.pzo && mag == 0), 0, mag | sel32(neg, d.sign_bit as u32, 0));
         sel32(nan, self.nan.fixed as u32, bits) & self.out_mask as u32
     }
 }

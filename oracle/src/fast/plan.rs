@@ -8,7 +8,7 @@ use super::scaled;
 use crate::accept::width_mask;
 use crate::decide::{self, Decisions, IntToInt, Ptx};
 use crate::instr::{self, Cvt, Family, Regs, Rounding, Type};
-use crate::operand::{check_evaluated, EvalError};
+use crate::operand::EvalError;
 use crate::policy::{NanOut, Profile, Question};
 use crate::round::Mode;
 
@@ -42,6 +42,10 @@ pub struct Plan<D = Ptx> {
     pub(super) ftz_after: bool,
     pub(super) relu_neg_zero_positive: bool,
     pub(super) sat_neg_zero_positive: bool,
+    /// `.pzo`: a −0 result is written as +0.
+    pub(super) pzo: bool,
+    /// `.scaled::n1::ue8m0`: subnormal inputs flushed (keeping their sign?) before the division.
+    pub(super) scale_flush: Option<bool>,
     pub(super) nan: NanPlan,
     /// Bits a negative NaN source adds to a canonical NaN result (0: none).
     pub(super) nan_sign: u64,
@@ -88,7 +92,6 @@ impl<D: Decisions> Plan<D> {
     /// alternative reading of the ISA, or a deliberate bug: `tests/mutants.rs`).
     pub fn with_decisions(c: &Cvt, src_width: u32, dst_width: u32, d: D) -> Result<Plan<D>, EvalError> {
         instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
-        check_evaluated(c)?;
         Ok(Plan::prepare(c, src_width, dst_width, d))
     }
 
@@ -152,6 +155,8 @@ impl<D: Decisions> Plan<D> {
             ftz_after: answers.get(Question::FtzAfterRounding),
             relu_neg_zero_positive: answers.get(Question::ReluNegZeroToPositive),
             sat_neg_zero_positive: d.sat_neg_zero_to_positive(),
+            pzo: d.positive_zero_only(c),
+            scale_flush: if c.scaled_n1 { d.single_scale_flush(answers) } else { None },
             nan,
             nan_sign,
             drop_sign: matches!(dst, Lf::Float(_)) && d.drops_sign(df),

@@ -1,8 +1,8 @@
-//! The fast engine's lane scale and s2f6 lanes (docs/semantics.md §5.14):
+//! The fast engine's lane scales and s2f6 lanes (docs/semantics.md §5.14, §5.15):
 //! the same decisions as the exact engine's `eval/scale.rs`, on u128 bits;
 //! asked once per plan, except the two that place a lane's scale byte.
 
-use super::arith::{decode_float, decode_int, encode_finite, encode_max, encode_nan, greater, round, Lf, Val};
+use super::arith::{decode_float, decode_int, encode_finite, encode_max, encode_nan, greater, msb, round, Lf, Val};
 use super::generic::LaneOut;
 use super::plan::Plan;
 use crate::decide::Decisions;
@@ -97,7 +97,9 @@ impl<D: Decisions> Plan<D> {
         if !c.lane_scale() {
             return None;
         }
-        Some(if c.scaled {
+        Some(if c.scaled_n1 {
+            self.d.single_scale_code(ops[ops.len() - 1].bits as u8, lane) as u64
+        } else if c.scaled {
             ops[ops.len() - 1].bits.checked_shr(self.d.scale_byte_shift(lane)).unwrap_or(0) & 0xff
         } else {
             self.d.unscaled_code() as u64
@@ -112,6 +114,9 @@ impl<D: Decisions> Plan<D> {
             return if p.nan_scale_any { LaneOut::AnyNan } else { LaneOut::Bits(p.nan_scale as u64) };
         }
         let k = code as i32 - UNIT_CODE as i32;
+        if self.c.scaled_n1 {
+            return self.lane_single_scaled(x, k, mode);
+        }
         let k = if p.divides { -k } else { k };
         match (self.src, self.dst) {
             (Lf::Float(s), Lf::Int { bits, .. }) => {
@@ -155,5 +160,23 @@ impl<D: Decisions> Plan<D> {
             }
             _ => unreachable!("scaled lanes convert between a float and s2f6, or into bf16"),
         }
+    }
+
+    /// `.scaled::n1::ue8m0`: flush a subnormal input, divide by 2^k, convert unscaled.
+    #[inline(always)]
+    fn lane_single_scaled(&self, x: u64, k: i32, mode: Mode) -> LaneOut {
+        let (Lf::Float(s), Lf::Float(d)) = (self.src, self.dst) else {
+            unreachable!("the n1 scale converts float lanes into float lanes")
+        };
+        let v = match decode_float(&s, x) {
+            Val::Num { neg, sig, exp } if sig != 0 => match self.scale_flush {
+                Some(keep_sign) if s.subnormals && msb(sig, exp) < s.emin => {
+                    Val::Num { neg: neg && keep_sign, sig: 0, exp: 0 }
+                }
+                _ => Val::Num { neg, sig, exp: exp - k },
+            },
+            v => v,
+        };
+        self.value_to_float(&s, &d, v, mode)
     }
 }

@@ -88,6 +88,12 @@ fn rule_event(s: &Step) -> Option<&'static str> {
         ScaleNan => "nan-scale",
         FixedSatFinite if s.event == Event::Clamped => "fixed-clamp",
         InfToInf => "inf",
+        Pzo => "pzo",
+        Ue5m3Unsigned => "sign-dropped",
+        Ue5m3OverflowNan => "overflow-nan",
+        Ue5m3Nan => "nan",
+        ScaleN1Flush => "n1-flush",
+        ScaleN1Nan => "nan-scale",
         _ => return None,
     })
 }
@@ -166,8 +172,9 @@ pub fn classify(c: &Cvt, o: &Outcome) -> String {
     let scale = steps
         .iter()
         .find_map(|s| match (s.rule, s.event) {
-            (Rule::ScaleNan, _) => Some("scale-nan"),
-            (Rule::LaneScale, Event::ScaleOne) => Some("scale-one"),
+            (Rule::ScaleNan | Rule::ScaleN1Nan, _) => Some("scale-nan"),
+            (Rule::LaneScale | Rule::ScaleN1, Event::ScaleOne) => Some("scale-one"),
+            (Rule::ScaleN1, _) => Some("n1-scale-applied"),
             (Rule::LaneScale, _) => Some("scale-applied"),
             _ => None,
         })

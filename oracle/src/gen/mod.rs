@@ -118,12 +118,10 @@ pub fn natural_regs(c: &Cvt) -> Regs {
 }
 
 /// Spellings legal on at least one of the targets, each with the targets
-/// that have it; only those the oracle evaluates (not the ue5m3x2, `.pzo` and
-/// `.scaled::n1::ue8m0` forms).
+/// that have it.
 pub fn legal_variants(targets: &[(Target, PtxVersion)]) -> Vec<(Cvt, Vec<Target>)> {
     all_spellings()
         .into_iter()
-        .filter(Cvt::is_evaluated)
         .filter_map(|c| {
             let on: Vec<Target> = targets
                 .iter()
@@ -188,6 +186,9 @@ fn rbits_edges(c: &Cvt, lane_bits: u64, lane: u32) -> [u32; 2] {
 pub fn cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
     if c.scaled {
         return scaled_cases(c, level, seed);
+    }
+    if c.scaled_n1 {
+        return single_scaled_cases(c, level, seed);
     }
     let mut rng = ChaCha8Rng::seed_from_u64(variant_seed(seed, c));
     let shape = instr::shape(c);
@@ -277,6 +278,24 @@ fn scaled_cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
         .enumerate()
         .map(|(i, mut g)| {
             g.operands.push(Operand { bits: SCALES[i % SCALES.len()], width: 16 });
+            g
+        })
+        .collect()
+}
+
+/// Scale operands for the `.scaled::n1::ue8m0` forms (one ue8m0 code for both
+/// lanes): 2^0, small and large factors, the extremes 2^-127 and 2^127, the
+/// NaN code ff, and factors that lift f16/bf16/f32 subnormals into range.
+const SCALES_N1: [u64; 10] = [0x7f, 0x80, 0x6f, 0x00, 0xfe, 0xff, 0x7e, 0x85, 0x90, 0x3f];
+
+/// The cases of a `.scaled::n1::ue8m0` form: those of its unscaled spelling,
+/// each with one of [`SCALES_N1`] in turn as the last operand.
+fn single_scaled_cases(c: &Cvt, level: Level, seed: u64) -> Vec<GenCase> {
+    let base = cases(&Cvt { scaled_n1: false, ..*c }, level, seed);
+    base.into_iter()
+        .enumerate()
+        .map(|(i, mut g)| {
+            g.operands.push(Operand { bits: SCALES_N1[i % SCALES_N1.len()], width: 8 });
             g
         })
         .collect()

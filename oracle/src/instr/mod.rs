@@ -47,7 +47,7 @@ pub enum Type {
     E2m1x4,
     /// Two s2f6 lanes (8-bit fixed point, docs/semantics.md §5.14), a in the high byte.
     S2f6x2,
-    /// Two ue5m3 lanes: spelled and checked, not evaluated (no published encoding).
+    /// Two ue5m3 lanes (unsigned E5M3, docs/semantics.md §5.16), a in the high byte.
     Ue5m3x2,
     /// The `.convertType` of `cvt.pack.sat`: two saturated lanes in a 32-bit `d`.
     PackU16,
@@ -264,10 +264,10 @@ pub struct Cvt {
     pub satfinite: bool,
     /// `.scaled::n2::ue8m0`: a 16-bit `scale` operand holds one ue8m0 factor per lane.
     pub scaled: bool,
-    /// `.pzo` (PTX ISA 9.4, sm_107a/f): spelled and checked, not evaluated (meaning unpublished).
+    /// `.pzo` (PTX ISA 9.4, sm_107a/f): a −0 result is written as +0 (docs/semantics.md §5.15).
     pub pzo: bool,
     /// `.scaled::n1::ue8m0` (PTX ISA 9.4, sm_107a/f): one ue8m0 factor in an 8-bit `scale`
-    /// operand; spelled and checked, not evaluated (its rule is unpublished).
+    /// operand divides both lanes (docs/semantics.md §5.15).
     pub scaled_n1: bool,
     pub dtype: Type,
     pub atype: Type,
@@ -296,20 +296,13 @@ impl Cvt {
     pub fn family(&self) -> Family {
         family(self.atype.format(), self.dtype.format())
     }
-    /// Whether the oracle evaluates this spelling: not conversions into ue5m3x2 nor
-    /// `cvt.rn.f16x2.ue5m3x2`, nor `.pzo` or `.scaled::n1::ue8m0` (only spelled and
-    /// checked, docs/semantics.md §5.14, §5.15).
-    pub fn is_evaluated(&self) -> bool {
-        let refused = self.dtype == Type::Ue5m3x2
-            || (self.atype == Type::Ue5m3x2 && self.dtype == Type::F16x2)
-            || self.pzo
-            || self.scaled_n1;
-        !refused
-    }
     /// How `explain` names the conversion: its [`Family`], except the s2f6
     /// forms (fixed-point, not integer) and the scaled forms (docs/semantics.md §5.14).
     pub fn describe_family(&self) -> &'static str {
         let fixed = |t: Type| t.format().fixed_frac_bits().is_some();
+        if self.scaled_n1 {
+            return "float→float narrowing, both lanes divided by one ue8m0 scale";
+        }
         match (fixed(self.atype), fixed(self.dtype), self.scaled) {
             (_, true, false) => "float→fixed-point",
             (_, true, true) => "float→fixed-point, each lane divided by its ue8m0 scale",
@@ -320,9 +313,10 @@ impl Cvt {
         }
     }
     /// Whether each lane is scaled by a ue8m0 factor: the `.scaled::n2::ue8m0`
-    /// forms, and the s2f6x2 forms without it (factor 1, docs/semantics.md §5.14).
+    /// and `.scaled::n1::ue8m0` forms, and the s2f6x2 forms without a scale
+    /// (factor 1, docs/semantics.md §5.14, §5.15).
     pub fn lane_scale(&self) -> bool {
-        self.scaled || self.dtype == Type::S2f6x2 || self.atype == Type::S2f6x2
+        self.scaled || self.scaled_n1 || self.dtype == Type::S2f6x2 || self.atype == Type::S2f6x2
     }
 }
 
