@@ -28,8 +28,10 @@ impl Answer {
 /// An implementation of `cvt` to be checked against the oracle.
 ///
 /// `Err` is an adapter error: the implementation crashed, hung, or answered
-/// something that is no answer. The caller reports it and, unless told to go
-/// on, stops; a declined case is an `Ok(Answer::Declined)` and the run goes on.
+/// something that is no answer, while the case asked (in a batch: the first
+/// unanswered one) was in flight. [`settle`] turns a batch into one
+/// [`Outcome`] per case; a declined case is an `Ok(Answer::Declined)` and the
+/// run goes on.
 pub trait Implementation {
     /// A short name for reports, e.g. `process: ./toy-interp`.
     fn name(&self) -> String;
@@ -51,6 +53,72 @@ pub trait Implementation {
         }
         (out, None)
     }
+}
+
+/// What became of one case sent to an implementation: exactly one of these.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// It answered (bits or a decline).
+    Answered(Answer),
+    /// It died, hung or answered garbage while this case was in flight; the
+    /// message says how (the adapter's error).
+    Crashed(String),
+    /// Never sent, or sent to a program that had already failed: the run stopped.
+    NotRun,
+}
+
+/// A batch with every case accounted: see [`settle`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Settled {
+    /// One outcome per case, in order.
+    pub outcomes: Vec<Outcome>,
+    /// Why the run must stop (the cases from the first [`Outcome::NotRun`] on
+    /// were not run); `None` when it may go on.
+    pub stopped: Option<String>,
+}
+
+/// Failures in a row, with no answer between, after which [`settle`] gives up
+/// even when it may go on: a program that dies at once every time it starts
+/// would otherwise cost one start per case.
+pub const FAILURES_IN_A_ROW: usize = 3;
+
+/// Ask `imp` for every case of a batch and account for each one. After an
+/// adapter error the case in flight (the first unanswered one) is crashed,
+/// once, never sent again, and the rest of the batch is sent again (the
+/// adapter starts its program or worker again on the next call), until
+/// `max_crashes` cases have crashed (1: stop at the first; for an adapter
+/// that does not start again) or [`FAILURES_IN_A_ROW`] failures came in a
+/// row: then the rest is not run and the run must stop.
+pub fn settle(imp: &mut dyn Implementation, c: &Cvt, cases: &[(Vec<Operand>, u32)], max_crashes: u64) -> Settled {
+    let mut outcomes = Vec::with_capacity(cases.len());
+    let (mut in_a_row, mut crashes) = (0, 0u64);
+    while outcomes.len() < cases.len() {
+        let (answers, failure) = imp.eval_batch(c, &cases[outcomes.len()..]);
+        if !answers.is_empty() {
+            in_a_row = 0;
+        }
+        outcomes.extend(answers.into_iter().map(Outcome::Answered));
+        let Some(e) = failure else { break };
+        if outcomes.len() == cases.len() {
+            // An error after the last answer (an adapter bug): the cases are all answered.
+            break;
+        }
+        outcomes.push(Outcome::Crashed(e));
+        in_a_row += 1;
+        crashes += 1;
+        let stop = if crashes >= max_crashes {
+            Some("stopped at the crash above".to_string())
+        } else if in_a_row >= FAILURES_IN_A_ROW {
+            Some(format!("stopped: the implementation failed {in_a_row} times in a row without answering a case"))
+        } else {
+            None
+        };
+        if stop.is_some() {
+            outcomes.resize(cases.len(), Outcome::NotRun);
+            return Settled { outcomes, stopped: stop };
+        }
+    }
+    Settled { outcomes, stopped: None }
 }
 
 /// The oracle's fast engine as an implementation (sm90 profile): one value

@@ -125,6 +125,9 @@ enum Command {
     ///
     /// Example: `ptx-cvt list --target sm_90`.
     List(list::ListArgs),
+    /// The --isolate worker: ptx-cvt started by itself (not for users).
+    #[command(name = "__worker", hide = true)]
+    Worker(implementation::WorkerArgs),
 }
 
 /// Options shared by commands that evaluate.
@@ -184,6 +187,7 @@ fn main() -> ExitCode {
         Command::Sweep(a) => sweep::run(a),
         Command::Atlas(a) => atlas::run(a),
         Command::Combine(a) => combine::run(a),
+        Command::Worker(a) => a.run(),
     };
     // Buffered output's write errors show only now (e.g. `> /dev/full`).
     if let Err(e) = output::finish_stdout() {
