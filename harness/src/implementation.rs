@@ -142,3 +142,94 @@ impl Implementation for FastEngine {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fails (as an adapter error) on the cases whose bits are in `crash`,
+    /// and on every case while `dead_starts` calls are left.
+    struct Flaky {
+        crash: Vec<u64>,
+        dead_starts: usize,
+        calls: usize,
+    }
+
+    impl Implementation for Flaky {
+        fn name(&self) -> String {
+            "flaky".into()
+        }
+        fn eval(&mut self, _: &Cvt, ops: &[Operand], _: u32) -> Result<Answer, String> {
+            if self.crash.contains(&ops[0].bits) {
+                return Err(format!("died on {}", ops[0].bits));
+            }
+            Ok(Answer::Bits(ops[0].bits * 2))
+        }
+        fn eval_batch(&mut self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> (Vec<Answer>, Option<String>) {
+            self.calls += 1;
+            if self.dead_starts > 0 {
+                self.dead_starts -= 1;
+                return (Vec::new(), Some("cannot start".into()));
+            }
+            let mut out = Vec::new();
+            for (ops, w) in cases {
+                match self.eval(c, ops, *w) {
+                    Ok(a) => out.push(a),
+                    Err(e) => return (out, Some(e)),
+                }
+            }
+            (out, None)
+        }
+    }
+
+    fn cases(n: u64) -> Vec<(Vec<Operand>, u32)> {
+        (0..n).map(|b| (vec![Operand { bits: b, width: 32 }], 32)).collect()
+    }
+
+    #[test]
+    fn a_crash_costs_its_case_only_when_it_may_go_on() {
+        let c = ptx_cvt::instr::parse("cvt.u32.u32").unwrap();
+        let mut f = Flaky { crash: vec![3, 4, 7], dead_starts: 0, calls: 0 };
+        let s = settle(&mut f, &c, &cases(10), u64::MAX);
+        assert_eq!(s.stopped, None);
+        for (i, o) in s.outcomes.iter().enumerate() {
+            let want = if [3, 4, 7].contains(&i) {
+                Outcome::Crashed(format!("died on {i}"))
+            } else {
+                Outcome::Answered(Answer::Bits(2 * i as u64))
+            };
+            assert_eq!(o, &want, "case {i}");
+        }
+        // Each crashed case was sent once: the first call, then one per crash.
+        assert_eq!(f.calls, 4);
+
+        let mut f = Flaky { crash: vec![3, 7], dead_starts: 0, calls: 0 };
+        let s = settle(&mut f, &c, &cases(10), 1);
+        assert!(s.stopped.is_some());
+        assert_eq!(s.outcomes[3], Outcome::Crashed("died on 3".into()));
+        assert!(s.outcomes[4..].iter().all(|o| *o == Outcome::NotRun));
+        assert_eq!(s.outcomes.len(), 10);
+
+        // --max-failures 2 with --restart: stops at the second crash.
+        let mut f = Flaky { crash: vec![3, 7], dead_starts: 0, calls: 0 };
+        let s = settle(&mut f, &c, &cases(10), 2);
+        assert_eq!(s.outcomes[7], Outcome::Crashed("died on 7".into()));
+        assert_eq!(s.outcomes[8..], [Outcome::NotRun, Outcome::NotRun]);
+    }
+
+    #[test]
+    fn failures_in_a_row_stop_the_run() {
+        let c = ptx_cvt::instr::parse("cvt.u32.u32").unwrap();
+        let mut f = Flaky { crash: vec![], dead_starts: 100, calls: 0 };
+        let s = settle(&mut f, &c, &cases(10), u64::MAX);
+        assert_eq!(f.calls, FAILURES_IN_A_ROW);
+        assert!(s.stopped.as_deref().is_some_and(|m| m.contains("3 times in a row")), "{:?}", s.stopped);
+        assert_eq!(s.outcomes.iter().filter(|o| matches!(o, Outcome::Crashed(_))).count(), FAILURES_IN_A_ROW);
+        assert_eq!(s.outcomes.len(), 10);
+        // Two dead starts, then it answers: the run goes on.
+        let mut f = Flaky { crash: vec![], dead_starts: 2, calls: 0 };
+        let s = settle(&mut f, &c, &cases(10), u64::MAX);
+        assert_eq!(s.stopped, None);
+        assert_eq!(s.outcomes[2], Outcome::Answered(Answer::Bits(4)));
+    }
+}

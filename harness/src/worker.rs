@@ -424,3 +424,40 @@ fn read_n<const N: usize>(r: &mut impl Read) -> Result<[u8; N], String> {
     r.read_exact(&mut b).map_err(|e| format!("batch cut short: {e}"))?;
     Ok(b)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_decode_whole_or_not_at_all() {
+        let mut b = vec![b'A'];
+        b.extend_from_slice(&0x3c00u64.to_le_bytes());
+        b.extend_from_slice(&[b'D', 3, 0]);
+        b.extend_from_slice(b"why");
+        let (m, n) = frame(&b).unwrap();
+        assert!(matches!(m, Msg::Answers(ref a) if a == &[Answer::Bits(0x3c00)]) && n == 9);
+        let (m, n) = frame(&b[9..]).unwrap();
+        assert!(matches!(m, Msg::Answers(ref a) if a == &[Answer::Declined("why".into())]) && n == 6);
+        for cut in [1, 8] {
+            assert!(frame(&b[..cut]).is_none(), "a frame cut at {cut} waits for more");
+        }
+        assert!(frame(&b[9..13]).is_none());
+        assert!(matches!(frame(b"R"), Some((Msg::Ready, 1))));
+        assert!(matches!(frame(b"x"), Some((Msg::Garbage(_), 1))));
+    }
+
+    #[test]
+    fn requests_encode_every_operand() {
+        let c = ptx_cvt::instr::parse("cvt.rn.f16x2.f32").unwrap();
+        let ops = vec![Operand { bits: 1, width: 32 }, Operand { bits: 2, width: 32 }];
+        let b = encode(&c, &[(ops, 32)]);
+        let name = c.to_string();
+        assert_eq!(b[0], b'B');
+        assert_eq!(&b[3..3 + name.len()], name.as_bytes());
+        let rest = &b[3 + name.len()..];
+        assert_eq!(&rest[..4], &1u32.to_le_bytes());
+        assert_eq!(&rest[4..6], &[32, 2]);
+        assert_eq!(rest.len(), 4 + 2 + 2 * 9);
+    }
+}
