@@ -459,3 +459,40 @@ fn soak() {
     assert!(rounds >= 2 && crashes > 0);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn fuzz_and_sweep_go_on_with_isolate() {
+    let dir = scratch("fuzz-sweep");
+    let Some(so) = crash_lib(&dir) else { return };
+    let so = so.to_str().unwrap();
+    let env = [("CRASH_EVERY", "2000".to_string()), ("CRASH_MODES", "abort,segv".to_string())];
+    let lib = ["--target-lib", so, "--symbol", "crashing_impl", "--isolate", "--timeout", "2"];
+    let mut cmd = Command::new(bin());
+    cmd.arg("fuzz").args(lib).args(["--filter", "cvt.rn.f16.f32", "--cases", "20000", "--seconds", "0", "--seed", "1"]);
+    let o = cmd.envs(env.iter().map(|(k, v)| (k, v))).output().unwrap();
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    let crashed = err.matches("isolated: the worker died (signal: ").count();
+    assert!(crashed >= 2, "{err}");
+    // All 20000 cases accounted, each crash once.
+    let totals = out.lines().find(|l| l.starts_with("variants: ")).unwrap();
+    let n = |k: &str| -> u64 {
+        let before = totals.split(&format!(" {k}")).next().unwrap();
+        before.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    assert_eq!(n("crashed") as usize, crashed, "{totals}");
+    let cases = totals.split("cases: ").nth(1).unwrap();
+    let sum: u64 = cases.split(", ").map(|p| p.split(' ').next().unwrap().parse::<u64>().unwrap()).sum();
+    assert_eq!(sum, 20000, "{totals}");
+
+    let mut cmd = Command::new(bin());
+    cmd.args(["sweep", "cvt.rn.f16.f32", "--range", "0x3f000000..0x3f010000"]).args(lib);
+    let o = cmd.envs(env.iter().map(|(k, v)| (k, v))).output().unwrap();
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let crashed = err.matches("isolated: the worker died (signal: ").count() as u64;
+    assert!(crashed >= 2, "{err}");
+    let all = format!("{out}{err}");
+    let compared: u64 = all.split(" input(s) compared").next().unwrap().rsplit(' ').next().unwrap().parse().unwrap();
+    assert_eq!(compared + crashed, 0x10000, "{all}");
+    let _ = std::fs::remove_dir_all(dir);
+}
