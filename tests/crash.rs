@@ -277,7 +277,10 @@ impl Report {
             let m = mine.get(v).copied().unwrap_or_default();
             let lost = crashed_in.get(v).copied().unwrap_or_default();
             assert_eq!(m.iter().sum::<u64>() + lost, t.iter().sum::<u64>(), "{v}: cases lost");
-            assert!(m[0] <= t[0] && m[2] <= t[2] && t[0] + t[2] - m[0] - m[2] + t[1] - m[1] == lost, "{v}: {m:?} {t:?}");
+            assert!(
+                m[0] <= t[0] && m[2] <= t[2] && t[0] + t[2] - m[0] - m[2] + t[1] - m[1] == lost,
+                "{v}: {m:?} {t:?}"
+            );
         }
     }
 }
@@ -286,7 +289,11 @@ impl Report {
 fn restart_sends_the_rest_again_and_changes_no_verdict() {
     let all = cases();
     let dir = scratch("restart");
-    let clean = answers(run(&mut ProcessImpl::spawn(&flaky_cmd(None, 0, 0, ""), Duration::from_secs(5), false).unwrap(), &all, 1));
+    let clean = answers(run(
+        &mut ProcessImpl::spawn(&flaky_cmd(None, 0, 0, ""), Duration::from_secs(5), false).unwrap(),
+        &all,
+        1,
+    ));
     let state = dir.join("lives");
     let cmd = flaky_cmd(Some(&state), 5000, 7, "exit,segv,kill,abort,hang,garbage,wrong,short");
     let mut p = ProcessImpl::spawn(&cmd, Duration::from_secs(1), true).unwrap();
@@ -321,7 +328,8 @@ fn isolate_survives_every_crash_and_changes_no_verdict() {
 fn check_accounts_for_every_case_of_a_flaky_program() {
     let read = cases().len();
     let dir = scratch("check-cmd");
-    let clean = report(&check(&["--json", "--all", "--target-cmd", &flaky_cmd(None, 0, 0, ""), "vectors/compact"], &[]));
+    let clean =
+        report(&check(&["--json", "--all", "--target-cmd", &flaky_cmd(None, 0, 0, ""), "vectors/compact"], &[]));
     clean.assert_identity(read);
     assert_eq!(clean.code, Some(1), "{}", clean.stderr);
     assert!(clean.count("failed") > 0 && clean.count("unsupported") > 0 && clean.count("crashed") == 0);
@@ -329,7 +337,10 @@ fn check_accounts_for_every_case_of_a_flaky_program() {
     // Every failure mode at once, with --restart: the run goes on.
     let state = dir.join("lives");
     let cmd = flaky_cmd(Some(&state), 8000, 11, "exit,segv,kill,abort,hang,garbage,wrong,short");
-    let r = report(&check(&["--json", "--all", "--restart", "--timeout", "1", "--target-cmd", &cmd, "vectors/compact"], &[]));
+    let r = report(&check(
+        &["--json", "--all", "--restart", "--timeout", "1", "--target-cmd", &cmd, "vectors/compact"],
+        &[],
+    ));
     r.assert_identity(read);
     assert_eq!(r.code, Some(2));
     assert!(r.count("crashed") >= 10 && r.count("not_run") == 0, "{}", r.summary["cases"]);
@@ -354,7 +365,8 @@ fn check_isolates_a_crashing_library() {
     let dir = scratch("check-lib");
     let Some(so) = crash_lib(&dir) else { return };
     let so = so.to_str().unwrap();
-    let clean = report(&check(&["--json", "--all", "--target-lib", so, "--symbol", "clean_impl", "vectors/compact"], &[]));
+    let clean =
+        report(&check(&["--json", "--all", "--target-lib", so, "--symbol", "clean_impl", "vectors/compact"], &[]));
     clean.assert_identity(read);
     assert!(clean.count("failed") > 0 && clean.count("unsupported") > 0);
     let env = [("CRASH_EVERY", "20000".to_string()), ("CRASH_SEED", "9".to_string())];
@@ -377,7 +389,8 @@ fn check_isolates_a_crashing_library() {
         ("stack", "crashed (SIGSEGV)", "overflowed its stack"),
         ("exit", "the library called exit()", "exit status 3"),
     ] {
-        let env = [("CRASH_EVERY", "20000".to_string()), ("CRASH_SEED", "9".to_string()), ("CRASH_MODES", mode.to_string())];
+        let env =
+            [("CRASH_EVERY", "20000".to_string()), ("CRASH_SEED", "9".to_string()), ("CRASH_MODES", mode.to_string())];
         let o = check(&["--target-lib", so, "--symbol", "crashing_impl", "vectors/compact"], &env);
         let err = String::from_utf8_lossy(&o.stderr);
         let want = format!("{says} in crashing_impl on: ");
@@ -408,7 +421,8 @@ fn batch_end_marks_each_batch() {
     assert!(r.count("crashed") >= 3, "{}", r.summary["cases"]);
     assert!(!r.stderr.contains("an empty line where none was due"), "{}", r.stderr);
     // An adapter that does not expect the marker fails at once (the marker is opt-in).
-    let r = report(&check(&["--json", "--batch-end", "--target-cmd", &flaky_cmd(None, 0, 0, ""), "vectors/compact"], &[]));
+    let r =
+        report(&check(&["--json", "--batch-end", "--target-cmd", &flaky_cmd(None, 0, 0, ""), "vectors/compact"], &[]));
     r.assert_identity(read);
     assert_eq!(r.count("crashed"), 1);
     let _ = std::fs::remove_dir_all(dir);
@@ -427,7 +441,11 @@ fn soak() {
     let all = cases();
     let dir = scratch("soak");
     let so = crash_lib(&dir);
-    let clean = answers(run(&mut ProcessImpl::spawn(&flaky_cmd(None, 0, 0, ""), Duration::from_secs(5), false).unwrap(), &all, 1));
+    let clean = answers(run(
+        &mut ProcessImpl::spawn(&flaky_cmd(None, 0, 0, ""), Duration::from_secs(5), false).unwrap(),
+        &all,
+        1,
+    ));
     let clean_lib = so.as_ref().map(|so| answers(run(&mut SharedLib::open(so, "clean_impl").unwrap(), &all, 1)));
     let until = Instant::now() + Duration::from_secs(soak_seconds());
     let (mut rounds, mut crashes) = (0u64, 0usize);

@@ -92,8 +92,7 @@ fn main() {
             },
             Some("garbage") => "%%% flaky garbage %%%".to_string(),
             Some("wrong") => {
-                let ops: Vec<String> =
-                    case.operands.iter().map(|o| fmt_hex(o.bits ^ 1, o.width)).collect();
+                let ops: Vec<String> = case.operands.iter().map(|o| fmt_hex(o.bits ^ 1, o.width)).collect();
                 format!("{} {} => {}", case.instr, ops.join(" "), "0".repeat(w as usize / 4))
             }
             Some("short") => line[..line.len() / 2].to_string(),

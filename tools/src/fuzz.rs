@@ -516,10 +516,10 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
         (r.triage.not_run, "not run"),
         (r.errors, "adapter error(s)"),
     ]
-        .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, w)| format!(", {n} {w}"))
-        .collect::<String>();
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, w)| format!(", {n} {w}"))
+    .collect::<String>();
     say!("{passed} passed, {failed} failed{extra}");
 }
 

@@ -98,9 +98,16 @@ impl ImplArgs {
 
     /// The library in workers: this program again, as `__worker`.
     fn isolated(&self, path: &std::path::Path) -> Result<Isolated, String> {
-        let me = std::env::current_exe().map_err(|e| format!("--isolate: cannot find this program to start workers: {e}"))?;
+        let me = std::env::current_exe()
+            .map_err(|e| format!("--isolate: cannot find this program to start workers: {e}"))?;
         let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let args = vec!["__worker".into(), "--target-lib".into(), abs.clone().into(), "--symbol".into(), self.symbol.clone().into()];
+        let args = vec![
+            "__worker".into(),
+            "--target-lib".into(),
+            abs.clone().into(),
+            "--symbol".into(),
+            self.symbol.clone().into(),
+        ];
         let name = format!("shared library: {} ({}), isolated", abs.display(), self.symbol);
         Isolated::spawn(&me, args, name, &self.symbol, Duration::from_secs_f64(self.timeout))
     }
