@@ -282,6 +282,8 @@ fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
         }
         pending.push(Pending { case, accept, line: n });
         if r.ended {
+            // Read, but never sent: --max-failures stopped the run.
+            r.triage.not_run(pending.len() as u64);
             return;
         }
     }
