@@ -77,8 +77,9 @@ mod imp {
             unsafe {
                 for (i, &sig) in SIGNALS.iter().enumerate() {
                     let mut sa: libc::sigaction = std::mem::zeroed();
-                    sa.sa_sigaction = on_signal as extern "C" fn(c_int) as usize;
-                    sa.sa_flags = libc::SA_ONSTACK;
+                    sa.sa_sigaction =
+                        on_signal as extern "C" fn(c_int, *mut libc::siginfo_t, *mut libc::c_void) as usize;
+                    sa.sa_flags = libc::SA_ONSTACK | libc::SA_SIGINFO;
                     libc::sigemptyset(&mut sa.sa_mask);
                     let old = (&mut *OLD.0.get())[i].as_mut_ptr();
                     libc::sigaction(sig, &sa, old);
@@ -133,9 +134,10 @@ mod imp {
         }
     }
 
-    extern "C" fn on_signal(sig: c_int) {
+    extern "C" fn on_signal(sig: c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
         let i = SIGNALS.iter().position(|&s| s == sig).unwrap_or(0);
-        // SAFETY: sigaction and raise are async-signal-safe; OLD[i] was filled by install.
+        // SAFETY: sigaction and raise are async-signal-safe; OLD[i] was filled
+        // by install; info is the kernel's (or NULL, checked).
         unsafe {
             if let Some(note) = mine() {
                 say(&[b"\nerror: crashed (", name(sig), b") in ", note, b"; run with --isolate to go on\n"]);
@@ -145,9 +147,13 @@ mod imp {
             } else {
                 libc::sigaction(sig, (&*OLD.0.get())[i].as_ptr(), std::ptr::null_mut());
             }
-            // Blocked until this handler returns; then the restored action
-            // runs (a fault would also recur when the instruction is retried).
-            libc::raise(sig);
+            // A fault (si_code > 0) recurs when the instruction is retried on
+            // return, now under the restored action (std's stack-overflow
+            // message included); a sent signal (abort, raise, kill) is raised
+            // again, blocked until this handler returns.
+            if info.is_null() || (*info).si_code <= 0 {
+                libc::raise(sig);
+            }
         }
     }
 
