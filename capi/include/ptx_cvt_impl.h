@@ -31,9 +31,28 @@
  * implementation does not handle the case (unsupported instruction or
  * operands): the tools report it as rejected, not as a wrong answer.
  *
+ * Optionally, say why a case was declined: export, next to the function,
+ *   const char *cvt_impl_reason(void);
+ * (for a function named NAME: NAME_reason), returning the message of the
+ * last decline on the calling thread, or NULL; the text must stay valid
+ * until the next call on that thread (a thread-local buffer will do). The
+ * tools call it right after a non-zero return and report declines grouped by
+ * that message; without it the reason is "cvt_impl returned N". The function
+ * itself is unchanged either way.
+ *
  * The function may be called many times and from several threads at once
  * (for different cases); it must not keep pointers to its arguments after
- * it returns. A crash in it ends the calling process.
+ * it returns.
+ *
+ * A crash: loaded into ptx-cvt (the default), a crash in the function (a
+ * signal such as SIGSEGV or SIGABRT from a failed assert, a stack overflow,
+ * or a call of exit()) ends the calling process; ptx-cvt first writes the
+ * case in flight to stderr ("crashed (SIGABRT) in cvt_impl on: ...") and
+ * the exit status tells the signal; an endless loop hangs it. With
+ * --isolate the library runs in worker processes instead: a crash, exit()
+ * or a case taking longer than --timeout costs only that case, reported as
+ * crashed, and a new worker goes on with the rest. Under --isolate, output
+ * the library writes to stdout goes to stderr.
  */
 #ifndef PTX_CVT_IMPL_H
 #define PTX_CVT_IMPL_H
@@ -53,6 +72,9 @@ typedef int (*ptx_cvt_impl_fn)(const char *instruction,
                                uint32_t dst_width,
                                uint64_t *result);
 
+/* The type of the optional reason function. */
+typedef const char *(*ptx_cvt_impl_reason_fn)(void);
+
 /* The default symbol the tools look up. */
 int cvt_impl(const char *instruction,
              const uint64_t *operands,
@@ -60,6 +82,9 @@ int cvt_impl(const char *instruction,
              size_t n_operands,
              uint32_t dst_width,
              uint64_t *result);
+
+/* Optional: why the last call on this thread returned non-zero (or NULL). */
+const char *cvt_impl_reason(void);
 
 #ifdef __cplusplus
 } /* extern "C" */

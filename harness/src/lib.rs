@@ -15,6 +15,7 @@
 
 pub mod atlas;
 pub mod attribution;
+pub mod crash_note;
 pub mod digest;
 pub mod implementation;
 pub mod lines;
@@ -23,7 +24,8 @@ pub mod report;
 pub mod reproducer;
 pub mod shared_lib;
 pub mod triage;
+pub mod worker;
 
-pub use implementation::{Answer, FastEngine, Implementation};
+pub use implementation::{settle, Answer, FastEngine, Implementation, Outcome, Settled};
 pub use report::{Mismatch, Origin};
 pub use triage::Triage;

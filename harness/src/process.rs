@@ -29,6 +29,12 @@
 //! belong on stderr, whose last lines are quoted when something goes wrong.
 //! Stdin is closed when the run ends; the program should then exit.
 //!
+//! With `--batch-end` (opt-in, for adapters that fold a whole batch into one
+//! module, as a compiler does) an empty line follows the last request of each
+//! batch; it is answered by nothing. A batch is at most `--batch` cases of
+//! one instruction; after a failure the rest of a batch is sent again to the
+//! restarted program as a batch of its own, so also ended by an empty line.
+//!
 //! # Failures
 //!
 //! Every failure is an `Err` with a message, never a panic: the program cannot
@@ -37,7 +43,9 @@
 //! answers something that is not the asked case (not a case line, another
 //! instruction or operands, no result, not exact bits, the wrong width). After
 //! any failure the program is killed; with `restart` the next call starts a
-//! fresh one. A declined case is no failure.
+//! fresh one. A declined case is no failure. The failure belongs to the case
+//! whose answer was awaited: [`crate::settle`] counts it as crashed and, with
+//! `restart`, sends the unanswered rest of the batch to the fresh program.
 
 use std::collections::VecDeque;
 use std::io::{BufReader, Read, Write};
@@ -139,7 +147,7 @@ pub fn check_answer(c: &Cvt, operands: &[Operand], dst_width: u32, line: &str) -
 
 /// The last lines the program wrote to stderr.
 #[derive(Default)]
-struct Tail {
+pub(crate) struct Tail {
     lines: VecDeque<String>,
     done: bool,
 }
@@ -229,24 +237,30 @@ impl Running {
     /// `\n  last stderr lines:\n    …` (waits briefly for stderr to end), or
     /// a note that stderr was empty.
     fn stderr_text(&self) -> String {
-        let until = Instant::now() + Duration::from_millis(500);
-        while !self.stderr.lock().map(|t| t.done).unwrap_or(true) && Instant::now() < until {
-            thread::sleep(Duration::from_millis(5));
-        }
-        let t = match self.stderr.lock() {
-            Ok(t) => t,
-            Err(p) => p.into_inner(),
-        };
-        if t.lines.is_empty() {
-            return "\n  (nothing on its stderr)".to_string();
-        }
-        let mut s = String::from("\n  last stderr lines:");
-        for l in &t.lines {
-            s.push_str("\n    ");
-            s.push_str(l);
-        }
-        s
+        tail_text(&self.stderr)
     }
+}
+
+/// `\n  last stderr lines:\n    …` of a tail (waits briefly for stderr to
+/// end), or a note that stderr was empty.
+pub(crate) fn tail_text(tail: &Mutex<Tail>) -> String {
+    let until = Instant::now() + Duration::from_millis(500);
+    while !tail.lock().map(|t| t.done).unwrap_or(true) && Instant::now() < until {
+        thread::sleep(Duration::from_millis(5));
+    }
+    let t = match tail.lock() {
+        Ok(t) => t,
+        Err(p) => p.into_inner(),
+    };
+    if t.lines.is_empty() {
+        return "\n  (nothing on its stderr)".to_string();
+    }
+    let mut s = String::from("\n  last stderr lines:");
+    for l in &t.lines {
+        s.push_str("\n    ");
+        s.push_str(l);
+    }
+    s
 }
 
 impl Drop for Running {
@@ -277,7 +291,7 @@ fn writer(mut stdin: ChildStdin, batches: Receiver<Vec<u8>>) {
     }
 }
 
-fn stderr_tail(mut r: impl Read, tail: Arc<Mutex<Tail>>) {
+pub(crate) fn stderr_tail(mut r: impl Read, tail: Arc<Mutex<Tail>>) {
     let mut buf = [0u8; 8192];
     let mut partial: Vec<u8> = Vec::new();
     let push = |line: &[u8], tail: &Arc<Mutex<Tail>>| {
@@ -339,15 +353,22 @@ pub struct ProcessImpl {
     run: Option<Running>,
     /// Whether the program failed and was not restarted.
     dead: bool,
+    /// Whether an empty line ends each batch (`--batch-end`).
+    batch_end: bool,
 }
 
 impl ProcessImpl {
     /// Start `sh -c CMD`. `timeout` bounds the wait for each answer line;
     /// `restart` starts the program again on the next call after a failure.
     pub fn spawn(cmd: &str, timeout: Duration, restart: bool) -> Result<ProcessImpl, String> {
-        let mut p = ProcessImpl { cmd: cmd.to_string(), timeout, restart, run: None, dead: false };
+        let mut p = ProcessImpl { cmd: cmd.to_string(), timeout, restart, run: None, dead: false, batch_end: false };
         p.ensure_running()?;
         Ok(p)
+    }
+
+    /// End each batch with an empty line (`--batch-end`; see the module docs).
+    pub fn set_batch_end(&mut self, on: bool) {
+        self.batch_end = on;
     }
 
     fn ensure_running(&mut self) -> Result<&mut Running, String> {
@@ -368,7 +389,7 @@ impl ProcessImpl {
         if cases.is_empty() {
             return (out, None);
         }
-        let timeout = self.timeout;
+        let (timeout, batch_end) = (self.timeout, self.batch_end);
         let run = match self.ensure_running() {
             Ok(r) => r,
             Err(e) => return (out, Some(e)),
@@ -376,6 +397,9 @@ impl ProcessImpl {
         let mut text = String::new();
         for (ops, w) in cases {
             text.push_str(&request_line(c, ops, *w));
+            text.push('\n');
+        }
+        if batch_end {
             text.push('\n');
         }
         let sent = run.to_writer.as_ref().is_some_and(|t| t.send(text.into_bytes()).is_ok());
@@ -448,7 +472,7 @@ impl ProcessImpl {
     }
 }
 
-fn describe_status(s: ExitStatus) -> String {
+pub(crate) fn describe_status(s: ExitStatus) -> String {
     match s.code() {
         Some(c) => format!("exit status {c}"),
         None => format!("{s}"),
@@ -472,7 +496,7 @@ impl Implementation for ProcessImpl {
     }
 }
 
-fn secs(d: Duration) -> String {
+pub(crate) fn secs(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s.fract() == 0.0 {
         format!("{s:.0} s")

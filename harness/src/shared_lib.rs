@@ -26,11 +26,20 @@
 //! answer for the comparison with the oracle to report, not an adapter error.
 //! The name may be any exported C symbol; [`DEFAULT_SYMBOL`] is `cvt_impl`.
 //!
+//! Optionally the library also exports `<symbol>_reason` (`cvt_impl_reason`):
+//! `const char *cvt_impl_reason(void)`, the message of the last decline on
+//! the calling thread (or NULL). When present it is called after each
+//! decline and its text is the decline's reason (reports group declines by
+//! it); without it the reason is `cvt_impl returned N`.
+//!
 //! # Safety and failures
 //!
 //! Loading a library runs its initialisers, and the function is trusted to
 //! follow the contract above: a crash in it (or a C++ exception escaping it)
-//! ends this process, which no adapter can prevent. Opening reports, as
+//! ends this process, which no adapter in the process can prevent; with
+//! [`SharedLib::note_crashes`] the case in flight is written to stderr first
+//! ([`crate::crash_note`]). To survive crashes, run the library in worker
+//! processes instead ([`crate::worker`], `--isolate`). Opening reports, as
 //! `Err` messages: a missing file, a directory, a file the dynamic loader
 //! refuses (not a shared library, wrong architecture, missing dependencies)
 //! and a missing symbol.
@@ -56,11 +65,20 @@ pub type CvtImplFn = unsafe extern "C" fn(
     result: *mut u64,
 ) -> c_int;
 
+/// The optional companion: the message of the last decline on this thread.
+pub type ReasonFn = unsafe extern "C" fn() -> *const c_char;
+
+/// Characters of a decline reason kept.
+const REASON_CHARS: usize = 300;
+
 /// A loaded shared library and its implementation function.
 pub struct SharedLib {
-    /// The function pointer; valid while `_lib` stays loaded (it is dropped
-    /// with, and so never outlives, the library).
+    /// The function pointers; valid while `_lib` stays loaded (they are
+    /// dropped with, and so never outlive, the library).
     func: CvtImplFn,
+    reason: Option<ReasonFn>,
+    /// Whether each call is noted for the crash handler.
+    note: bool,
     _lib: Library,
     path: PathBuf,
     symbol: String,
@@ -114,7 +132,21 @@ impl SharedLib {
                 ))
             }
         };
-        Ok(SharedLib { func, _lib: lib, path: abs, symbol: symbol.to_string() })
+        // SAFETY: the companion symbol, if exported, is trusted to have the documented signature.
+        let reason = unsafe { lib.get::<ReasonFn>(format!("{symbol}_reason")) }.ok().map(|f| *f);
+        Ok(SharedLib { func, reason, note: false, _lib: lib, path: abs, symbol: symbol.to_string() })
+    }
+
+    /// Before each call, note the case for a crash handler that names it on
+    /// stderr if the library crashes this process (see [`crate::crash_note`]).
+    pub fn note_crashes(&mut self) {
+        crate::crash_note::install();
+        self.note = true;
+    }
+
+    /// Whether the library exports `<symbol>_reason`.
+    pub fn has_reasons(&self) -> bool {
+        self.reason.is_some()
     }
 
     /// The library's absolute path.
@@ -125,6 +157,23 @@ impl SharedLib {
     /// The function's symbol.
     pub fn symbol(&self) -> &str {
         &self.symbol
+    }
+}
+
+impl SharedLib {
+    /// Why the last call declined: `<symbol>_reason()`'s text, else the return code.
+    fn reason(&self, rc: c_int) -> String {
+        let said = self.reason.and_then(|f| {
+            // SAFETY: called on the thread that just declined, as documented; the
+            // pointer is NULL or a NUL-terminated string valid until the next call.
+            let p = unsafe { f() };
+            // SAFETY: non-NULL: a NUL-terminated string (the documented contract).
+            (!p.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().trim().to_string())
+        });
+        match said {
+            Some(r) if !r.is_empty() => ptx_cvt::accept::clip_to(&r, REASON_CHARS),
+            _ => format!("{} returned {rc}", self.symbol),
+        }
     }
 }
 
@@ -139,12 +188,16 @@ impl Implementation for SharedLib {
         let bits: Vec<u64> = operands.iter().map(|o| o.bits).collect();
         let widths: Vec<u32> = operands.iter().map(|o| o.width).collect();
         let mut result = 0u64;
+        let _noted = self.note.then(|| {
+            let line = crate::process::request_line(c, operands, dst_width);
+            crate::crash_note::enter(&format!("{} on: {line}", self.symbol))
+        });
         // SAFETY: valid pointers for the documented lengths, alive for the call.
         let rc = unsafe {
             (self.func)(text.as_ptr(), bits.as_ptr(), widths.as_ptr(), operands.len(), dst_width, &mut result)
         };
         if rc != 0 {
-            return Ok(Answer::Declined(format!("{} returned {rc}", self.symbol)));
+            return Ok(Answer::Declined(self.reason(rc)));
         }
         Ok(Answer::Bits(result))
     }

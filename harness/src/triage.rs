@@ -89,6 +89,10 @@ pub struct Triage {
     index: HashMap<(&'static str, Rule, String), usize>,
     /// Mismatches past the most distinct classes kept (1000).
     pub other: u64,
+    /// Cases in flight when the implementation died, hung or answered garbage.
+    pub crashed: u64,
+    /// Cases never sent (or never checked) because the run stopped.
+    pub not_run: u64,
 }
 
 impl Triage {
@@ -105,6 +109,16 @@ impl Triage {
         let t = self.tally(c);
         t.unsupported += 1;
         t.decline.get_or_insert_with(|| why.to_string());
+    }
+
+    /// Count a case the implementation crashed on.
+    pub fn crashed(&mut self) {
+        self.crashed += 1;
+    }
+
+    /// Count `n` cases left unrun because the run stopped.
+    pub fn not_run(&mut self, n: u64) {
+        self.not_run += n;
     }
 
     /// Count a mismatch; true when it opens a new bug class.
@@ -159,12 +173,14 @@ impl Triage {
         v
     }
 
-    /// The totals line: `variants: 5 passed, 2 failed, 1 unsupported; cases: …`.
+    /// The totals line: `variants: 5 passed, 2 failed, 1 unsupported; cases: …`
+    /// (all five case outcomes, which add up to the cases read).
     pub fn totals_line(&self) -> String {
         let (vp, vf, vu) = self.variant_counts();
         let (cp, cf, cu) = self.cases();
+        let (cc, cn) = (self.crashed, self.not_run);
         format!(
-            "variants: {vp} passed, {vf} failed, {vu} unsupported; cases: {cp} passed, {cf} failed, {cu} unsupported"
+            "variants: {vp} passed, {vf} failed, {vu} unsupported; cases: {cp} passed, {cf} failed, {cu} unsupported, {cc} crashed, {cn} not run"
         )
     }
 
@@ -250,7 +266,7 @@ impl Triage {
                        "unsupported": t.unsupported, "first_failure": t.first_failure, "decline": t.decline})
             })
             .collect();
-        json!({"cases": {"passed": cp, "failed": cf, "unsupported": cu},
+        json!({"cases": {"passed": cp, "failed": cf, "unsupported": cu, "crashed": self.crashed, "not_run": self.not_run},
                "variants": {"passed": vp, "failed": vf, "unsupported": vu},
                "bug_classes": classes, "other_class_cases": self.other, "per_variant": variants})
     }

@@ -11,7 +11,7 @@ use clap::Args;
 use ptx_cvt::instr;
 use ptx_cvt::{parse_case, AcceptSet, Case, Cvt, PtxVersion};
 use ptx_cvt_harness::lines::{blocks, count_newlines, lines, Piece};
-use ptx_cvt_harness::{Answer, Implementation, Mismatch, Triage};
+use ptx_cvt_harness::{settle, Answer, Implementation, Mismatch, Outcome, Triage};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
@@ -37,9 +37,16 @@ line's register widths, is legal but not on that target are skipped and
 counted (`check --target sm_90 vectors/compact` checks the sm_90 forms of
 every target's vectors); without --target every modelled form is checked.
 
+Every case read ends as one of passed, failed, unsupported (declined),
+crashed (the implementation died, hung past --timeout or answered garbage
+while it was the case in flight; each is reported with its line) or not run
+(the run stopped first); the totals show all five. A crash stops the run
+unless --restart (a --target-cmd program) or --isolate (a --target-lib
+library in worker processes) lets it go on with the rest.
+
 Exit status: 0 all pass, 1 any mismatch (or, with --fail-on-unsupported, a
 declined case), 2 errors: unreadable or malformed lines, illegal
-instructions, adapter errors, or no cases at all (unless --allow-empty).";
+instructions, crashed cases, or no cases at all (unless --allow-empty).";
 
 #[derive(Args)]
 #[command(after_long_help = HELP)]
@@ -108,8 +115,11 @@ struct Run<'a> {
     limit_at: Option<Stop>,
     /// Whether input was left unchecked after it.
     stopped: bool,
-    /// The run ended before all input was read (limit, adapter error).
+    /// The run ended before all input was read (limit).
     ended: bool,
+    /// The implementation failed and is not started again: the cases read
+    /// from here on are counted as not run.
+    halted: bool,
 }
 
 pub fn run(a: CheckArgs) -> u8 {
@@ -148,6 +158,7 @@ pub fn run(a: CheckArgs) -> u8 {
         limit_at: None,
         stopped: false,
         ended: false,
+        halted: false,
     };
     for f in &sources {
         if r.limit_at.is_some() {
@@ -242,6 +253,11 @@ fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
             r.skipped_widths += 1;
             continue;
         }
+        if r.halted && r.a.opts.target.is_none() {
+            // Only counted: without --target no case is skipped, so the oracle need not see it.
+            r.triage.not_run(1);
+            continue;
+        }
         let accept = match accept_case(&case, &r.a.opts) {
             Ok(s) => s,
             Err(_) if legal_elsewhere(&case, &r.a.opts) => {
@@ -253,11 +269,21 @@ fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
                 continue;
             }
         };
+        if r.halted {
+            r.triage.not_run(1);
+            continue;
+        }
         if pending.first().is_some_and(|p| p.case.instr != case.instr) || pending.len() as u64 >= r.a.imp.batch {
             ask(r, name, &mut pending);
+            if r.halted {
+                r.triage.not_run(1);
+                continue;
+            }
         }
         pending.push(Pending { case, accept, line: n });
         if r.ended {
+            // Read, but never sent: --max-failures stopped the run.
+            r.triage.not_run(pending.len() as u64);
             return;
         }
     }
@@ -389,7 +415,8 @@ fn apply(r: &mut Run, name: &str, events: impl Iterator<Item = Event>, passes: &
     true
 }
 
-/// Ask the implementation for the pending cases (one instruction) and check its answers.
+/// Ask the implementation for the pending cases (one instruction) and
+/// check its answers; every case ends as one outcome (see [`settle`]).
 fn ask(r: &mut Run, name: &str, pending: &mut Vec<Pending>) {
     if pending.is_empty() || r.ended {
         pending.clear();
@@ -399,38 +426,47 @@ fn ask(r: &mut Run, name: &str, pending: &mut Vec<Pending>) {
     let c: Cvt = batch[0].case.instr;
     let cases: Vec<(Vec<ptx_cvt::Operand>, u32)> =
         batch.iter().map(|p| (p.case.operands.clone(), p.case.dst_width())).collect();
+    let max_crashes = if r.a.imp.goes_on_after_errors() { u64::MAX } else { 1 };
     let imp = r.imp.as_mut().expect("an implementation");
-    let (answers, failure) = imp.eval_batch(&c, &cases);
+    let settled = settle(imp.as_mut(), &c, &cases, max_crashes);
     let imp_name = imp.name();
-    let answered = answers.len();
-    for (k, (p, answer)) in batch.iter().zip(answers).enumerate() {
+    for (k, (p, outcome)) in batch.iter().zip(settled.outcomes).enumerate() {
         if r.limit_at.is_some() {
-            r.stopped = k < answered || failure.is_some();
+            r.triage.not_run((batch.len() - k) as u64);
+            r.stopped = true;
             r.ended = true;
             return;
         }
-        match answer {
-            Answer::Bits(bits) if p.accept.contains(bits) => r.triage.passed(&c),
-            Answer::Bits(bits) => {
+        match outcome {
+            Outcome::Answered(Answer::Bits(bits)) if p.accept.contains(bits) => r.triage.passed(&c),
+            Outcome::Answered(Answer::Bits(bits)) => {
                 let w = p.case.dst_width();
                 let case = Case { result: Some(AcceptSet::exact(w, bits)), ..p.case.clone() };
                 mismatch(r, name, p.line, case);
             }
-            Answer::Declined(why) => r.triage.unsupported(&c, &why),
+            Outcome::Answered(Answer::Declined(why)) => r.triage.unsupported(&c, &why),
+            Outcome::Crashed(e) => crashed(r, name, p, &imp_name, &e),
+            Outcome::NotRun => r.triage.not_run(1),
         }
     }
-    if let Some(e) = failure {
-        r.adapter_errors += 1;
-        let at = batch.get(cases.len().min(batch.len()).saturating_sub(1)).map_or(0, |p| p.line);
-        if r.a.opts.json {
-            say!("{}", json!({"adapter_error": {"file": name, "line": at, "implementation": imp_name, "message": e}}));
-        } else {
-            eprintln!("{name}: error: {imp_name}: {e}");
-        }
-        if !r.a.imp.goes_on_after_errors() {
-            eprintln!("stopped at the adapter error above (--restart starts a --target-cmd program again and goes on)");
-            r.ended = true;
-        }
+    if let Some(why) = settled.stopped {
+        eprintln!("{why}{}; the cases left are counted as not run", r.a.imp.go_on_hint());
+        r.halted = true;
+    }
+}
+
+/// Count and report a case the implementation crashed on.
+fn crashed(r: &mut Run, name: &str, p: &Pending, imp_name: &str, e: &str) {
+    r.adapter_errors += 1;
+    r.triage.crashed();
+    let case = ptx_cvt_harness::process::request_line(&p.case.instr, &p.case.operands, p.case.dst_width());
+    if r.a.opts.json {
+        say!(
+            "{}",
+            json!({"crashed": {"file": name, "line": p.line, "case": case, "implementation": imp_name, "message": e}})
+        );
+    } else {
+        eprintln!("{name}:{}: crashed on `{case}`: {imp_name}: {e}", p.line);
     }
 }
 
@@ -468,7 +504,8 @@ fn stop_text(s: &Stop) -> String {
 
 fn finish(r: &Run) -> u8 {
     let (passed, failed, unsupported) = r.triage.cases();
-    let empty = passed + failed + unsupported == 0;
+    let (crashed, not_run) = (r.triage.crashed, r.triage.not_run);
+    let empty = passed + failed + unsupported + crashed + not_run == 0;
     if r.errors > 0 {
         eprintln!("{} line(s) could not be checked", r.errors);
     }
@@ -508,11 +545,15 @@ fn finish(r: &Run) -> u8 {
         s["stopped_early"] = json!(stop.map(|s| json!({"file": s.file, "line": s.line, "max_failures": s.max})));
         say!("{}", json!({"summary": s}));
     } else {
-        if !r.a.quiet && (failed > 0 || unsupported > 0 || r.a.table) {
+        if !r.a.quiet && (failed > 0 || unsupported > 0 || crashed > 0 || not_run > 0 || r.a.table) {
             say!("");
             say!("{}", r.triage.text(r.a.table));
         }
-        say!("{passed} passed, {failed} failed");
+        if crashed > 0 || not_run > 0 {
+            say!("{passed} passed, {failed} failed, {crashed} crashed, {not_run} not run");
+        } else {
+            say!("{passed} passed, {failed} failed");
+        }
     }
     if r.errors > 0 || r.unreadable_files > 0 || r.adapter_errors > 0 || (empty && !r.allow_empty()) {
         2

@@ -17,7 +17,7 @@ use clap::Args;
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::gen::{self, GenCase, Level, SeededRng as Rng};
 use ptx_cvt::{evaluate, evaluate_accept, format_case, instr, AcceptSet, Case, Cvt, Profile, PtxVersion, Target};
-use ptx_cvt_harness::{Answer, Implementation, Mismatch, Origin, Triage};
+use ptx_cvt_harness::{settle, Answer, Implementation, Mismatch, Origin, Outcome, Triage};
 use serde_json::json;
 
 use crate::implementation::ImplArgs;
@@ -43,8 +43,10 @@ Process protocol (--target-cmd):
   A shared library (--target-lib) declines a case by returning non-zero.
 
 Failures of the implementation (it exits or dies, hangs past --timeout,
-answers garbage) are adapter errors: reported with the case, the exit status
-and the program's last stderr lines; the run stops unless --restart.
+answers garbage) are adapter errors: the case in flight counts as crashed,
+reported with the exit status and the program's last stderr lines; the run
+stops unless --restart (a program) or --isolate (a library in worker
+processes), which start it again and send it the rest of the batch.
 
 Output: the full report of the first mismatch of each bug class (family /
 deciding rule / coverage event; --all: every mismatch), then the bug classes,
@@ -84,7 +86,7 @@ pub struct FuzzArgs {
     /// Seed for the inputs (default: from the clock; the summary prints it).
     #[arg(long)]
     seed: Option<u64>,
-    /// Stop after N mismatches, or (with --restart) N adapter errors
+    /// Stop after N mismatches, or (with --restart/--isolate) N adapter errors
     /// (default: run until --seconds or --cases).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_failures: Option<u64>,
@@ -382,13 +384,27 @@ fn run_batch(r: &mut Run, imp: &mut dyn Implementation, v: &mut Variant, batch: 
     if asked.is_empty() {
         return None;
     }
-    let (got, failure) = imp.eval_batch(&v.c, &asked);
-    for (((ops, w), o), answer) in asked.iter().zip(&outcomes).zip(got) {
+    let max_crashes = match (r.a.imp.goes_on_after_errors(), r.a.max_failures) {
+        (false, _) => 1,
+        (true, Some(m)) => m.saturating_sub(r.errors).max(1),
+        (true, None) => u64::MAX,
+    };
+    let settled = settle(imp, &v.c, &asked, max_crashes);
+    for (k, (((ops, w), o), outcome)) in asked.iter().zip(&outcomes).zip(settled.outcomes).enumerate() {
         r.cases += 1;
-        let bits = match answer {
-            Answer::Bits(b) => b,
-            Answer::Declined(why) => {
+        let bits = match outcome {
+            Outcome::Answered(Answer::Bits(b)) => b,
+            Outcome::Answered(Answer::Declined(why)) => {
                 r.triage.unsupported(&v.c, &why);
+                continue;
+            }
+            Outcome::Crashed(e) => {
+                r.triage.crashed();
+                adapter_error(r, imp, &e);
+                continue;
+            }
+            Outcome::NotRun => {
+                r.triage.not_run(1);
                 continue;
             }
         };
@@ -408,22 +424,20 @@ fn run_batch(r: &mut Run, imp: &mut dyn Implementation, v: &mut Variant, batch: 
         mismatch(r, Mismatch::new(Origin::default(), case, o));
         if r.a.max_failures.is_some_and(|m| r.mismatches >= m) {
             // The rest of the batch stays unchecked (and unrecorded).
-            if let Some(e) = failure {
-                adapter_error(r, imp, &e);
-            }
+            let rest = (asked.len() - k - 1) as u64;
+            r.cases += rest;
+            r.triage.not_run(rest);
             return Some(format!("stopped after {} mismatches (--max-failures)", r.mismatches));
         }
     }
-    if let Some(e) = failure {
-        adapter_error(r, imp, &e);
+    if r.a.imp.goes_on_after_errors() && r.a.max_failures.is_some_and(|m| r.errors >= m) {
+        return Some(format!("stopped after {} adapter errors (--max-failures)", r.errors));
+    }
+    if let Some(why) = settled.stopped {
         if !r.a.imp.goes_on_after_errors() {
-            let hint =
-                if r.a.imp.target_cmd.is_some() { " (--restart starts the program again and goes on)" } else { "" };
-            return Some(format!("stopped at the adapter error above{hint}"));
+            return Some(format!("stopped at the adapter error above{}", r.a.imp.go_on_hint()));
         }
-        if r.a.max_failures.is_some_and(|m| r.errors >= m) {
-            return Some(format!("stopped after {} adapter errors (--max-failures)", r.errors));
-        }
+        return Some(why);
     }
     None
 }
@@ -496,11 +510,16 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
         say!("{skipped} input(s) skipped (not valid operands of their form, or not natural widths)");
     }
     say!("{}", r.triage.text(r.a.table || tried <= LIST_ALL));
-    let extra = [(unsupported, "unsupported"), (r.errors, "adapter error(s)")]
-        .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, w)| format!(", {n} {w}"))
-        .collect::<String>();
+    let extra = [
+        (unsupported, "unsupported"),
+        (r.triage.crashed, "crashed"),
+        (r.triage.not_run, "not run"),
+        (r.errors, "adapter error(s)"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, w)| format!(", {n} {w}"))
+    .collect::<String>();
     say!("{passed} passed, {failed} failed{extra}");
 }
 

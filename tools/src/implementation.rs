@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::Args;
 use ptx_cvt_harness::process::ProcessImpl;
 use ptx_cvt_harness::shared_lib::{SharedLib, DEFAULT_SYMBOL};
+use ptx_cvt_harness::worker::{self, Isolated};
 use ptx_cvt_harness::Implementation;
 
 #[derive(Args, Clone, Debug)]
@@ -36,14 +37,25 @@ pub struct ImplArgs {
     /// Symbol of the conversion function in --target-lib.
     #[arg(long, value_name = "NAME", default_value = DEFAULT_SYMBOL, help_heading = "Implementation under test")]
     pub symbol: String,
-    /// Seconds to wait for each answer of a --target-cmd program.
+    /// Seconds to wait for each answer of a --target-cmd program or an
+    /// --isolate worker (then it counts as crashed and is killed).
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::options::parse_seconds,
           help_heading = "Implementation under test")]
     pub timeout: f64,
     /// Start the --target-cmd program again after it crashes, hangs or
-    /// answers garbage, and go on (each failure is still reported; exit 2).
+    /// answers garbage, and send it the rest of the batch: the case in flight
+    /// counts as crashed (reported; exit 2), the run goes on.
     #[arg(long, help_heading = "Implementation under test")]
     pub restart: bool,
+    /// Run the --target-lib library in worker processes: a crash, abort,
+    /// hang (--timeout) or exit() in it costs the case in flight (counted as
+    /// crashed, reported; exit 2) and a new worker goes on with the rest.
+    #[arg(long, requires = "target_lib", help_heading = "Implementation under test")]
+    pub isolate: bool,
+    /// End each batch sent to the --target-cmd program with an empty line,
+    /// answered by nothing (for adapters that compile a whole batch at once).
+    #[arg(long, requires = "target_cmd", help_heading = "Implementation under test")]
+    pub batch_end: bool,
     /// Cases sent to the implementation at once (1..=100000).
     #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=100_000),
           help_heading = "Implementation under test")]
@@ -66,20 +78,69 @@ impl ImplArgs {
     /// Open the implementation, if one was named.
     pub fn open(&self) -> Result<Option<Box<dyn Implementation>>, String> {
         if let Some(cmd) = &self.target_cmd {
-            let p = ProcessImpl::spawn(cmd, Duration::from_secs_f64(self.timeout), self.restart)?;
+            let mut p = ProcessImpl::spawn(cmd, Duration::from_secs_f64(self.timeout), self.restart)?;
+            p.set_batch_end(self.batch_end);
             return Ok(Some(Box::new(p)));
         }
         if let Some(n) = self.target_gpu {
             return Ok(Some(Box::new(crate::cuda::GpuImpl::open(n, self.gpu_target, self.gpu_ptx_version)?)));
         }
         match &self.target_lib {
-            Some(path) => Ok(Some(Box::new(SharedLib::open(path, &self.symbol)?))),
+            Some(path) if self.isolate => Ok(Some(Box::new(self.isolated(path)?))),
+            Some(path) => {
+                let mut lib = SharedLib::open(path, &self.symbol)?;
+                lib.note_crashes();
+                Ok(Some(Box::new(lib)))
+            }
             None => Ok(None),
         }
     }
 
-    /// Whether the run goes on after an adapter error.
+    /// The library in workers: this program again, as `__worker`.
+    fn isolated(&self, path: &std::path::Path) -> Result<Isolated, String> {
+        let me = std::env::current_exe()
+            .map_err(|e| format!("--isolate: cannot find this program to start workers: {e}"))?;
+        let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let args = vec![
+            "__worker".into(),
+            "--target-lib".into(),
+            abs.clone().into(),
+            "--symbol".into(),
+            self.symbol.clone().into(),
+        ];
+        let name = format!("shared library: {} ({}), isolated", abs.display(), self.symbol);
+        Isolated::spawn(&me, args, name, &self.symbol, Duration::from_secs_f64(self.timeout))
+    }
+
+    /// Whether the run goes on after an adapter error: the program or
+    /// worker starts again and the rest of the batch is sent again.
     pub fn goes_on_after_errors(&self) -> bool {
-        self.target_cmd.is_some() && self.restart
+        (self.target_cmd.is_some() && self.restart) || (self.target_lib.is_some() && self.isolate)
+    }
+
+    /// How to go on after a crash, for the message that stops a run.
+    pub fn go_on_hint(&self) -> &'static str {
+        if self.target_cmd.is_some() {
+            " (--restart starts the program again and goes on)"
+        } else if self.target_lib.is_some() {
+            " (--isolate runs the library in worker processes and goes on)"
+        } else {
+            ""
+        }
+    }
+}
+
+/// The hidden `__worker` command: the other end of `--isolate`.
+#[derive(Args, Debug)]
+pub struct WorkerArgs {
+    #[arg(long, value_name = "PATH")]
+    target_lib: PathBuf,
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_SYMBOL)]
+    symbol: String,
+}
+
+impl WorkerArgs {
+    pub fn run(self) -> u8 {
+        worker::serve(&self.target_lib, &self.symbol)
     }
 }

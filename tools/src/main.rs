@@ -134,6 +134,9 @@ enum Command {
     ///
     /// Example: `ptx-cvt man --out ~/.local/share/man/man1`, then `man ptx-cvt-check`.
     Man(shell::ManArgs),
+    /// The --isolate worker: ptx-cvt started by itself (not for users).
+    #[command(name = "__worker", hide = true)]
+    Worker(implementation::WorkerArgs),
 }
 
 /// Options shared by commands that evaluate.
@@ -195,6 +198,7 @@ fn main() -> ExitCode {
         Command::Combine(a) => combine::run(a),
         Command::Completions(a) => shell::completions(a),
         Command::Man(a) => shell::man(a),
+        Command::Worker(a) => a.run(),
     };
     // Buffered output's write errors show only now (e.g. `> /dev/full`).
     if let Err(e) = output::finish_stdout() {

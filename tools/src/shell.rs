@@ -98,7 +98,7 @@ fn write_pages(cmd: &clap::Command, dir: &std::path::Path) -> Result<usize, Stri
     let mut n = 0;
     let mut pending = vec![(String::from("ptx-cvt"), cmd)];
     while let Some((name, c)) = pending.pop() {
-        for sub in c.get_subcommands().filter(|s| s.get_name() != "help") {
+        for sub in c.get_subcommands().filter(|s| s.get_name() != "help" && !s.is_hide_set()) {
             pending.push((format!("{name}-{}", sub.get_name()), sub.clone()));
         }
         let page = render(&c)?;

@@ -46,7 +46,7 @@ use ptx_cvt::fast::{self, FastResult};
 use ptx_cvt::instr;
 use ptx_cvt::{evaluate, parse_case, AcceptSet, Case, Cvt, Operand, Profile};
 use ptx_cvt_harness::atlas::Space;
-use ptx_cvt_harness::{Answer, Implementation, Mismatch, Origin};
+use ptx_cvt_harness::{settle, Answer, Implementation, Mismatch, Origin, Outcome};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -563,18 +563,22 @@ fn kept_sweep(
             if let Some(tg) = target.as_mut() {
                 for (ins, res) in inputs.chunks(a.imp.batch as usize).zip(results.chunks(a.imp.batch as usize)) {
                     let cases: Vec<(Vec<Operand>, u32)> = ins.iter().map(|&x| (space.operands(x), dst_width)).collect();
-                    let answers = match tg.eval_batch(c, &cases) {
-                        (v, None) => v,
-                        (_, Some(e)) => {
-                            eprintln!("error: {}: {e}", tg.name());
-                            t.errors += 1;
-                            return (digest, at - start, false);
-                        }
-                    };
-                    for ((ops, r), answer) in cases.iter().zip(res).zip(answers) {
-                        let Answer::Bits(got) = answer else {
-                            t.target_unsupported += 1;
-                            continue;
+                    let max_crashes = if a.imp.goes_on_after_errors() { u64::MAX } else { 1 };
+                    let settled = settle(tg.as_mut(), c, &cases, max_crashes);
+                    let stopped = settled.stopped;
+                    for ((ops, r), outcome) in cases.iter().zip(res).zip(settled.outcomes) {
+                        let got = match outcome {
+                            Outcome::Answered(Answer::Bits(got)) => got,
+                            Outcome::Answered(Answer::Declined(_)) => {
+                                t.target_unsupported += 1;
+                                continue;
+                            }
+                            Outcome::Crashed(e) => {
+                                eprintln!("error: {}: {e}", tg.name());
+                                t.errors += 1;
+                                continue;
+                            }
+                            Outcome::NotRun => continue,
                         };
                         t.target_compared += 1;
                         if !accepts(r, dst_width, got) {
@@ -590,6 +594,10 @@ fn kept_sweep(
                                 return (digest, at - start, false);
                             }
                         }
+                    }
+                    if let Some(why) = stopped {
+                        eprintln!("{why}{}", a.imp.go_on_hint());
+                        return (digest, at - start, false);
                     }
                 }
             }
