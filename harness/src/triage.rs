@@ -142,6 +142,8 @@ pub struct BugClass {
     pub variants: BTreeSet<Cvt>,
     /// Indices into [`Triage::mismatches`], in the order met.
     pub members: Vec<usize>,
+    /// Every hypothesis that reproduces some case of the class.
+    pub seen: Hyps,
 }
 
 impl BugClass {
@@ -159,7 +161,7 @@ impl BugClass {
     /// The explanation in words, its placeholders filled from the variants.
     pub fn text(&self, width: u32) -> String {
         match self.explanation {
-            Explanation::Hypothesis(i) => diagnose::explain_text(&CATALOGUE[i], &self.variants),
+            Explanation::Hypothesis(i) => diagnose::explain_text(&CATALOGUE[i], &self.variants, self.seen),
             Explanation::Constant(b) => {
                 format!("every answer is {} whatever the input (a constant)", ptx_cvt::eval::fmt_hex(b, width))
             }
@@ -170,14 +172,14 @@ impl BugClass {
             ),
         }
     }
-    /// The variants as one brace glob (`cvt.{rz,rm}.f32.s32`), and how many.
+    /// The variants as one brace glob (`cvt.{rz,rm}.f32.s32`); `within …`
+    /// when the glob also spans spellings the class does not hold.
     pub fn scope(&self) -> String {
         let (glob, exact) = diagnose::variants_glob(&self.variants);
-        let n = self.variants.len();
-        match (n, exact) {
-            (1, _) => glob,
-            (_, true) => format!("{glob} ({n} variants)"),
-            (_, false) => format!("{n} variants of {glob}"),
+        if exact {
+            glob
+        } else {
+            format!("within {glob}")
         }
     }
 }
@@ -321,8 +323,10 @@ impl Triage {
                         (e, Vec::new(), Some(t))
                     }
                 };
+                let seen = Hyps(members.iter().fold(0, |acc, &k| acc | self.mismatches[k].hyps.0));
                 BugClass {
                     id: 0,
+                    seen,
                     family: family_name(&first.case.instr),
                     explanation,
                     alternatives,
@@ -369,7 +373,7 @@ impl Triage {
             for b in g.classes.iter().take(SHOWN_CLASSES) {
                 let ex = &self.mismatches[b.members[0]];
                 s += &format!(
-                    "  {:>2}. {:>7} case(s) {:>4} variant(s)  {}\n",
+                    "  {:>2}. {:>7} case(s) in {:>3} variant(s): {}\n",
                     b.id,
                     b.count(),
                     b.variants.len(),
@@ -379,7 +383,7 @@ impl Triage {
                     (Some(f), Some(n)) => format!("  ({f}:{n})"),
                     _ => String::new(),
                 };
-                s += &format!("      in {}; e.g. {}  got {}{place}\n", b.scope(), ex.repro, ex.got);
+                s += &format!("      {}; e.g. {}  got {}{place}\n", b.scope(), ex.repro, ex.got);
             }
             if g.classes.len() > SHOWN_CLASSES {
                 let rest: usize = g.classes[SHOWN_CLASSES..].iter().map(|b| b.count()).sum();

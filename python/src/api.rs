@@ -236,7 +236,7 @@ pub fn check(
         let got = c.result.as_ref().expect("checked above");
         if !got.is_subset_of(&accept) {
             let o = eval_explained(&c.instr, &c.operands, c.dst_width(), profile).map_err(|e| at(eval_error(e)))?;
-            let report = Report::new(Origin { file: Some(name.to_string()), line: Some(n) }, c, o);
+            let report = Report::new(Origin { file: Some(name.to_string()), line: Some(n) }, c, o, profile);
             out.push(mismatch(py, &report)?);
         }
     }

@@ -9,6 +9,7 @@ macro_rules! say {
 mod atlas;
 mod atlas_check;
 mod check;
+mod classes;
 mod check_lines;
 mod combine;
 mod common;

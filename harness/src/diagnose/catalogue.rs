@@ -5,8 +5,9 @@
 //! Adding a hypothesis is adding a row; docs/diagnosis.md lists them.
 //!
 //! In a meaning, `{rounding}` stands for the rounding modifiers of the
-//! class's variants (`.rz/.rm/.rp`) and `{modifiers}` for the other
-//! modifiers written (`.sat/.ftz`).
+//! class's variants (`.rz/.rm/.rp`) and `{modifiers}` for the modifiers
+//! ignored (`.sat/.ftz`: those whose own `no-…` row reproduces some case of
+//! the class, else every modifier written).
 
 use ptx_cvt::accept::{width_mask, Alt as Bits};
 use ptx_cvt::instr::Family;
@@ -40,16 +41,17 @@ macro_rules! row {
 
 /// Every hypothesis, most specific first.
 pub static CATALOGUE: &[Hypothesis] = &[
-    // A modifier ignored.
+    // A modifier ignored: all of them first (one defect often ignores several;
+    // `{modifiers}` names those whose single hypothesis reproduces some case).
+    row!("modifiers-ignored", "{modifiers} ignored: answers equal the form without them", |p| {
+        let any = p.c.sat || p.c.ftz || p.c.relu || p.c.satfinite;
+        any.then(|| p.eval(&Cvt { sat: false, ftz: false, relu: false, satfinite: false, ..*p.c })).flatten()
+    }),
     row!("no-sat", "`.sat` ignored: answers equal the form without `.sat`", |p| drop(p, |c| c.sat, |c| c.sat = false)),
     row!("no-ftz", "`.ftz` ignored: subnormals are not flushed", |p| drop(p, |c| c.ftz, |c| c.ftz = false)),
     row!("no-relu", "`.relu` ignored: negative results are kept", |p| drop(p, |c| c.relu, |c| c.relu = false)),
     row!("no-satfinite", "`.satfinite` ignored: overflow and NaN as without it", |p| {
         drop(p, |c| c.satfinite, |c| c.satfinite = false)
-    }),
-    row!("no-modifiers", "{modifiers} ignored: answers equal the form without them", |p| {
-        let n = [p.c.sat, p.c.ftz, p.c.relu, p.c.satfinite].iter().filter(|b| **b).count();
-        (n >= 2).then(|| p.eval(&Cvt { sat: false, ftz: false, relu: false, satfinite: false, ..*p.c })).flatten()
     }),
     row!("sat-keeps-neg-zero", "`.sat` keeps −0 instead of giving +0", |p| {
         p.c.sat.then(|| p.with(&Alt::SatKeepsNegZero)).flatten()
@@ -95,9 +97,7 @@ pub static CATALOGUE: &[Hypothesis] = &[
             .then(|| p.with(&Alt::IntExtendFlipped))
             .flatten()
     }),
-    row!("lanes-swapped", "packed lanes swapped", |p| {
-        (p.c.dtype.is_packed() || p.c.atype.is_packed()).then(|| p.with(&Alt::LanesSwapped)).flatten()
-    }),
+    row!("lanes-swapped", "packed lanes swapped (the sources' or the result's)", lanes_swapped),
     // Range.
     row!("wraps", "out-of-range values wrap modulo 2^n instead of clamping", |p| {
         (p.family() == Family::FloatToInt).then(|| p.with(&Alt::Wraps)).flatten()
@@ -113,6 +113,16 @@ pub static CATALOGUE: &[Hypothesis] = &[
     }),
     row!("overflow-to-inf", "overflow gives ±Inf where the rounding gives ±MAX_NORM", |p| {
         (p.c.dtype.is_float() && p.rounds()).then(|| p.with(&Alt::OverflowToInf)).flatten()
+    }),
+    // Computed through another format first (before the rounding replaced:
+    // these change fewer answers, so they are the more specific).
+    row!("via-f32", "computed through f32 first (rounded twice)", |p| via_float(p, Type::F32)),
+    row!("via-f64", "computed through f64 first (rounded twice)", |p| via_float(p, Type::F64)),
+    row!("via-s32", "computed through a 32-bit signed integer first (clamped to its range, then extended or chopped)", |p| {
+        via_int(p, Type::S32)
+    }),
+    row!("via-u32", "computed through a 32-bit unsigned integer first (clamped to its range, then extended or chopped)", |p| {
+        via_int(p, Type::U32)
     }),
     // The rounding replaced.
     row!("rounding-rn", "{rounding} ignored: answers equal round to nearest even (`.rn`/`.rni`)", |p| {
@@ -136,22 +146,14 @@ pub static CATALOGUE: &[Hypothesis] = &[
         }
         let mut set: Option<AcceptSet> = None;
         for r in Rounding::INT4 {
-            let whole = p.eval(&Cvt { rounding: Some(r), dtype: p.c.atype, sat: false, ..*p.c })?;
+            let c = Cvt { rounding: Some(r), dtype: p.c.atype, sat: false, ..*p.c };
+            let whole = p.eval_ops(&c, p.ops, p.c.atype.bits())?;
             let bits = whole.single()?;
             let ops = [Operand { bits, width: p.ops[0].width }];
             let s = p.eval_ops(p.c, &ops, p.dst_width)?;
             set.get_or_insert_with(|| AcceptSet { width: s.width, alts: Vec::new() }).union(s);
         }
         set
-    }),
-    // Computed through another format first.
-    row!("via-f32", "computed through f32 first (rounded twice)", |p| via_float(p, Type::F32)),
-    row!("via-f64", "computed through f64 first (rounded twice)", |p| via_float(p, Type::F64)),
-    row!("via-s32", "computed through a 32-bit signed integer first (clamped to its range, then extended or chopped)", |p| {
-        via_int(p, Type::S32)
-    }),
-    row!("via-u32", "computed through a 32-bit unsigned integer first (clamped to its range, then extended or chopped)", |p| {
-        via_int(p, Type::U32)
     }),
     // Only what the ISA leaves open differs.
     row!("isa-open-bits", "only bits the ISA leaves open differ (passes under --profile isa)", |p| {
@@ -261,7 +263,7 @@ fn via_float(p: &Probe, mid: Type) -> Option<AcceptSet> {
         return None;
     }
     let first = Cvt { dtype: mid, sat: false, relu: false, satfinite: false, ..*p.c };
-    let bits = p.eval(&first)?.single()?;
+    let bits = p.eval_ops(&first, p.ops, mid.bits())?.single()?;
     let ops = [Operand { bits, width: mid.bits() }];
     p.eval_ops(&Cvt { atype: mid, ..*p.c }, &ops, p.dst_width)
 }
@@ -272,7 +274,7 @@ fn via_int(p: &Probe, mid: Type) -> Option<AcceptSet> {
     {
         return None;
     }
-    let bits = p.eval(&Cvt { dtype: mid, ..*p.c })?.single()?;
+    let bits = p.eval_ops(&Cvt { dtype: mid, ..*p.c }, p.ops, 32)?.single()?;
     let ops = [Operand { bits, width: 32 }];
     p.eval_ops(&Cvt { atype: mid, ..Cvt::new(d, mid) }, &ops, p.dst_width)
 }
@@ -306,6 +308,22 @@ fn reread(p: &Probe, from: fn(Type) -> bool, to: fn(Type) -> bool) -> Option<Acc
         }
     }
     set
+}
+
+/// The sources' lanes swapped, or the two lanes of the expected result.
+fn lanes_swapped(p: &Probe) -> Option<AcceptSet> {
+    let d = p.c.dtype;
+    if !(d.is_packed() || p.c.atype.is_packed()) {
+        return None;
+    }
+    let mut set = p.with(&Alt::LanesSwapped)?;
+    if let (Some(e), 2) = (p.expected_bits(), d.lanes()) {
+        let lb = d.lane_bits();
+        let m = width_mask(lb);
+        let swapped = (e & !width_mask(2 * lb)) | (e >> lb & m) | (e & m) << lb;
+        set.union(AcceptSet::exact(p.dst_width, swapped));
+    }
+    Some(set)
 }
 
 fn lane_right(p: &Probe, high: bool) -> Option<AcceptSet> {

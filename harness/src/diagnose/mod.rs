@@ -96,8 +96,9 @@ pub fn alternatives(cases: impl Iterator<Item = Hyps>, chosen: usize) -> Vec<&'s
 }
 
 /// The meaning of a hypothesis with its placeholders filled from the
-/// class's variants: `{rounding}` (`.rz/.rm/.rp`), `{modifiers}` (`.sat/.ftz`).
-pub fn explain_text(h: &Hypothesis, variants: &BTreeSet<Cvt>) -> String {
+/// class's variants and `seen`, the union of its cases' hypotheses:
+/// `{rounding}` (`.rz/.rm/.rp`), `{modifiers}` (`.sat/.ftz`).
+pub fn explain_text(h: &Hypothesis, variants: &BTreeSet<Cvt>, seen: Hyps) -> String {
     let mut roundings: Vec<&str> = Vec::new();
     let mut mods: Vec<&str> = Vec::new();
     for c in variants {
@@ -111,6 +112,13 @@ pub fn explain_text(h: &Hypothesis, variants: &BTreeSet<Cvt>) -> String {
                 mods.push(m);
             }
         }
+    }
+    let single: Vec<&str> = ["sat", "ftz", "relu", "satfinite"]
+        .into_iter()
+        .filter(|m| seen.names().contains(&format!("no-{m}").as_str()))
+        .collect();
+    if !single.is_empty() {
+        mods = single;
     }
     let list = |v: &[&str], none: &str| {
         if v.is_empty() {
@@ -149,13 +157,15 @@ mod tests {
         assert!(why("cvt.rm.f32.s32", (0x0100_0003, 32), 32, 0x4b80_0002).contains(&"rounding-rn"));
         // .sat ignored: cvt.rn.sat.f32.s32 of 5 gives 5.0 (40a00000) instead of 1.0.
         let w = why("cvt.rn.sat.f32.s32", (5, 32), 32, 0x40a0_0000);
-        assert_eq!(w.first(), Some(&"no-sat"), "{w:?}");
+        assert_eq!(w[..2], ["modifiers-ignored", "no-sat"], "{w:?}");
         // f64 NaN → s32 gives 0 (PTX: 80000000 from an f64 source).
         assert!(why("cvt.rzi.s32.f64", (0x7ff8_0000_0000_0000, 64), 32, 0).contains(&"nan-int-zero"));
         // cvt.s16.s8 into 32 bits: ffffff80 expected, 0000ff80 upper bits zero.
         assert!(why("cvt.s16.s8", (0x80, 8), 32, 0x0000_ff80).contains(&"upper-bits-zero"));
         // f32 → s64 through s32: 2^40 gives 7fffffff.
         assert!(why("cvt.rzi.s64.f32", (0x5380_0000, 32), 64, 0x7fff_ffff).contains(&"via-s32"));
+        // s64 → f32 through f64: 2^53+2^29+1 rounds to 2^53+2^29, then (a tie) to 2^53.
+        assert!(why("cvt.rn.f32.s64", (0x0020_0000_2000_0001, 64), 32, 0x5a00_0000).contains(&"via-f64"));
         // Wraps: f32 300.0 → u8 gives 300 mod 256 = 44.
         assert!(why("cvt.rzi.u8.f32", (0x4396_0000, 32), 8, 44).contains(&"wraps"));
     }
