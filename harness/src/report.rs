@@ -133,7 +133,10 @@ impl Mismatch {
         s += &format!("  rule     {} [{}]: {}\n", self.rule.name(), self.rule.evidence().tag(), self.rule.text());
         s += &format!("  class    {}\n", self.class);
         match self.hyps.iter().next() {
-            Some(h) => s += &format!("  why      {}: {}\n", h.name, h.meaning.replace("{rounding}", "the rounding").replace("{modifiers}", "modifiers")),
+            Some(h) => {
+                let text = crate::diagnose::explain_text(h, &[*c].into(), self.hyps);
+                s += &format!("  why      {}: {text}\n", h.name);
+            }
             None => s += "  why      no catalogue hypothesis reproduces this answer\n",
         }
         s += &format!("  case     {}", self.repro);

@@ -166,7 +166,9 @@ impl BugClass {
                 format!("every answer is {} whatever the input (a constant)", ptx_cvt::eval::fmt_hex(b, width))
             }
             Explanation::None => format!(
-                "no hypothesis reproduces these answers; the rule deciding the wrong bits: {} [{}]",
+                "{} from {}: no hypothesis reproduces these answers; the rule deciding the wrong bits: {} [{}]",
+                self.family,
+                self.source.map_or("?", Type::name),
                 self.rule.name(),
                 self.rule.evidence().tag()
             ),
@@ -227,7 +229,7 @@ impl Triage {
         let reason = why.replace(&v, "{instr}");
         let e = self.declines.entry(reason).or_default();
         e.0 += 1;
-        if e.1.len() < 1000 {
+        if e.1.len() < 10_000 {
             e.1.insert(v);
         }
     }
@@ -434,7 +436,10 @@ impl Triage {
                 let ex = &self.mismatches[b.members[0]];
                 let explanation = match b.explanation {
                     Explanation::None => Value::Null,
-                    _ => json!({"name": b.name(), "text": b.text(ex.got.width)}),
+                    Explanation::Hypothesis(i) => {
+                        json!({"name": b.name(), "text": b.text(ex.got.width), "generic": CATALOGUE[i].generic})
+                    }
+                    Explanation::Constant(_) => json!({"name": b.name(), "text": b.text(ex.got.width), "generic": true}),
                 };
                 let (glob, exact) = diagnose::variants_glob(&b.variants);
                 json!({"id": b.id, "explanation": explanation, "alternatives": b.alternatives,
@@ -463,5 +468,57 @@ impl Triage {
                "variants": {"passed": vp, "failed": vf, "unsupported": vu},
                "bug_classes": classes, "other_class_cases": self.other, "declines": declines,
                "per_variant": variants})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Origin;
+    use ptx_cvt::gen::{self, Level};
+    use ptx_cvt::{evaluate, AcceptSet, Case, Profile};
+
+    /// A triage of wrong answers (the low bits flipped) over many variants.
+    fn broken(variants: usize, per: usize) -> Triage {
+        let mut t = Triage::default();
+        let legal = |c: &Cvt| ptx_cvt::instr::check(c, gen::natural_regs(c), None, None).is_ok();
+        let spellings = gen::all_spellings().into_iter().filter(|c| c.is_scalar() && c.is_evaluated() && legal(c));
+        for c in spellings.step_by(7).take(variants) {
+            for g in gen::cases(&c, Level::Compact, 1).into_iter().take(per) {
+                let Ok(o) = evaluate(&c, &g.operands, g.dst_width, Profile::Sm90) else { continue };
+                let Some(e) = o.accept.single() else { continue };
+                let got = AcceptSet::exact(g.dst_width, e ^ 3);
+                let case = Case { instr: c, operands: g.operands.clone(), result: Some(got), comment: None };
+                t.mismatch(&Mismatch::new(Origin::default(), case, o, Profile::Sm90));
+            }
+            t.unsupported(&c, &format!("no {c} here"));
+        }
+        t
+    }
+
+    #[test]
+    fn the_report_of_many_classes_fits_a_screen() {
+        let t = broken(150, 6);
+        let g = t.group();
+        assert!(g.classes.len() >= 30, "{} classes", g.classes.len());
+        let text = t.text(&g, false);
+        eprintln!("{} classes, {} lines:\n{text}", g.classes.len(), text.lines().count());
+        assert!(text.lines().count() <= 100, "{} lines:\n{text}", text.lines().count());
+        // The totals come first; one reason for every decline, with the instruction abstracted.
+        assert!(text.starts_with("cases: "));
+        assert!(text.contains("declined, for 1 reason(s)") && text.contains("no {instr} here"), "{text}");
+    }
+
+    #[test]
+    fn every_mismatch_is_in_exactly_one_class() {
+        let t = broken(40, 4);
+        let g = t.group();
+        let total: usize = g.classes.iter().map(BugClass::count).sum();
+        assert_eq!(total, t.mismatches.len());
+        for (k, &id) in g.class_of.iter().enumerate() {
+            assert!(g.classes[id - 1].members.contains(&k));
+        }
+        // Most cases first.
+        assert!(g.classes.windows(2).all(|w| w[0].count() >= w[1].count()));
     }
 }

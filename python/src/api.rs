@@ -259,6 +259,7 @@ fn mismatch(py: Python<'_>, m: &Report) -> PyResult<Mismatch> {
         section: m.rule.section().to_string(),
         coverage_class: m.class.clone(),
         case: m.repro.clone(),
+        hypotheses: m.hyps.names().into_iter().map(String::from).collect(),
         text: m.text(None),
     })
 }

@@ -34,7 +34,8 @@ hypothesis that reproduces its answers, docs/diagnosis.md), or, where
 nothing does, the rule that decides the wrong bits; each with its
 variants as one glob and an example case. Then the declined
 (unsupported) cases by reason. --class N prints every mismatch of class
-N in full, --all every mismatch, --reproducers N adds PTX modules;
+N in full, --all every mismatch (without them, a run with at most three
+mismatches prints those), --reproducers N adds PTX modules;
 --table adds every variant's tally. Ends with `N passed, M failed`.
 
 With --target (and --ptx-version), case lines whose instruction, at the
@@ -506,6 +507,7 @@ fn finish(r: &Run) -> u8 {
     if unanswered && !r.allow_empty() {
         eprintln!("error: no case was answered: {unsupported} declined (--allow-empty accepts that)");
     }
+    let mut printed = 0;
     if !r.a.quiet {
         let shown = match (r.a.all, r.a.class) {
             (true, _) => Shown::All,
@@ -513,7 +515,7 @@ fn finish(r: &Run) -> u8 {
             _ => Shown::Summary,
         };
         let version = r.a.opts.ptx_version.unwrap_or(PtxVersion::LATEST);
-        print_reports(&r.triage, &g, shown, r.a.reproducers, r.a.opts.json, r.a.opts.target, version);
+        printed = print_reports(&r.triage, &g, shown, r.a.reproducers, r.a.opts.json, r.a.opts.target, version);
     }
     if r.a.opts.json {
         let mut s: Value = r.triage.json(&g);
@@ -526,7 +528,7 @@ fn finish(r: &Run) -> u8 {
         say!("{}", json!({"summary": s}));
     } else {
         if !r.a.quiet && (failed > 0 || unsupported > 0 || r.a.table) {
-            if r.a.all || r.a.class.is_some() || r.a.reproducers > 0 {
+            if printed > 0 {
                 say!("");
             }
             say!("{}", r.triage.text(&g, r.a.table));

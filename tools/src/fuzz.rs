@@ -470,7 +470,7 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
         (_, Some(n)) => Shown::Class(n as usize),
         _ => Shown::Summary,
     };
-    print_reports(&r.triage, &g, shown, r.a.reproducers, r.a.json, Some(r.a.target), r.version);
+    let printed = print_reports(&r.triage, &g, shown, r.a.reproducers, r.a.json, Some(r.a.target), r.version);
     if r.a.json {
         let mut s = r.triage.json(&g);
         s["seed"] = json!(seed);
@@ -483,7 +483,9 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
         say!("{}", json!({"summary": s}));
         return;
     }
-    say!("");
+    if printed > 0 {
+        say!("");
+    }
     if let Some(s) = stop {
         say!("{s}");
     }

@@ -23,8 +23,9 @@ pub struct Hypothesis {
     pub name: &'static str,
     /// What the implementation does, in words, for the report.
     pub meaning: &'static str,
-    /// Generic hypotheses (a constant, one lane right, ...) say little:
-    /// a class gets one only when no specific hypothesis covers its cases.
+    /// Generic hypotheses (a zero, one lane right, ...) say little; they
+    /// stand last, so they name a class only where no specific hypothesis
+    /// reproduces as many of its cases.
     pub generic: bool,
     /// The answer under the hypothesis; `None` where it does not apply.
     pub compute: fn(&Probe) -> Option<AcceptSet>,
@@ -124,7 +125,8 @@ pub static CATALOGUE: &[Hypothesis] = &[
     row!("via-u32", "computed through a 32-bit unsigned integer first (clamped to its range, then extended or chopped)", |p| {
         via_int(p, Type::U32)
     }),
-    // The rounding replaced.
+    // The rounding replaced (ties away first: it changes only ties).
+    row!("rounding-rna", "{rounding} replaced: ties round away from zero (`.rna`)", |p| mode(p, Mode::NearestAway)),
     row!("rounding-rn", "{rounding} ignored: answers equal round to nearest even (`.rn`/`.rni`)", |p| {
         mode(p, Mode::NearestEven)
     }),
@@ -133,7 +135,6 @@ pub static CATALOGUE: &[Hypothesis] = &[
     }),
     row!("rounding-rm", "{rounding} replaced: answers equal round down (`.rm`/`.rmi`)", |p| mode(p, Mode::Down)),
     row!("rounding-rp", "{rounding} replaced: answers equal round up (`.rp`/`.rpi`)", |p| mode(p, Mode::Up)),
-    row!("rounding-rna", "{rounding} replaced: ties round away from zero (`.rna`)", |p| mode(p, Mode::NearestAway)),
     row!("round-to-odd", "{rounding} replaced: round to odd (truncate, set the last bit when inexact)", round_to_odd),
     row!("integer-rounding-ignored", "{rounding} ignored: the value is copied, not rounded to an integer", |p| {
         (p.family() == Family::SameFloat && p.c.rounding.is_some_and(Rounding::is_integer))

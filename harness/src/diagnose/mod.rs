@@ -151,6 +151,14 @@ mod tests {
     }
 
     #[test]
+    fn docs_list_every_hypothesis() {
+        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/diagnosis.md")).unwrap();
+        for h in CATALOGUE {
+            assert!(doc.contains(&format!("| `{}` | {} |", h.name, h.meaning)) || doc.contains(&format!("| `{}` | {} (generic) |", h.name, h.meaning)), "docs/diagnosis.md lacks the row of {}", h.name);
+        }
+    }
+
+    #[test]
     fn known_defects_are_explained() {
         // cvt.rm.f32.s32 of 2^24+1: down gives 4b800000 (2^24); to nearest even too,
         // so take 2^24+3: down 4b800001, nearest even 4b800002.
