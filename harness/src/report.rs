@@ -135,7 +135,9 @@ impl Mismatch {
         match self.hyps.iter().next() {
             Some(h) => {
                 let text = crate::diagnose::explain_text(h, &[*c].into(), self.hyps);
-                s += &format!("  why      {}: {text}\n", h.name);
+                let also = self.hyps.names()[1..].join(", ");
+                let also = if also.is_empty() { also } else { format!(" (also: {also})") };
+                s += &format!("  why      {}: {text}{also}\n", h.name);
             }
             None => s += "  why      no catalogue hypothesis reproduces this answer\n",
         }
