@@ -68,7 +68,7 @@ const TOY_FORMS: [&str; 11] = [
 /// Its four planted bugs, as bug classes: the explanation's words and name.
 const TOY_BUGS: [(&str, &str); 4] = [
     ("`.rn` replaced: ties round away from zero (`.rna`)", "rounding-rna"), // 1: ties away from zero
-    ("NaN → integer gives 0", "nan-int-zero"),                               // 2: f64 NaN → 0
+    ("NaN → integer gives 0", "nan-int-zero"),                              // 2: f64 NaN → 0
     ("a signed source is zero-extended", "int-extend-flipped"),             // 3: s8 zero-extended
     // 4: u32.u8's register upper half is the byte's sign: nothing more specific than that.
     ("the low bits are right; the upper register bits are wrong", "low-bits-right"),

@@ -1567,7 +1567,9 @@ fn check_triage_names_each_bug_class_once() {
     r.expect_code(1).out_has("5 bug class(es)");
     assert_eq!(r.last_out_line(), "2 passed, 6 failed");
     // The totals first; no full report by default (more than three mismatches).
-    assert!(r.out.starts_with("cases: 2 passed, 6 failed, 0 unsupported; variants: 1 passed, 4 failed, 0 unsupported\n"));
+    assert!(r
+        .out
+        .starts_with("cases: 2 passed, 6 failed, 0 unsupported; variants: 1 passed, 4 failed, 0 unsupported\n"));
     assert_eq!(mismatch_lines(&r), [0usize; 0], "{}", r.out);
     let p = f.path();
     let rows: Vec<&str> = r.out.lines().filter(|l| l.contains(" case(s) in ")).collect();
@@ -1581,7 +1583,9 @@ fn check_triage_names_each_bug_class_once() {
     );
     r.out_has(&format!("cvt.rn.f16.f32; e.g. cvt.rn.f16.f32 3f801000 => 3c00  got 3c01  ({p}:2)"));
     // The swapped f16x2 lanes, the zero-extended s8, the clamp one above MIN.
-    r.out_has("packed lanes swapped").out_has("a signed source is zero-extended").out_has("the clamp bound is off by one");
+    r.out_has("packed lanes swapped")
+        .out_has("a signed source is zero-extended")
+        .out_has("the clamp bound is off by one");
     // --all: every mismatch in full, each with its class, then the summary.
     let all = run(&["check", "--all", f.path()]);
     assert_eq!(mismatch_lines(&all), [2, 3, 4, 5, 7, 8], "{}", all.out);
@@ -1591,7 +1595,7 @@ fn check_triage_names_each_bug_class_once() {
     assert!(all.out[pos..].find(": MISMATCH ").is_none());
     // --class N: the mismatches of class N only; a class that is not there is an error.
     let one = run(&["check", "--class", "1", f.path()]);
-    assert_eq!(mismatch_lines(&one.expect_code(1)), [2, 5], "{}", one.out);
+    assert_eq!(mismatch_lines(one.expect_code(1)), [2, 5], "{}", one.out);
     run(&["check", "--class", "6", f.path()]).expect_code(2).err_has("--class 6: the run has 5 bug class(es)");
     let t = run(&["check", "--table", f.path()]);
     t.expect_code(1).out_has("cvt.rzi.s32.f64").out_has("unsupported");

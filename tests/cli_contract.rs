@@ -473,7 +473,8 @@ fn json_on_every_command_parses() {
     k.code(1);
     assert_eq!(summary(&k)["cases"]["failed"], 1);
     assert!(json_lines(&k)[0]["mismatch"]["rule"].is_string(), "{}", k.out);
-    let z = run(&["fuzz", "--json", "--target-cmd", "sed -u 's/?/0/g'", "--filter", "cvt.u16.u8", "--max-failures", "2"]);
+    let z =
+        run(&["fuzz", "--json", "--target-cmd", "sed -u 's/?/0/g'", "--filter", "cvt.u16.u8", "--max-failures", "2"]);
     z.code(1);
     assert!(summary(&z)["cases"]["failed"].as_u64().is_some_and(|n| n > 0), "{}", z.out);
     assert!(json_lines(&z)[0]["mismatch"]["case"].is_string(), "{}", z.out);

@@ -196,7 +196,8 @@ fn demo_finds_the_three_planted_bugs() {
     assert_eq!(shown.len(), 1, "{}", clip(&r.out));
     reproducer(&r, shown[0]);
     assert!(block(&r, shown[0]).contains("sext"), "{}", block(&r, shown[0]));
-    let row = r.out.lines().find(|l| l.contains(" case(s) in ") && l.contains("a signed source is zero-extended")).unwrap();
+    let row =
+        r.out.lines().find(|l| l.contains(" case(s) in ") && l.contains("a signed source is zero-extended")).unwrap();
     assert!(row.contains(" 2 variant(s)"), "{row}");
     // The forms the toy gets right pass.
     for ok in ["cvt.rzi.s32.f32", "cvt.u32.u16", "cvt.s32.s16"] {

@@ -320,8 +320,10 @@ impl Triage {
                     }
                     Key::Rule(_, _, t) => {
                         let got = |k: usize| self.mismatches[k].got.single();
-                        let same = members.len() > 1 && members.iter().all(|&k| got(k).is_some() && got(k) == got(members[0]));
-                        let e = if same { Explanation::Constant(got(members[0]).unwrap_or(0)) } else { Explanation::None };
+                        let same =
+                            members.len() > 1 && members.iter().all(|&k| got(k).is_some() && got(k) == got(members[0]));
+                        let e =
+                            if same { Explanation::Constant(got(members[0]).unwrap_or(0)) } else { Explanation::None };
                         (e, Vec::new(), Some(t))
                     }
                 };
@@ -354,10 +356,7 @@ impl Triage {
     /// The totals: `cases: …; variants: …` with what "unsupported" means.
     pub fn totals_line(&self) -> String {
         let (vp, vf, vu) = self.variant_counts();
-        format!(
-            "cases: {}; variants: {vp} passed, {vf} failed, {vu} unsupported",
-            self.counts().text()
-        )
+        format!("cases: {}; variants: {vp} passed, {vf} failed, {vu} unsupported", self.counts().text())
     }
 
     /// The text report: the totals, one line pair per bug class, the
@@ -370,8 +369,15 @@ impl Triage {
             s += "  (unsupported: a case the implementation declined to answer; a variant is unsupported when all its cases were)\n";
         }
         if !g.classes.is_empty() {
-            let past = if self.other > 0 { format!(" (and {} mismatch(es) past the first million)", self.other) } else { String::new() };
-            s += &format!("{} bug class(es), most cases first (--class N: every case of one; --all: every mismatch){past}:\n", g.classes.len());
+            let past = if self.other > 0 {
+                format!(" (and {} mismatch(es) past the first million)", self.other)
+            } else {
+                String::new()
+            };
+            s += &format!(
+                "{} bug class(es), most cases first (--class N: every case of one; --all: every mismatch){past}:\n",
+                g.classes.len()
+            );
             for b in g.classes.iter().take(SHOWN_CLASSES) {
                 let ex = &self.mismatches[b.members[0]];
                 s += &format!(
@@ -410,7 +416,10 @@ impl Triage {
             }
             if reasons.len() > SHOWN_REASONS {
                 let rest: u64 = reasons[SHOWN_REASONS..].iter().map(|(_, (n, _))| n).sum();
-                s += &format!("  … {} more reason(s) with {rest} case(s) (--json lists all)\n", reasons.len() - SHOWN_REASONS);
+                s += &format!(
+                    "  … {} more reason(s) with {rest} case(s) (--json lists all)\n",
+                    reasons.len() - SHOWN_REASONS
+                );
             }
         }
         if table && !self.variants.is_empty() {
@@ -439,7 +448,9 @@ impl Triage {
                     Explanation::Hypothesis(i) => {
                         json!({"name": b.name(), "text": b.text(ex.got.width), "generic": CATALOGUE[i].generic})
                     }
-                    Explanation::Constant(_) => json!({"name": b.name(), "text": b.text(ex.got.width), "generic": true}),
+                    Explanation::Constant(_) => {
+                        json!({"name": b.name(), "text": b.text(ex.got.width), "generic": true})
+                    }
                 };
                 let (glob, exact) = diagnose::variants_glob(&b.variants);
                 json!({"id": b.id, "explanation": explanation, "alternatives": b.alternatives,

@@ -286,16 +286,8 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
     } else {
         say!("{plan}");
     }
-    let mut r = Run {
-        a,
-        version,
-        triage: Triage::default(),
-        mismatches: 0,
-        cases: 0,
-        errors: 0,
-        record,
-        record_error: None,
-    };
+    let mut r =
+        Run { a, version, triage: Triage::default(), mismatches: 0, cases: 0, errors: 0, record, record_error: None };
     if let Some(w) = r.record.as_mut() {
         let line = format!(
             "# ptx-cvt fuzz record: {}\n# seed {seed}, profile {}, target {}; results are the implementation's answers\n",

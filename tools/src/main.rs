@@ -9,8 +9,8 @@ macro_rules! say {
 mod atlas;
 mod atlas_check;
 mod check;
-mod classes;
 mod check_lines;
+mod classes;
 mod combine;
 mod common;
 mod coverage;

@@ -119,12 +119,16 @@ pub static CATALOGUE: &[Hypothesis] = &[
     // these change fewer answers, so they are the more specific).
     row!("via-f32", "computed through f32 first (rounded twice)", |p| via_float(p, Type::F32)),
     row!("via-f64", "computed through f64 first (rounded twice)", |p| via_float(p, Type::F64)),
-    row!("via-s32", "computed through a 32-bit signed integer first (clamped to its range, then extended or chopped)", |p| {
-        via_int(p, Type::S32)
-    }),
-    row!("via-u32", "computed through a 32-bit unsigned integer first (clamped to its range, then extended or chopped)", |p| {
-        via_int(p, Type::U32)
-    }),
+    row!(
+        "via-s32",
+        "computed through a 32-bit signed integer first (clamped to its range, then extended or chopped)",
+        |p| { via_int(p, Type::S32) }
+    ),
+    row!(
+        "via-u32",
+        "computed through a 32-bit unsigned integer first (clamped to its range, then extended or chopped)",
+        |p| { via_int(p, Type::U32) }
+    ),
     // The rounding replaced (ties away first: it changes only ties).
     row!("rounding-rna", "{rounding} replaced: ties round away from zero (`.rna`)", |p| mode(p, Mode::NearestAway)),
     row!("rounding-rn", "{rounding} ignored: answers equal round to nearest even (`.rn`/`.rni`)", |p| {
@@ -171,9 +175,11 @@ pub static CATALOGUE: &[Hypothesis] = &[
     row!("source-as-int", "the float source's bits are read as an integer of the same width", |p| {
         reread(p, |t| t.is_float(), |t| t.is_int())
     }),
-    row!("source-as-other-float", "the float source is read as the other float type of its width (f16 ↔ bf16)", |p| {
-        reread(p, |t| t.is_float(), |t| t.is_float())
-    }),
+    row!(
+        "source-as-other-float",
+        "the float source is read as the other float type of its width (f16 ↔ bf16)",
+        |p| { reread(p, |t| t.is_float(), |t| t.is_float()) }
+    ),
     row!("source-as-f32", "the 16-bit float source's bits are read as an f32 (an f32 path for a 16-bit source)", |p| {
         let a = p.c.atype;
         if !(p.scalar() && a.is_float() && a.bits() == 16) {
@@ -271,8 +277,7 @@ fn via_float(p: &Probe, mid: Type) -> Option<AcceptSet> {
 
 fn via_int(p: &Probe, mid: Type) -> Option<AcceptSet> {
     let d = p.c.dtype;
-    if p.family() != Family::FloatToInt || !p.scalar() || d == mid || d.format().is_signed_int() != (mid == Type::S32)
-    {
+    if p.family() != Family::FloatToInt || !p.scalar() || d == mid || d.format().is_signed_int() != (mid == Type::S32) {
         return None;
     }
     let bits = p.eval_ops(&Cvt { dtype: mid, ..*p.c }, p.ops, 32)?.single()?;

@@ -154,7 +154,12 @@ mod tests {
     fn docs_list_every_hypothesis() {
         let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/diagnosis.md")).unwrap();
         for h in CATALOGUE {
-            assert!(doc.contains(&format!("| `{}` | {} |", h.name, h.meaning)) || doc.contains(&format!("| `{}` | {} (generic) |", h.name, h.meaning)), "docs/diagnosis.md lacks the row of {}", h.name);
+            assert!(
+                doc.contains(&format!("| `{}` | {} |", h.name, h.meaning))
+                    || doc.contains(&format!("| `{}` | {} (generic) |", h.name, h.meaning)),
+                "docs/diagnosis.md lacks the row of {}",
+                h.name
+            );
         }
     }
 

@@ -104,12 +104,17 @@ pub fn legalize(c: &Cvt, src_width: u32, dst_width: u32) -> Option<Cvt> {
         });
         vec![r, swapped, None, Some(Rounding::Rn), Some(Rounding::Rni)]
     };
-    let strips: [fn(&mut Cvt); 4] = [|_| {}, |x| x.ftz = false, |x| x.sat = false, |x| {
-        x.ftz = false;
-        x.sat = false;
-        x.relu = false;
-        x.satfinite = false;
-    }];
+    let strips: [fn(&mut Cvt); 4] = [
+        |_| {},
+        |x| x.ftz = false,
+        |x| x.sat = false,
+        |x| {
+            x.ftz = false;
+            x.sat = false;
+            x.relu = false;
+            x.satfinite = false;
+        },
+    ];
     for strip in strips {
         for r in &roundings {
             let mut x = Cvt { rounding: *r, ..*c };
