@@ -141,16 +141,18 @@ fn same_report_for_every_block_size_and_path() {
         ]
     );
 
-    // JSON: every line whole, in file order.
+    // JSON: every line whole; the errors as read, then the mismatches (grouped
+    // into classes at the end), each in file order.
     let (_, out, _) = check(&["--json", "--all"], file, Some(100), None);
     let values: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).expect("a whole JSON line")).collect();
     let lines: Vec<u64> = values
         .iter()
-        .filter_map(|v| v.get("mismatch").or_else(|| v.get("error")))
+        .filter_map(|v| v.get("error").or_else(|| v.get("mismatch")))
         .map(|m| m["line"].as_u64().unwrap())
         .collect();
-    let want = [inp.early_mismatch, inp.malformed, inp.not_utf8, inp.deep_mismatch, inp.too_long].map(|n| n as u64);
+    let want = [inp.malformed, inp.not_utf8, inp.too_long, inp.early_mismatch, inp.deep_mismatch].map(|n| n as u64);
     assert_eq!(lines, want);
+    assert!(values.iter().filter_map(|v| v.get("mismatch")).all(|m| m["bug_class"].as_u64().is_some()));
     assert!(values.last().unwrap().get("summary").is_some());
 
     // --max-failures 2 stops at the deep mismatch: the long line after it is not read.

@@ -1600,27 +1600,37 @@ fn check_triage_names_each_bug_class_once() {
     let r = run(&["check", f.path()]);
     r.expect_code(1).out_has("5 bug class(es)");
     assert_eq!(r.last_out_line(), "2 passed, 6 failed");
-    // By default only the first mismatch of each class is printed in full.
-    assert_eq!(mismatch_lines(&r), [2, 3, 4, 7, 8], "{}", r.out);
+    // The totals first; no full report by default (more than three mismatches).
+    assert!(r
+        .out
+        .starts_with("cases: 2 passed, 6 failed, 0 unsupported; variants: 1 passed, 4 failed, 0 unsupported\n"));
+    assert_eq!(mismatch_lines(&r), [0usize; 0], "{}", r.out);
     let p = f.path();
     let rows: Vec<&str> = r.out.lines().filter(|l| l.contains(" case(s) in ")).collect();
     assert_eq!(rows.len(), 5, "{}", r.out);
-    // Lines 2 and 5 are one class (two cases), named once with its first example.
+    // Lines 2 and 5 round ties away from zero: one class of two cases, named
+    // by what the implementation does, with its first example.
     assert!(
-        rows[0].contains("2 case(s) in   1 variant(s)  float→float-narrow / round-to-float / tie-even"),
+        rows[0].contains("2 case(s) in   1 variant(s): `.rn` replaced: ties round away from zero (`.rna`)"),
         "{}",
         r.out
     );
-    r.out_has(&format!("e.g. cvt.rn.f16.f32 3f801000 => 3c00  got 3c01  ({p}:2)"));
-    // The f16x2 lane is blamed on the rounding of that lane, not on packing.
-    r.out_has("packed-narrow / round-to-float / exact");
-    r.out_has("int→int / int-wrap / sext").out_has("float→int / int-clamp / clamp");
+    r.out_has(&format!("cvt.rn.f16.f32; e.g. cvt.rn.f16.f32 3f801000 => 3c00  got 3c01  ({p}:2)"));
+    // The swapped f16x2 lanes, the zero-extended s8, the clamp one above MIN.
+    r.out_has("packed lanes swapped")
+        .out_has("a signed source is zero-extended")
+        .out_has("the clamp bound is off by one");
+    // --all: every mismatch in full, each with its class, then the summary.
+    let all = run(&["check", "--all", f.path()]);
+    assert_eq!(mismatch_lines(&all), [2, 3, 4, 5, 7, 8], "{}", all.out);
     // A line without a class comment gets the oracle's class.
-    r.out_has("  class    neg/neg/sext");
-    r.out_has("variants: 1 passed, 4 failed, 0 unsupported; cases: 2 passed, 6 failed, 0 unsupported");
-    // The summary comes after the mismatches; --table adds every variant.
-    let pos = r.out.find("bug class(es)").unwrap();
-    assert!(r.out[pos..].find(": MISMATCH ").is_none());
+    all.out_has("  class    neg/neg/sext").out_has("  bug      class 1 of the summary");
+    let pos = all.out.find("bug class(es)").unwrap();
+    assert!(all.out[pos..].find(": MISMATCH ").is_none());
+    // --class N: the mismatches of class N only; a class that is not there is an error.
+    let one = run(&["check", "--class", "1", f.path()]);
+    assert_eq!(mismatch_lines(one.expect_code(1)), [2, 5], "{}", one.out);
+    run(&["check", "--class", "6", f.path()]).expect_code(2).err_has("--class 6: the run has 5 bug class(es)");
     let t = run(&["check", "--table", f.path()]);
     t.expect_code(1).out_has("cvt.rzi.s32.f64").out_has("unsupported");
     let ok = run(&["check", TempFile::new("ok", "cvt.rn.f16.f32 3f800000 => 3c00 # a/b/c\n").path()]);
@@ -1651,9 +1661,13 @@ fn check_reproducers() {
     assert_eq!(r.out.matches("  case     ").count(), 6);
     assert_eq!(r.out.matches(".entry").count(), 3);
     // Issue 11: modules only on request (the default is none).
-    let none = run(&["check", f.path()]);
+    let none = run(&["check", "--all", f.path()]);
     none.expect_code(1);
     assert!(!none.out.contains(".entry") && none.out.contains("  case     "), "{}", none.out);
+    // Without --all or --class, --reproducers N reports the first N classes' examples with modules.
+    let firsts = run(&["check", "--reproducers", "2", f.path()]);
+    assert_eq!(mismatch_lines(&firsts), [2, 3], "{}", firsts.out);
+    assert_eq!(firsts.out.matches(".entry").count(), 2);
     let all = run(&["check", "--all", "--reproducers", "10", f.path()]);
     assert_eq!(all.out.matches(".entry").count(), 6);
     all.out_has("cvt.rn.f16x2.f32 %d, %a, %b;").out_has("mov.b64 %a, 0xc3e0000000000001;").out_has("st.global.b64");
@@ -1698,9 +1712,13 @@ fn check_json_summary() {
     assert_eq!(classes.len(), 5);
     let tie = &classes[0];
     assert_eq!(
-        (tie.get("rule").str(), tie.get("event").str(), tie.get("cases").num()),
-        ("round-to-float", "tie-even", 2.0)
+        (tie.get("rule").str(), tie.get("explanation").get("name").str(), tie.get("cases").num()),
+        ("round-to-float", "rounding-rna", 2.0)
     );
+    assert_eq!((tie.get("id").num(), tie.get("scope").str()), (1.0, "cvt.rn.f16.f32"));
+    // Every mismatch names its class in the summary: lines 2 and 5 are class 1.
+    let ids: Vec<f64> = lines[..6].iter().map(|l| json(l).get("mismatch").get("bug_class").num()).collect();
+    assert_eq!((ids[0], ids[3]), (1.0, 1.0), "{ids:?}");
     let ex = tie.get("example");
     assert_eq!((ex.get("file").str(), ex.get("line").num()), (f.path(), 2.0));
     assert_eq!(ex.get("case").str(), "cvt.rn.f16.f32 3f801000 => 3c00");

@@ -473,10 +473,12 @@ fn json_on_every_command_parses() {
     k.code(1);
     assert_eq!(summary(&k)["cases"]["failed"], 1);
     assert!(json_lines(&k)[0]["mismatch"]["rule"].is_string(), "{}", k.out);
-    let z = run(&["fuzz", "--json", "--target-cmd", "sed -u 's/?/0/g'", "--filter", "cvt.u16.u8", "--seconds", "1"]);
+    let z =
+        run(&["fuzz", "--json", "--target-cmd", "sed -u 's/?/0/g'", "--filter", "cvt.u16.u8", "--max-failures", "2"]);
     z.code(1);
     assert!(summary(&z)["cases"]["failed"].as_u64().is_some_and(|n| n > 0), "{}", z.out);
     assert!(json_lines(&z)[0]["mismatch"]["case"].is_string(), "{}", z.out);
+    assert_eq!(json_lines(&z)[0]["mismatch"]["bug_class"], 1, "{}", z.out);
     // gpu: without a driver nothing reaches stdout, so it stays valid (empty) JSON Lines.
     let g = run(&["gpu", "--json", KNOWN]);
     if g.code == Some(2) {

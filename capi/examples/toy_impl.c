@@ -1,6 +1,6 @@
 /*
  * toy_impl.c: a tiny cvt implementation exporting the ptx_cvt_impl.h
- * interface, used by the tests of tools/src/shared_lib.rs (which compile it
+ * interface, used by the tests of harness/src/shared_lib.rs (which compile it
  * into a shared library and compare it with the oracle).
  *
  *   cc -shared -fPIC -O2 -Icapi/include capi/examples/toy_impl.c -o libtoy_impl.so

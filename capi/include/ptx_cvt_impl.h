@@ -2,7 +2,7 @@
  * ptx_cvt_impl.h: the function a cvt implementation under test exports so
  * that the ptx-cvt tools can load it as a shared library and compare it with
  * the oracle (`ptx-cvt fuzz --target-lib libmine.so`; the Rust side is
- * tools/src/shared_lib.rs).
+ * harness/src/shared_lib.rs).
  *
  * This header is for the implementer: define the function below (its name
  * is up to you; `cvt_impl` is what the tools look for unless told another

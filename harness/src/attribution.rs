@@ -2,8 +2,10 @@
 //! that differ, not merely the last rule of the evaluation.
 
 use ptx_cvt::accept::width_mask;
-use ptx_cvt::eval::Step;
-use ptx_cvt::{Cvt, Outcome, Rule};
+use ptx_cvt::decide::{Decisions, SourceFlush};
+use ptx_cvt::eval::{evaluate_accept_with, Step};
+use ptx_cvt::policy::Answers;
+use ptx_cvt::{Cvt, Operand, Outcome, Profile, Rule};
 
 /// Steps that move bits without deciding a value (packing included).
 fn plumbing(r: Rule) -> bool {
@@ -50,6 +52,40 @@ pub fn deciding_rule(c: &Cvt, o: &Outcome, got: u64, dst_width: u32) -> Rule {
         .unwrap_or_else(|| o.deciding_rule())
 }
 
+/// [`deciding_rule`], except that the treatment of a subnormal f32 source
+/// under `.ftz` decides when it changed the result (docs/semantics.md §5.6):
+/// the flush (`ftz-input`) when without `.ftz` the expected bits would
+/// differ, the `cvt.ftz.f16.f32` erratum (the source kept) when a flush
+/// would change them. Later steps only carried the value on.
+pub fn deciding_rule_for(c: &Cvt, ops: &[Operand], profile: Profile, o: &Outcome, got: u64, dst_width: u32) -> Rule {
+    let rule = deciding_rule(c, o, got, dst_width);
+    let step = o.trace.iter().map(|s| s.rule).find(|r| matches!(r, Rule::FtzInput | Rule::FtzErratumF16));
+    let Some(step) = step.filter(|_| rule != Rule::DestExtend) else { return rule };
+    let other = Flush(step == Rule::FtzErratumF16);
+    match evaluate_accept_with(c, ops, dst_width, profile, &other) {
+        Ok(set) if set != o.accept => step,
+        _ => rule,
+    }
+}
+
+/// The oracle's decisions with the source flush turned around: `Flush(true)`
+/// flushes the f32 source, `Flush(false)` flushes nothing (a flushed result
+/// would hide what the flushed source changed).
+struct Flush(bool);
+
+impl Decisions for Flush {
+    fn flushes_source(&self, _: &Cvt, _: Answers) -> SourceFlush {
+        if self.0 {
+            SourceFlush::Flush
+        } else {
+            SourceFlush::Keep
+        }
+    }
+    fn flushes_result(&self, c: &Cvt) -> bool {
+        self.0 && ptx_cvt::decide::ptx::flushes_result(self, c)
+    }
+}
+
 /// The name of the highest lane whose bits differ, for packed results.
 fn wrong_lane(c: &Cvt, o: &Outcome, diff: Option<u64>) -> Option<&'static str> {
     let n = c.dtype.lanes();
@@ -71,7 +107,7 @@ fn lane_bits_of(c: &Cvt, o: &Outcome, d: u64, name: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ptx_cvt::{evaluate, instr, Operand, Profile};
+    use ptx_cvt::{evaluate, instr};
 
     fn blame(instr_text: &str, ops: &[(u64, u32)], dst: u32, got: u64) -> Rule {
         let c = instr::parse(instr_text).unwrap();
@@ -99,6 +135,30 @@ mod tests {
         // A wrong low half is not.
         let r = blame("cvt.s16.s8", &[(0x80, 8)], 16, 0x0080);
         assert_eq!(r, Rule::IntWrap);
+    }
+
+    fn blame_flush(instr_text: &str, src: u64, dst: u32, got: u64) -> Rule {
+        let c = instr::parse(instr_text).unwrap();
+        let ops = [Operand { bits: src, width: 32 }];
+        let o = evaluate(&c, &ops, dst, Profile::Sm90).unwrap();
+        deciding_rule_for(&c, &ops, Profile::Sm90, &o, got, dst)
+    }
+
+    #[test]
+    fn a_source_flush_that_changed_the_bits_decides() {
+        // Issue 23's cases: `explain` shows ftz-input turning the subnormal into 0.
+        // cvt.ftz.f64.f32 00000001 → +0; an implementation keeping 2^-149 answers 36a0000000000000.
+        assert_eq!(blame_flush("cvt.ftz.f64.f32", 0x0000_0001, 64, 0x36a0_0000_0000_0000), Rule::FtzInput);
+        // cvt.rmi.ftz.f32.f32 80000001 → -0; rounding −2^-149 down gives −1 (bf800000).
+        assert_eq!(blame_flush("cvt.rmi.ftz.f32.f32", 0x8000_0001, 32, 0xbf80_0000), Rule::FtzInput);
+        // Every flush path: f32 sources into an integer, f32, bf16; into f16 sm_90
+        // keeps the source (the erratum decides an answer that flushed it).
+        assert_eq!(blame_flush("cvt.rpi.ftz.s32.f32", 0x0000_0001, 32, 1), Rule::FtzInput);
+        assert_eq!(blame_flush("cvt.ftz.f32.f32", 0x0000_0001, 32, 1), Rule::FtzInput);
+        assert_eq!(blame_flush("cvt.rp.ftz.f16.f32", 0x0000_0001, 16, 0), Rule::FtzErratumF16);
+        assert_eq!(blame_flush("cvt.rp.ftz.bf16.f32", 0x0000_0001, 16, 1), Rule::FtzInput);
+        // A flush that changes nothing does not decide: .rzi of 2^-149 is +0 either way.
+        assert_ne!(blame_flush("cvt.rzi.ftz.f32.f32", 0x0000_0001, 32, 0x3f80_0000), Rule::FtzInput);
     }
 
     #[test]

@@ -9,13 +9,17 @@
 //!   [`FastEngine`] (the oracle's own fast engine).
 //! - [`report::Mismatch`]: one wrong answer, as text and JSON, with the rule
 //!   that decides the differing bits ([`attribution`]) and its coverage class.
-//! - [`triage::Triage`]: per-variant tallies and distinct bug classes.
+//! - [`diagnose`]: the catalogue of hypotheses (alternative semantics) that
+//!   may reproduce a wrong answer.
+//! - [`triage::Triage`]: per-variant tallies and the bug classes, one per
+//!   cause ([`triage::Grouping`]).
 //! - [`digest`]: the order-independent sweep digest; [`atlas`]: the digest
 //!   atlas of every variant with sources of at most 32 bits.
 
 pub mod atlas;
 pub mod attribution;
 pub mod crash_note;
+pub mod diagnose;
 pub mod digest;
 pub mod implementation;
 pub mod lines;

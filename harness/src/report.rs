@@ -3,10 +3,11 @@
 
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::exact::decode;
-use ptx_cvt::{gen, AcceptSet, Case, Cvt, Outcome, PtxVersion, Rule, Target};
+use ptx_cvt::{gen, AcceptSet, Case, Cvt, Outcome, Profile, PtxVersion, Rule, Target};
 use serde_json::{json, Value};
 
-use crate::attribution::deciding_rule;
+use crate::attribution::deciding_rule_for;
+use crate::diagnose::{diagnose, Hyps};
 use crate::reproducer::{case_line, default_target, ptx_snippet};
 
 /// Human reading of result bits in the destination type, e.g. `3c00 (1)`,
@@ -68,22 +69,25 @@ pub struct Mismatch {
     pub class: String,
     /// The one-line reproducer: the case with the expected result.
     pub repro: String,
+    /// The catalogue hypotheses that reproduce the answer (docs/diagnosis.md).
+    pub hyps: Hyps,
 }
 
 impl Mismatch {
     /// `case.result` is what the implementation answered; `outcome` the
-    /// oracle's evaluation of the case (with its trace).
-    pub fn new(origin: Origin, case: Case, outcome: Outcome) -> Mismatch {
+    /// oracle's evaluation of the case (with its trace) under `profile`.
+    pub fn new(origin: Origin, case: Case, outcome: Outcome, profile: Profile) -> Mismatch {
         let got = case.result.clone().expect("a mismatch has an answer");
         let rule = match got.single() {
-            Some(bits) => deciding_rule(&case.instr, &outcome, bits, got.width),
+            Some(bits) => deciding_rule_for(&case.instr, &case.operands, profile, &outcome, bits, got.width),
             None => outcome.deciding_rule(),
         };
+        let hyps = diagnose(&case.instr, &case.operands, got.width, profile, &outcome.accept, &got);
         let class = comment_class(case.comment.as_deref())
             .map(str::to_string)
             .unwrap_or_else(|| gen::coverage::classify(&case.instr, &outcome));
         let repro = case_line(&case, &outcome.accept);
-        Mismatch { origin, case, outcome, got, rule, class, repro }
+        Mismatch { origin, case, outcome, got, rule, class, repro, hyps }
     }
 
     /// A PTX module that runs just this case, on `target` if that has the
@@ -128,6 +132,15 @@ impl Mismatch {
         s += &format!("  got      {}\n", self.got_text());
         s += &format!("  rule     {} [{}]: {}\n", self.rule.name(), self.rule.evidence().tag(), self.rule.text());
         s += &format!("  class    {}\n", self.class);
+        match self.hyps.iter().next() {
+            Some(h) => {
+                let text = crate::diagnose::explain_text(h, &[*c].into(), self.hyps);
+                let also = self.hyps.names()[1..].join(", ");
+                let also = if also.is_empty() { also } else { format!(" (also: {also})") };
+                s += &format!("  why      {}: {text}{also}\n", h.name);
+            }
+            None => s += "  why      no catalogue hypothesis reproduces this answer\n",
+        }
         s += &format!("  case     {}", self.repro);
         if let Some(p) = ptx {
             s += "\n  ptx      (assemble with ptxas -arch=<the .target>)";
@@ -149,7 +162,7 @@ impl Mismatch {
             "expected": self.outcome.accept.to_string(), "expected_meaning": describe_set(c, &self.outcome.accept),
             "got": self.got.to_string(), "got_meaning": self.got_text(),
             "rule": self.rule.name(), "evidence": self.rule.evidence().tag(), "rule_text": self.rule.text(),
-            "class": self.class, "case": self.repro,
+            "class": self.class, "case": self.repro, "hypotheses": self.hyps.names(),
         });
         if let Some(p) = ptx {
             v["ptx"] = Value::String(p.to_string());

@@ -1,24 +1,30 @@
-//! Triage of many results: per-variant tallies (passed, failed, unsupported)
-//! and the distinct bug classes among the failures, so that a badly broken
-//! implementation still gives a report of a screen or two.
+//! Triage of many results: per-variant tallies (passed, failed, declined)
+//! and the bug classes among the failures, so that a badly broken
+//! implementation still gives a report of one screen.
 //!
-//! A bug class is the instruction family × the rule that decides the wrong
-//! bits × the coverage event (the last part of the coverage class, e.g.
-//! `tie-even-down`, `sext`, `nan-to-int`): one planted bug shows up once,
-//! whatever the variants, values and register widths it hits.
+//! A bug class is one cause over one scope (docs/diagnosis.md): the
+//! catalogue hypothesis that reproduces its answers, within one instruction
+//! family, or, where none does, the rule that decides the wrong bits within
+//! one family and source type. Within each pair of types the hypothesis that
+//! reproduces the most cases is chosen first ([`diagnose::choose`]), so one
+//! defect is one class whatever rounding modes, coverage events, register
+//! widths and values it hits.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use ptx_cvt::instr::Family;
-use ptx_cvt::{Cvt, Rule};
+use ptx_cvt::{Cvt, Rule, Type};
 use serde_json::{json, Value};
 
+use crate::diagnose::{self, Hyps, CATALOGUE, CONSTANT};
 use crate::report::Mismatch;
 
-/// Distinct bug classes kept; later new ones are counted together.
-const MAX_CLASSES: usize = 1000;
+/// Mismatches kept for grouping; later ones are only counted.
+const MAX_KEPT: usize = 1_000_000;
 /// Bug classes shown in the text report (JSON has them all).
-const SHOWN_CLASSES: usize = 30;
+const SHOWN_CLASSES: usize = 40;
+/// Decline reasons shown in the text report (JSON has them all).
+const SHOWN_REASONS: usize = 6;
 
 /// Short family names for reports.
 pub fn family_name(c: &Cvt) -> &'static str {
@@ -40,11 +46,51 @@ pub fn family_name(c: &Cvt) -> &'static str {
     }
 }
 
-#[derive(Clone, Debug, Default)]
-pub struct VariantTally {
+/// What happened to the cases of a run. `unsupported`: cases the
+/// implementation declined (it answered that it does not handle them).
+/// `crashed` and `not_run` are for adapters that isolate crashes (a case
+/// whose worker died; cases left when a run ended early).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
     pub passed: u64,
     pub failed: u64,
     pub unsupported: u64,
+    pub crashed: u64,
+    pub not_run: u64,
+}
+
+impl Counts {
+    /// Cases the implementation answered with bits.
+    pub fn answered(&self) -> u64 {
+        self.passed + self.failed
+    }
+    pub fn total(&self) -> u64 {
+        self.passed + self.failed + self.unsupported + self.crashed + self.not_run
+    }
+    fn add(&mut self, o: &Counts) {
+        self.passed += o.passed;
+        self.failed += o.failed;
+        self.unsupported += o.unsupported;
+        self.crashed += o.crashed;
+        self.not_run += o.not_run;
+    }
+    /// `5 passed, 2 failed, 1 unsupported, 0 crashed, 0 not run`: all five
+    /// outcomes, which add up to the cases read.
+    pub fn text(&self) -> String {
+        format!(
+            "{} passed, {} failed, {} unsupported, {} crashed, {} not run",
+            self.passed, self.failed, self.unsupported, self.crashed, self.not_run
+        )
+    }
+    pub fn json(&self) -> Value {
+        json!({"passed": self.passed, "failed": self.failed, "unsupported": self.unsupported,
+               "crashed": self.crashed, "not_run": self.not_run})
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct VariantTally {
+    pub counts: Counts,
     /// The first mismatch's reproducer.
     pub first_failure: Option<String>,
     /// Why the first declined case was declined.
@@ -55,9 +101,10 @@ impl VariantTally {
     /// `failed` (any mismatch), `unsupported` (every case declined) or
     /// `passed` (every answer right; some cases may have been declined).
     pub fn status(&self) -> &'static str {
-        if self.failed > 0 {
+        let c = &self.counts;
+        if c.failed > 0 {
             "failed"
-        } else if self.passed == 0 && self.unsupported > 0 {
+        } else if c.passed == 0 && c.unsupported > 0 {
             "unsupported"
         } else {
             "passed"
@@ -65,34 +112,100 @@ impl VariantTally {
     }
 }
 
+/// What explains a bug class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Explanation {
+    /// A catalogue hypothesis (its index) reproduces every answer.
+    Hypothesis(usize),
+    /// No hypothesis does, but every answer is these bits.
+    Constant(u64),
+    /// Nothing explains the answers: the class is the deciding rule's.
+    None,
+}
+
+/// One bug class of a [`Grouping`].
 #[derive(Clone, Debug)]
 pub struct BugClass {
+    /// 1-based, most cases first: `--class N`, JSON `bug_class`.
+    pub id: usize,
     pub family: &'static str,
+    pub explanation: Explanation,
+    /// Other hypotheses that reproduce every answer of the class.
+    pub alternatives: Vec<&'static str>,
+    /// The rule that decides the wrong bits of the example.
     pub rule: Rule,
-    pub event: String,
-    pub count: u64,
-    pub variants: BTreeSet<String>,
-    /// The first mismatch of the class.
-    pub example: Mismatch,
+    /// The source type, for classes that the deciding rule names.
+    pub source: Option<Type>,
+    pub variants: BTreeSet<Cvt>,
+    /// Indices into [`Triage::mismatches`], in the order met.
+    pub members: Vec<usize>,
+    /// Every hypothesis that reproduces some case of the class.
+    pub seen: Hyps,
 }
 
 impl BugClass {
-    pub fn key(&self) -> String {
-        format!("{} / {} / {}", self.family, self.rule.name(), self.event)
+    pub fn count(&self) -> usize {
+        self.members.len()
     }
+    /// The explanation's name (`None` for the deciding rule's classes).
+    pub fn name(&self) -> Option<&'static str> {
+        match self.explanation {
+            Explanation::Hypothesis(i) => Some(CATALOGUE[i].name),
+            Explanation::Constant(_) => Some(CONSTANT),
+            Explanation::None => None,
+        }
+    }
+    /// The explanation in words, its placeholders filled from the variants.
+    pub fn text(&self, width: u32) -> String {
+        match self.explanation {
+            Explanation::Hypothesis(i) => diagnose::explain_text(&CATALOGUE[i], &self.variants, self.seen),
+            Explanation::Constant(b) => {
+                format!("every answer is {} whatever the input (a constant)", ptx_cvt::eval::fmt_hex(b, width))
+            }
+            Explanation::None => format!(
+                "{} from {}: no hypothesis reproduces these answers; the rule deciding the wrong bits: {} [{}]",
+                self.family,
+                self.source.map_or("?", Type::name),
+                self.rule.name(),
+                self.rule.evidence().tag()
+            ),
+        }
+    }
+    /// The variants as one brace glob (`cvt.{rz,rm}.f32.s32`); `within …`
+    /// when the glob also spans spellings the class does not hold.
+    pub fn scope(&self) -> String {
+        let (glob, exact) = diagnose::variants_glob(&self.variants);
+        if exact {
+            glob
+        } else {
+            format!("within {glob}")
+        }
+    }
+}
+
+/// The bug classes of a triage, most cases first, and each mismatch's class.
+pub struct Grouping {
+    pub classes: Vec<BugClass>,
+    /// The class id of each of [`Triage::mismatches`].
+    pub class_of: Vec<usize>,
 }
 
 #[derive(Default)]
 pub struct Triage {
     pub variants: BTreeMap<String, VariantTally>,
-    pub classes: Vec<BugClass>,
-    index: HashMap<(&'static str, Rule, String), usize>,
-    /// Mismatches past the most distinct classes kept (1000).
+    /// Every mismatch (the first million), for grouping and full reports;
+    /// their traces are dropped.
+    pub mismatches: Vec<Mismatch>,
+    /// Mismatches past those kept.
     pub other: u64,
-    /// Cases in flight when the implementation died, hung or answered garbage.
-    pub crashed: u64,
-    /// Cases never sent (or never checked) because the run stopped.
-    pub not_run: u64,
+    /// Decline reasons (the variant's spelling replaced by `{instr}`):
+    /// cases and variants.
+    pub declines: BTreeMap<String, (u64, BTreeSet<String>)>,
+    /// Provisional keys seen (scope and first hypothesis), for commands that
+    /// report the first mismatch of each as it comes.
+    seen: HashMap<(&'static str, Type, Type, Hyps, Rule), ()>,
+    /// Crashed and not-run cases of no variant in particular.
+    pub extra: Counts,
 }
 
 impl Triage {
@@ -102,62 +215,68 @@ impl Triage {
 
     /// Count `n` passed cases of one variant at once.
     pub fn passed_n(&mut self, c: &Cvt, n: u64) {
-        self.tally(c).passed += n;
+        self.tally(c).counts.passed += n;
     }
 
     pub fn unsupported(&mut self, c: &Cvt, why: &str) {
+        let v = c.to_string();
         let t = self.tally(c);
-        t.unsupported += 1;
+        t.counts.unsupported += 1;
         t.decline.get_or_insert_with(|| why.to_string());
+        let reason = why.replace(&v, "{instr}");
+        let e = self.declines.entry(reason).or_default();
+        e.0 += 1;
+        if e.1.len() < 10_000 {
+            e.1.insert(v);
+        }
     }
 
     /// Count a case the implementation crashed on.
     pub fn crashed(&mut self) {
-        self.crashed += 1;
+        self.extra.crashed += 1;
     }
 
     /// Count `n` cases left unrun because the run stopped.
     pub fn not_run(&mut self, n: u64) {
-        self.not_run += n;
+        self.extra.not_run += n;
     }
 
-    /// Count a mismatch; true when it opens a new bug class.
+    /// Count a mismatch; true when it is the first of its kind (its scope,
+    /// the hypotheses that reproduce it and its deciding rule).
     pub fn mismatch(&mut self, m: &Mismatch) -> bool {
         let c = &m.case.instr;
         let t = self.tally(c);
-        t.failed += 1;
+        t.counts.failed += 1;
         t.first_failure.get_or_insert_with(|| m.repro.clone());
-        let event = m.class.rsplit('/').next().unwrap_or("").to_string();
-        let key = (family_name(c), m.rule, event);
-        if let Some(&i) = self.index.get(&key) {
-            let b = &mut self.classes[i];
-            b.count += 1;
-            b.variants.insert(c.to_string());
-            return false;
-        }
-        if self.classes.len() >= MAX_CLASSES {
+        let key = (family_name(c), c.atype, c.dtype, m.hyps, m.rule);
+        let new = self.seen.insert(key, ()).is_none();
+        if self.mismatches.len() < MAX_KEPT {
+            let mut kept = m.clone();
+            kept.outcome.trace = Vec::new();
+            self.mismatches.push(kept);
+        } else {
             self.other += 1;
-            return false;
         }
-        self.index.insert(key.clone(), self.classes.len());
-        self.classes.push(BugClass {
-            family: key.0,
-            rule: key.1,
-            event: key.2,
-            count: 1,
-            variants: BTreeSet::from([c.to_string()]),
-            example: m.clone(),
-        });
-        true
+        new
     }
 
     fn tally(&mut self, c: &Cvt) -> &mut VariantTally {
         self.variants.entry(c.to_string()).or_default()
     }
 
+    /// Cases passed, failed, unsupported (and crashed, not run).
+    pub fn counts(&self) -> Counts {
+        let mut all = self.extra;
+        for t in self.variants.values() {
+            all.add(&t.counts);
+        }
+        all
+    }
+
     /// Cases passed, failed, unsupported.
     pub fn cases(&self) -> (u64, u64, u64) {
-        self.variants.values().fold((0, 0, 0), |(p, f, u), t| (p + t.passed, f + t.failed, u + t.unsupported))
+        let c = self.counts();
+        (c.passed, c.failed, c.unsupported)
     }
 
     /// Variants passed, failed, unsupported.
@@ -166,108 +285,258 @@ impl Triage {
         (n("passed"), n("failed"), n("unsupported"))
     }
 
-    /// Classes with the most mismatches first (ties: first seen first).
-    pub fn sorted_classes(&self) -> Vec<&BugClass> {
-        let mut v: Vec<&BugClass> = self.classes.iter().collect();
-        v.sort_by_key(|b| std::cmp::Reverse(b.count));
-        v
+    /// The bug classes of the mismatches kept.
+    pub fn group(&self) -> Grouping {
+        // Choose explanations within each pair of types.
+        let mut scopes: BTreeMap<(&'static str, Type, Type), Vec<usize>> = BTreeMap::new();
+        for (k, m) in self.mismatches.iter().enumerate() {
+            let c = &m.case.instr;
+            scopes.entry((family_name(c), c.atype, c.dtype)).or_default().push(k);
+        }
+        let mut chosen: Vec<Option<usize>> = vec![None; self.mismatches.len()];
+        for members in scopes.values() {
+            let hyps: Vec<Hyps> = members.iter().map(|&k| self.mismatches[k].hyps).collect();
+            for (k, h) in members.iter().zip(diagnose::choose(&hyps)) {
+                chosen[*k] = h;
+            }
+        }
+        // One class per explanation and family (per rule, family and source type unexplained).
+        #[derive(PartialEq, Eq, PartialOrd, Ord)]
+        enum Key {
+            Explained(usize, &'static str),
+            Rule(&'static str, &'static str, Type),
+        }
+        let mut by_key: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
+        for (k, m) in self.mismatches.iter().enumerate() {
+            let c = &m.case.instr;
+            let key = match chosen[k] {
+                Some(h) => Key::Explained(h, family_name(c)),
+                None => Key::Rule(m.rule.name(), family_name(c), c.atype),
+            };
+            by_key.entry(key).or_default().push(k);
+        }
+        let mut classes: Vec<BugClass> = by_key
+            .into_iter()
+            .map(|(key, members)| {
+                let first = &self.mismatches[members[0]];
+                let variants: BTreeSet<Cvt> = members.iter().map(|&k| self.mismatches[k].case.instr).collect();
+                let (explanation, alternatives, source) = match key {
+                    Key::Explained(h, _) => {
+                        let alts = diagnose::alternatives(members.iter().map(|&k| self.mismatches[k].hyps), h);
+                        (Explanation::Hypothesis(h), alts, None)
+                    }
+                    Key::Rule(_, _, t) => {
+                        let got = |k: usize| self.mismatches[k].got.single();
+                        let same =
+                            members.len() > 1 && members.iter().all(|&k| got(k).is_some() && got(k) == got(members[0]));
+                        let e =
+                            if same { Explanation::Constant(got(members[0]).unwrap_or(0)) } else { Explanation::None };
+                        (e, Vec::new(), Some(t))
+                    }
+                };
+                let seen = Hyps(members.iter().fold(0, |acc, &k| acc | self.mismatches[k].hyps.0));
+                BugClass {
+                    id: 0,
+                    seen,
+                    family: family_name(&first.case.instr),
+                    explanation,
+                    alternatives,
+                    rule: first.rule,
+                    source,
+                    variants,
+                    members,
+                }
+            })
+            .collect();
+        // Most cases first; ties in the order of the first mismatch.
+        classes.sort_by_key(|b| (std::cmp::Reverse(b.members.len()), b.members[0]));
+        let mut class_of = vec![0; self.mismatches.len()];
+        for (i, b) in classes.iter_mut().enumerate() {
+            b.id = i + 1;
+            for &k in &b.members {
+                class_of[k] = b.id;
+            }
+        }
+        Grouping { classes, class_of }
     }
 
-    /// The totals line: `variants: 5 passed, 2 failed, 1 unsupported; cases: …`
-    /// (all five case outcomes, which add up to the cases read).
+    /// The totals: `cases: …; variants: …` with what "unsupported" means.
     pub fn totals_line(&self) -> String {
         let (vp, vf, vu) = self.variant_counts();
-        let (cp, cf, cu) = self.cases();
-        let (cc, cn) = (self.crashed, self.not_run);
-        format!(
-            "variants: {vp} passed, {vf} failed, {vu} unsupported; cases: {cp} passed, {cf} failed, {cu} unsupported, {cc} crashed, {cn} not run"
-        )
+        format!("cases: {}; variants: {vp} passed, {vf} failed, {vu} unsupported", self.counts().text())
     }
 
-    /// The text report: bug classes, unsupported variants, and (if
-    /// `table`) every variant's tally.
-    pub fn text(&self, table: bool) -> String {
-        let mut s = String::new();
-        let classes = self.sorted_classes();
-        if !classes.is_empty() {
+    /// The text report: the totals, one line pair per bug class, the
+    /// declines, and (if `table`) every variant's tally.
+    pub fn text(&self, g: &Grouping, table: bool) -> String {
+        let mut s = self.totals_line();
+        s += "\n";
+        let counts = self.counts();
+        if counts.unsupported > 0 {
+            s += "  (unsupported: a case the implementation declined to answer; a variant is unsupported when all its cases were)\n";
+        }
+        if !g.classes.is_empty() {
+            let past = if self.other > 0 {
+                format!(" (and {} mismatch(es) past the first million)", self.other)
+            } else {
+                String::new()
+            };
             s += &format!(
-                "{} bug class(es) (family / deciding rule / event), most cases first:\n",
-                classes.len() + usize::from(self.other > 0)
+                "{} bug class(es), most cases first (--class N: every case of one; --all: every mismatch){past}:\n",
+                g.classes.len()
             );
-            for (i, b) in classes.iter().take(SHOWN_CLASSES).enumerate() {
-                let ex = &b.example;
-                let got = ex.got.to_string();
+            for b in g.classes.iter().take(SHOWN_CLASSES) {
+                let ex = &self.mismatches[b.members[0]];
+                s += &format!(
+                    "  {:>2}. {:>7} case(s) in {:>3} variant(s): {}\n",
+                    b.id,
+                    b.count(),
+                    b.variants.len(),
+                    b.text(ex.got.width)
+                );
                 let place = match (&ex.origin.file, ex.origin.line) {
                     (Some(f), Some(n)) => format!("  ({f}:{n})"),
                     _ => String::new(),
                 };
-                s += &format!(
-                    "  {:>3}. {:>9} case(s) in {:>3} variant(s)  {} [{}]\n",
-                    i + 1,
-                    b.count,
-                    b.variants.len(),
-                    b.key(),
-                    b.rule.evidence().tag()
-                );
-                s += &format!("       e.g. {}  got {got}{place}\n", ex.repro);
+                s += &format!("      {}; e.g. {}  got {}{place}\n", b.scope(), ex.repro, ex.got);
             }
-            if classes.len() > SHOWN_CLASSES {
-                let rest: u64 = classes[SHOWN_CLASSES..].iter().map(|b| b.count).sum();
+            if g.classes.len() > SHOWN_CLASSES {
+                let rest: usize = g.classes[SHOWN_CLASSES..].iter().map(|b| b.count()).sum();
                 s += &format!(
                     "  … {} more class(es) with {rest} case(s) (--json lists all)\n",
-                    classes.len() - SHOWN_CLASSES
+                    g.classes.len() - SHOWN_CLASSES
                 );
             }
-            if self.other > 0 {
-                s += &format!("  … {} case(s) in further classes past {MAX_CLASSES}\n", self.other);
-            }
         }
-        let declined: Vec<(&String, &VariantTally)> = self.variants.iter().filter(|(_, t)| t.unsupported > 0).collect();
-        if !declined.is_empty() {
-            let cases: u64 = declined.iter().map(|(_, t)| t.unsupported).sum();
-            let (v, t) = declined[0];
+        if !self.declines.is_empty() {
+            let variants: usize = self.variants.values().filter(|t| t.counts.unsupported > 0).count();
             s += &format!(
-                "unsupported: {} case(s) declined in {} variant(s), e.g. {v}: {}\n",
-                cases,
-                declined.len(),
-                t.decline.as_deref().unwrap_or("")
+                "unsupported: {} case(s) of {variants} variant(s) declined, for {} reason(s):\n",
+                counts.unsupported,
+                self.declines.len()
             );
+            let mut reasons: Vec<(&String, &(u64, BTreeSet<String>))> = self.declines.iter().collect();
+            reasons.sort_by_key(|(r, (n, _))| (std::cmp::Reverse(*n), *r));
+            for (r, (n, vs)) in reasons.iter().take(SHOWN_REASONS) {
+                let e = vs.iter().next().map(String::as_str).unwrap_or("");
+                s += &format!("  {n:>9} case(s) of {:>3} variant(s): {} (e.g. {e})\n", vs.len(), r.trim());
+            }
+            if reasons.len() > SHOWN_REASONS {
+                let rest: u64 = reasons[SHOWN_REASONS..].iter().map(|(_, (n, _))| n).sum();
+                s += &format!(
+                    "  … {} more reason(s) with {rest} case(s) (--json lists all)\n",
+                    reasons.len() - SHOWN_REASONS
+                );
+            }
         }
         if table && !self.variants.is_empty() {
             let w = self.variants.keys().map(|k| k.len()).max().unwrap_or(0).max(7);
             s += &format!("  {:<w$}  {:>9}  {:>9}  {:>11}\n", "variant", "passed", "failed", "unsupported");
             for (k, t) in &self.variants {
                 let first = t.first_failure.as_deref().map(|f| format!("  first: {f}")).unwrap_or_default();
-                s += &format!("  {k:<w$}  {:>9}  {:>9}  {:>11}{first}\n", t.passed, t.failed, t.unsupported);
+                let c = &t.counts;
+                s += &format!("  {k:<w$}  {:>9}  {:>9}  {:>11}{first}\n", c.passed, c.failed, c.unsupported);
             }
         }
-        s += &self.totals_line();
+        s.truncate(s.trim_end().len());
         s
     }
 
-    /// The summary as JSON: totals, every bug class, every variant.
-    pub fn json(&self) -> Value {
+    /// The summary as JSON: totals, every bug class, declines, every variant.
+    pub fn json(&self, g: &Grouping) -> Value {
         let (vp, vf, vu) = self.variant_counts();
-        let (cp, cf, cu) = self.cases();
-        let classes: Vec<Value> = self
-            .sorted_classes()
+        let classes: Vec<Value> = g
+            .classes
             .iter()
             .map(|b| {
-                json!({"family": b.family, "rule": b.rule.name(), "evidence": b.rule.evidence().tag(),
-                       "event": b.event, "cases": b.count, "variants": b.variants.iter().collect::<Vec<_>>(),
-                       "example": b.example.json(None)})
+                let ex = &self.mismatches[b.members[0]];
+                let explanation = match b.explanation {
+                    Explanation::None => Value::Null,
+                    Explanation::Hypothesis(i) => {
+                        json!({"name": b.name(), "text": b.text(ex.got.width), "generic": CATALOGUE[i].generic})
+                    }
+                    Explanation::Constant(_) => {
+                        json!({"name": b.name(), "text": b.text(ex.got.width), "generic": true})
+                    }
+                };
+                let (glob, exact) = diagnose::variants_glob(&b.variants);
+                json!({"id": b.id, "explanation": explanation, "alternatives": b.alternatives,
+                       "family": b.family, "rule": b.rule.name(), "evidence": b.rule.evidence().tag(),
+                       "source": b.source.map(|t| t.name()),
+                       "scope": glob, "scope_exact": exact,
+                       "cases": b.count(), "variants": b.variants.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+                       "example": ex.json(None)})
             })
+            .collect();
+        let declines: Vec<Value> = self
+            .declines
+            .iter()
+            .map(|(r, (n, vs))| json!({"reason": r, "cases": n, "variants": vs.iter().collect::<Vec<_>>()}))
             .collect();
         let variants: Vec<Value> = self
             .variants
             .iter()
             .map(|(k, t)| {
-                json!({"variant": k, "status": t.status(), "passed": t.passed, "failed": t.failed,
-                       "unsupported": t.unsupported, "first_failure": t.first_failure, "decline": t.decline})
+                let c = &t.counts;
+                json!({"variant": k, "status": t.status(), "passed": c.passed, "failed": c.failed,
+                       "unsupported": c.unsupported, "first_failure": t.first_failure, "decline": t.decline})
             })
             .collect();
-        json!({"cases": {"passed": cp, "failed": cf, "unsupported": cu, "crashed": self.crashed, "not_run": self.not_run},
+        json!({"cases": self.counts().json(),
                "variants": {"passed": vp, "failed": vf, "unsupported": vu},
-               "bug_classes": classes, "other_class_cases": self.other, "per_variant": variants})
+               "bug_classes": classes, "other_class_cases": self.other, "declines": declines,
+               "per_variant": variants})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Origin;
+    use ptx_cvt::gen::{self, Level};
+    use ptx_cvt::{evaluate, AcceptSet, Case, Profile};
+
+    /// A triage of wrong answers (the low bits flipped) over many variants.
+    fn broken(variants: usize, per: usize) -> Triage {
+        let mut t = Triage::default();
+        let legal = |c: &Cvt| ptx_cvt::instr::check(c, gen::natural_regs(c), None, None).is_ok();
+        let spellings = gen::all_spellings().into_iter().filter(|c| c.is_scalar() && legal(c));
+        for c in spellings.step_by(7).take(variants) {
+            for g in gen::cases(&c, Level::Compact, 1).into_iter().take(per) {
+                let Ok(o) = evaluate(&c, &g.operands, g.dst_width, Profile::Sm90) else { continue };
+                let Some(e) = o.accept.single() else { continue };
+                let got = AcceptSet::exact(g.dst_width, e ^ 3);
+                let case = Case { instr: c, operands: g.operands.clone(), result: Some(got), comment: None };
+                t.mismatch(&Mismatch::new(Origin::default(), case, o, Profile::Sm90));
+            }
+            t.unsupported(&c, &format!("no {c} here"));
+        }
+        t
+    }
+
+    #[test]
+    fn the_report_of_many_classes_fits_a_screen() {
+        let t = broken(150, 6);
+        let g = t.group();
+        assert!(g.classes.len() >= 30, "{} classes", g.classes.len());
+        let text = t.text(&g, false);
+        eprintln!("{} classes, {} lines:\n{text}", g.classes.len(), text.lines().count());
+        assert!(text.lines().count() <= 100, "{} lines:\n{text}", text.lines().count());
+        // The totals come first; one reason for every decline, with the instruction abstracted.
+        assert!(text.starts_with("cases: "));
+        assert!(text.contains("declined, for 1 reason(s)") && text.contains("no {instr} here"), "{text}");
+    }
+
+    #[test]
+    fn every_mismatch_is_in_exactly_one_class() {
+        let t = broken(40, 4);
+        let g = t.group();
+        let total: usize = g.classes.iter().map(BugClass::count).sum();
+        assert_eq!(total, t.mismatches.len());
+        for (k, &id) in g.class_of.iter().enumerate() {
+            assert!(g.classes[id - 1].members.contains(&k));
+        }
+        // Most cases first.
+        assert!(g.classes.windows(2).all(|w| w[0].count() >= w[1].count()));
     }
 }

@@ -109,6 +109,7 @@ class Mismatch:
     section: str
     coverage_class: str
     case: str
+    hypotheses: list[str]
     text: str
 
 def evaluate(

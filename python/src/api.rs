@@ -236,7 +236,7 @@ pub fn check(
         let got = c.result.as_ref().expect("checked above");
         if !got.is_subset_of(&accept) {
             let o = eval_explained(&c.instr, &c.operands, c.dst_width(), profile).map_err(|e| at(eval_error(e)))?;
-            let report = Report::new(Origin { file: Some(name.to_string()), line: Some(n) }, c, o);
+            let report = Report::new(Origin { file: Some(name.to_string()), line: Some(n) }, c, o, profile);
             out.push(mismatch(py, &report)?);
         }
     }
@@ -259,6 +259,7 @@ fn mismatch(py: Python<'_>, m: &Report) -> PyResult<Mismatch> {
         section: m.rule.section().to_string(),
         coverage_class: m.class.clone(),
         case: m.repro.clone(),
+        hypotheses: m.hyps.names().into_iter().map(String::from).collect(),
         text: m.text(None),
     })
 }

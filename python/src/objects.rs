@@ -219,6 +219,9 @@ pub struct Mismatch {
     pub coverage_class: String,
     /// The one-line reproducer: the case with the expected result.
     pub case: String,
+    /// The catalogue hypotheses that reproduce the answer, most specific
+    /// first (docs/diagnosis.md): what the implementation does instead.
+    pub hypotheses: Vec<String>,
     pub text: String,
 }
 

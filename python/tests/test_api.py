@@ -121,6 +121,13 @@ def test_check_packed_blames_the_wrong_lane():
     assert "class    normal/normal/exact" in str(m)
 
 
+def test_check_diagnoses_what_the_implementation_did():
+    # cvt.rn.sat.f32.s32 of 5: .sat clamps to 1.0 (3f800000); 5.0 (40a00000) is the answer without .sat.
+    [m] = ptx_cvt.check("cvt.rn.sat.f32.s32 00000005 => 40a00000")
+    assert m.hypotheses[:2] == ["modifiers-ignored", "no-sat"]
+    assert "why      modifiers-ignored" in str(m)
+
+
 @pytest.mark.parametrize(
     "call, message",
     [

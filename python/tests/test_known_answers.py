@@ -63,6 +63,8 @@ def test_readme_check_mismatch():
         "  got      3c01 (1.0009765625)",
         "  rule     round-to-float [IEEE]: round the exact value once to the destination precision and exponent range",
         "  class    normal/normal/tie-even-up",
+        "  why      rounding-rz: `.rn` replaced: answers equal round toward zero (`.rz`/`.rzi`)"
+        " (also: rounding-rm, round-to-odd)",
         "  case     cvt.rn.f16.f32 3f803000 => 3c02",
     ]
     assert (m.rule, m.evidence, m.section, m.expected, m.got) == ("round-to-float", "IEEE", "5.4", 0x3C02, 0x3C01)

@@ -343,7 +343,7 @@ fn report(a: &CheckArgs, c: &Cvt, ops: Vec<ptx_cvt::Operand>, got: u64) {
     let case = Case { instr: *c, operands: ops, result: Some(AcceptSet::exact(dst, got)), comment: None };
     match evaluate(c, &case.operands, dst, Profile::Sm90) {
         Ok(o) => {
-            let m = Mismatch::new(Origin { file: None, line: None }, case, o);
+            let m = Mismatch::new(Origin { file: None, line: None }, case, o, Profile::Sm90);
             if a.json {
                 say!("{}", json!({"mismatch": m.json(None)}));
             } else {

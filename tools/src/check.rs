@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use crate::check_lines::{build_mismatch, legal_elsewhere, Cache, Checker, Event, Path};
+use crate::classes::{print_reports, Shown};
 use crate::common::accept_case;
 use crate::implementation::ImplArgs;
 use crate::EvalOpts;
@@ -27,10 +28,15 @@ the implementation answers every case of the files (operands and register
 widths as written; a result in the file is ignored) and its answers are
 checked: `ptx-cvt check --target-lib ./libmine.so vectors/compact`.
 
-Output: the full report of the first mismatch of each bug class (family /
-deciding rule / coverage event; --all: every mismatch), then the bug classes
-with counts and an example each, the unsupported (declined) cases, and the
-totals; --table adds every variant's tally. Ends with `N passed, M failed`.
+Output (one screen): the totals, then the bug classes, most cases first,
+one per cause: what the implementation does instead (the catalogue
+hypothesis that reproduces its answers, docs/diagnosis.md), or, where
+nothing does, the rule that decides the wrong bits; each with its
+variants as one glob and an example case. Then the declined
+(unsupported) cases by reason. --class N prints every mismatch of class
+N in full, --all every mismatch (without them, a run with at most three
+mismatches prints those), --reproducers N adds PTX modules;
+--table adds every variant's tally. Ends with `N passed, M failed`.
 
 With --target (and --ptx-version), case lines whose instruction, at the
 line's register widths, is legal but not on that target are skipped and
@@ -46,7 +52,8 @@ library in worker processes) lets it go on with the rest.
 
 Exit status: 0 all pass, 1 any mismatch (or, with --fail-on-unsupported, a
 declined case), 2 errors: unreadable or malformed lines, illegal
-instructions, crashed cases, or no cases at all (unless --allow-empty).";
+instructions, crashed cases, adapter errors, no cases at all, or no case
+answered (every one declined; --allow-empty accepts both).";
 
 #[derive(Args)]
 #[command(after_long_help = HELP)]
@@ -57,25 +64,29 @@ pub struct CheckArgs {
     /// Print only the totals.
     #[arg(long, short)]
     quiet: bool,
-    /// Print every mismatch, not only the first of each bug class.
-    #[arg(long)]
+    /// Print every mismatch in full (each with its bug class), not only the class list.
+    #[arg(long, conflicts_with = "class")]
     all: bool,
+    /// Print every mismatch of bug class N (its number in the class list) in full.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    class: Option<u64>,
     /// Add the per-variant table (passed, failed, unsupported) to the summary.
     #[arg(long)]
     table: bool,
     /// Stop after N mismatches; the summary still follows and says where it stopped.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_failures: Option<u64>,
-    /// Show a ready-to-assemble PTX module for the first N reported mismatches.
-    /// It uses --target (default sm_90, or the first newer target that has the
-    /// form) and --ptx-version (default 9.5).
+    /// Show a ready-to-assemble PTX module for the first N mismatches reported
+    /// in full (with --class or --all), else for the examples of the first N
+    /// classes. It uses --target (default sm_90, or the first newer target that
+    /// has the form) and --ptx-version (default 9.5).
     #[arg(long, value_name = "N", default_value_t = 0)]
     reproducers: u64,
     /// Only cases whose instruction matches this glob (`*`, `?`, `[…]`,
     /// `{a,b}`); repeatable, OR-ed.
     #[arg(long = "filter", value_name = "GLOB")]
     filters: Vec<String>,
-    /// Exit 0 even when no case was checked (default: exit 2, "no cases").
+    /// Exit 0 even when no case was checked or none was answered (default: exit 2).
     #[arg(long)]
     allow_empty: bool,
     #[command(flatten)]
@@ -110,7 +121,6 @@ struct Run<'a> {
     skipped_widths: u64,
     /// Cases left out as not legal on --target.
     skipped_target: Skipped,
-    reported: u64,
     /// Where the `--max-failures`-th mismatch was.
     limit_at: Option<Stop>,
     /// Whether input was left unchecked after it.
@@ -154,7 +164,6 @@ pub fn run(a: CheckArgs) -> u8 {
         unreadable_files: 0,
         skipped_widths: 0,
         skipped_target: Skipped::default(),
-        reported: 0,
         limit_at: None,
         stopped: false,
         ended: false,
@@ -478,17 +487,7 @@ fn mismatch(r: &mut Run, name: &str, n: usize, case: Case) {
 }
 
 fn report_mismatch(r: &mut Run, name: &str, n: usize, m: Mismatch) {
-    let new_class = r.triage.mismatch(&m);
-    if !r.a.quiet && (new_class || r.a.all) {
-        r.reported += 1;
-        let version = r.a.opts.ptx_version.unwrap_or(PtxVersion::LATEST);
-        let ptx = (r.reported <= r.a.reproducers).then(|| m.ptx(r.a.opts.target, version));
-        if r.a.opts.json {
-            say!("{}", json!({"mismatch": m.json(ptx.as_deref())}));
-        } else {
-            say!("{}", m.text(ptx.as_deref()));
-        }
-    }
+    r.triage.mismatch(&m);
     let failed = r.triage.cases().1;
     if r.a.max_failures.is_some_and(|m| failed >= m) {
         r.limit_at = Some(Stop { file: name.to_string(), line: n, max: failed });
@@ -504,8 +503,16 @@ fn stop_text(s: &Stop) -> String {
 
 fn finish(r: &Run) -> u8 {
     let (passed, failed, unsupported) = r.triage.cases();
-    let (crashed, not_run) = (r.triage.crashed, r.triage.not_run);
-    let empty = passed + failed + unsupported + crashed + not_run == 0;
+    let counts = r.triage.counts();
+    let (crashed, not_run) = (counts.crashed, counts.not_run);
+    let empty = counts.total() == 0;
+    // Every case declined: nothing was checked.
+    let unanswered = !empty && passed + failed == 0 && crashed == 0;
+    let g = r.triage.group();
+    if let Some(n) = r.a.class.filter(|n| *n as usize > g.classes.len()) {
+        eprintln!("error: --class {n}: the run has {} bug class(es)", g.classes.len());
+        return 2;
+    }
     if r.errors > 0 {
         eprintln!("{} line(s) could not be checked", r.errors);
     }
@@ -535,8 +542,21 @@ fn finish(r: &Run) -> u8 {
             eprintln!("error: no cases: nothing was checked (--allow-empty accepts that)");
         }
     }
+    if unanswered && !r.allow_empty() {
+        eprintln!("error: no case was answered: {unsupported} declined (--allow-empty accepts that)");
+    }
+    let mut printed = 0;
+    if !r.a.quiet {
+        let shown = match (r.a.all, r.a.class) {
+            (true, _) => Shown::All,
+            (_, Some(n)) => Shown::Class(n as usize),
+            _ => Shown::Summary,
+        };
+        let version = r.a.opts.ptx_version.unwrap_or(PtxVersion::LATEST);
+        printed = print_reports(&r.triage, &g, shown, r.a.reproducers, r.a.opts.json, r.a.opts.target, version);
+    }
     if r.a.opts.json {
-        let mut s: Value = r.triage.json();
+        let mut s: Value = r.triage.json(&g);
         s["errors"] = json!(r.errors);
         s["adapter_errors"] = json!(r.adapter_errors);
         s["unreadable_files"] = json!(r.unreadable_files);
@@ -546,8 +566,10 @@ fn finish(r: &Run) -> u8 {
         say!("{}", json!({"summary": s}));
     } else {
         if !r.a.quiet && (failed > 0 || unsupported > 0 || crashed > 0 || not_run > 0 || r.a.table) {
-            say!("");
-            say!("{}", r.triage.text(r.a.table));
+            if printed > 0 {
+                say!("");
+            }
+            say!("{}", r.triage.text(&g, r.a.table));
         }
         if crashed > 0 || not_run > 0 {
             say!("{passed} passed, {failed} failed, {crashed} crashed, {not_run} not run");
@@ -555,7 +577,7 @@ fn finish(r: &Run) -> u8 {
             say!("{passed} passed, {failed} failed");
         }
     }
-    if r.errors > 0 || r.unreadable_files > 0 || r.adapter_errors > 0 || (empty && !r.allow_empty()) {
+    if r.errors > 0 || r.unreadable_files > 0 || r.adapter_errors > 0 || ((empty || unanswered) && !r.allow_empty()) {
         2
     } else if failed > 0 || (unsupported > 0 && r.a.imp.fail_on_unsupported) {
         1

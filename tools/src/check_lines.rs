@@ -394,7 +394,7 @@ pub fn legal_elsewhere(case: &Case, opts: &EvalOpts) -> bool {
 /// The full report of a wrong result, with the exact engine's explanation.
 pub fn build_mismatch(opts: &EvalOpts, name: &str, n: usize, case: Case) -> Result<Mismatch, String> {
     let outcome = eval_case(&case, opts)?;
-    Ok(Mismatch::new(Origin { file: Some(name.to_string()), line: Some(n) }, case, outcome))
+    Ok(Mismatch::new(Origin { file: Some(name.to_string()), line: Some(n) }, case, outcome, opts.profile))
 }
 
 #[cfg(test)]

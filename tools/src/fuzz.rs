@@ -18,6 +18,8 @@ use ptx_cvt::accept::width_mask;
 use ptx_cvt::gen::{self, GenCase, Level, SeededRng as Rng};
 use ptx_cvt::{evaluate, evaluate_accept, format_case, instr, AcceptSet, Case, Cvt, Profile, PtxVersion, Target};
 use ptx_cvt_harness::{settle, Answer, Implementation, Mismatch, Origin, Outcome, Triage};
+
+use crate::classes::{print_reports, Shown};
 use serde_json::json;
 
 use crate::implementation::ImplArgs;
@@ -48,9 +50,10 @@ reported with the exit status and the program's last stderr lines; the run
 stops unless --restart (a program) or --isolate (a library in worker
 processes), which start it again and send it the rest of the batch.
 
-Output: the full report of the first mismatch of each bug class (family /
-deciding rule / coverage event; --all: every mismatch), then the bug classes,
-the unsupported cases and the totals (--table: every variant's tally).
+Output (as `check`'s): the totals, the bug classes (one per cause: what the
+implementation does instead, docs/diagnosis.md) with an example each, the
+unsupported cases by reason (--table: every variant's tally). --class N:
+every mismatch of class N in full; --all: every mismatch.
 
 Exit status: 0 no mismatch, 1 mismatches (or declined cases with
 --fail-on-unsupported), 2 adapter errors or bad options.
@@ -90,13 +93,17 @@ pub struct FuzzArgs {
     /// (default: run until --seconds or --cases).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_failures: Option<u64>,
-    /// Print every mismatch, not only the first of each bug class.
-    #[arg(long)]
+    /// Print every mismatch in full (each with its bug class), not only the class list.
+    #[arg(long, conflicts_with = "class")]
     all: bool,
+    /// Print every mismatch of bug class N (its number in the class list) in full.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    class: Option<u64>,
     /// Add the per-variant table (passed, failed, unsupported) to the summary.
     #[arg(long)]
     table: bool,
-    /// Show a ready-to-assemble PTX module for the first N reported mismatches.
+    /// Show a ready-to-assemble PTX module for the first N mismatches reported
+    /// in full (with --class or --all), else for the examples of the first N classes.
     #[arg(long, value_name = "N", default_value_t = 0)]
     reproducers: u64,
     /// Evidence profile of the expected results: `sm90` or `isa`.
@@ -106,7 +113,8 @@ pub struct FuzzArgs {
     /// (re-check them with `ptx-cvt check FILE`).
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
-    /// JSON Lines on stdout: `{"mismatch": …}` per reported mismatch,
+    /// JSON Lines on stdout: `{"mismatch": …}` per mismatch reported in full
+    /// (with its `bug_class`),
     /// `{"adapter_error": …}`, then one `{"summary": …}`.
     #[arg(long)]
     json: bool,
@@ -210,7 +218,6 @@ struct Run<'a> {
     mismatches: u64,
     cases: u64,
     errors: u64,
-    reported: u64,
     record: Option<BufWriter<File>>,
     record_error: Option<String>,
 }
@@ -281,17 +288,8 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
     } else {
         say!("{plan}");
     }
-    let mut r = Run {
-        a,
-        version,
-        triage: Triage::default(),
-        mismatches: 0,
-        cases: 0,
-        errors: 0,
-        reported: 0,
-        record,
-        record_error: None,
-    };
+    let mut r =
+        Run { a, version, triage: Triage::default(), mismatches: 0, cases: 0, errors: 0, record, record_error: None };
     if let Some(w) = r.record.as_mut() {
         let line = format!(
             "# ptx-cvt fuzz record: {}\n# seed {seed}, profile {}, target {}; results are the implementation's answers\n",
@@ -421,7 +419,7 @@ fn run_batch(r: &mut Run, imp: &mut dyn Implementation, v: &mut Variant, batch: 
         let case = Case { instr: v.c, operands: ops.clone(), result: Some(AcceptSet::exact(*w, bits)), comment: None };
         // Evaluated again with the explanation, which the report shows.
         let o = evaluate(&v.c, ops, *w, r.a.profile).expect("evaluated once already");
-        mismatch(r, Mismatch::new(Origin::default(), case, o));
+        mismatch(r, Mismatch::new(Origin::default(), case, o, r.a.profile));
         if r.a.max_failures.is_some_and(|m| r.mismatches >= m) {
             // The rest of the batch stays unchecked (and unrecorded).
             let rest = (asked.len() - k - 1) as u64;
@@ -453,18 +451,7 @@ fn adapter_error(r: &mut Run, imp: &dyn Implementation, e: &str) {
 
 fn mismatch(r: &mut Run, m: Mismatch) {
     r.mismatches += 1;
-    let new_class = r.triage.mismatch(&m);
-    if !(new_class || r.a.all) {
-        return;
-    }
-    r.reported += 1;
-    let ptx = (r.reported <= r.a.reproducers).then(|| m.ptx(Some(r.a.target), r.version));
-    if r.a.json {
-        say!("{}", json!({"mismatch": m.json(ptx.as_deref())}));
-    } else {
-        say!("");
-        say!("{}", m.text(ptx.as_deref()));
-    }
+    r.triage.mismatch(&m);
 }
 
 /// Most cases per second, as text.
@@ -483,8 +470,15 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
     let tried = r.triage.variants.len();
     let skipped: u64 = vs.iter().map(|v| v.skipped).sum();
     let (passed, failed, unsupported) = r.triage.cases();
+    let g = r.triage.group();
+    let shown = match (r.a.all, r.a.class) {
+        (true, _) => Shown::All,
+        (_, Some(n)) => Shown::Class(n as usize),
+        _ => Shown::Summary,
+    };
+    let printed = print_reports(&r.triage, &g, shown, r.a.reproducers, r.a.json, Some(r.a.target), r.version);
     if r.a.json {
-        let mut s = r.triage.json();
+        let mut s = r.triage.json(&g);
         s["seed"] = json!(seed);
         s["seconds"] = json!(elapsed.as_secs_f64());
         s["variants_chosen"] = json!(vs.len());
@@ -495,7 +489,9 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
         say!("{}", json!({"summary": s}));
         return;
     }
-    say!("");
+    if printed > 0 {
+        say!("");
+    }
     if let Some(s) = stop {
         say!("{s}");
     }
@@ -509,11 +505,12 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
     if skipped > 0 {
         say!("{skipped} input(s) skipped (not valid operands of their form, or not natural widths)");
     }
-    say!("{}", r.triage.text(r.a.table || tried <= LIST_ALL));
+    say!("{}", r.triage.text(&g, r.a.table || tried <= LIST_ALL));
+    let counts = r.triage.counts();
     let extra = [
         (unsupported, "unsupported"),
-        (r.triage.crashed, "crashed"),
-        (r.triage.not_run, "not run"),
+        (counts.crashed, "crashed"),
+        (counts.not_run, "not run"),
         (r.errors, "adapter error(s)"),
     ]
     .iter()

@@ -416,7 +416,7 @@ pub fn run(a: GpuArgs) -> u8 {
 fn show_mismatch(line: &str, profile: Profile, json: bool) {
     let case = parse_case(line).ok().flatten().expect("a case line we wrote");
     let Ok(o) = ptx_cvt::evaluate(&case.instr, &case.operands, case.dst_width(), profile) else { return };
-    let m = Mismatch::new(Origin::default(), case, o);
+    let m = Mismatch::new(Origin::default(), case, o, profile);
     if json {
         say!("{}", serde_json::json!({"mismatch": m.json(None)}));
     } else {

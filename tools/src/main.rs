@@ -10,6 +10,7 @@ mod atlas;
 mod atlas_check;
 mod check;
 mod check_lines;
+mod classes;
 mod combine;
 mod common;
 mod coverage;
@@ -70,14 +71,17 @@ enum Command {
     /// complete case lines (a `?`-only result asks for that destination
     /// register width). Example: `ptx-cvt eval cvt.rn.f16.f32 3f800000`.
     Eval(eval::EvalArgs),
-    /// Check case lines whose results came from elsewhere against the oracle.
+    /// Check results against the oracle: recorded in case lines, or from an implementation run on them.
     ///
-    /// Reads each FILE (`-` for stdin). Prints every mismatch with its line,
-    /// the decoded input, expected and got, and the deciding rule, a
-    /// ready-to-assemble PTX reproducer for the first few, and a summary
-    /// grouped by coverage class, rule and instruction; ends with
-    /// `N passed, M failed`. Exit status: 0 all pass, 1 any mismatch,
-    /// 2 unreadable input (malformed or illegal lines).
+    /// Reads each FILE or directory (`-` for stdin). The results are those
+    /// written in the lines (a GPU dump, an emulator's output) or, with
+    /// --target-cmd/--target-lib/--target-gpu, the implementation's answers
+    /// to every case. Prints the totals and one line per bug class: what the
+    /// implementation does instead (docs/diagnosis.md), its variants and an
+    /// example; --class N or --all print mismatches in full (decoded input,
+    /// expected and got, the deciding rule), --reproducers N adds PTX modules.
+    /// Ends with `N passed, M failed`. Exit status: 0 all pass, 1 any
+    /// mismatch, 2 unreadable input, adapter errors, or nothing checked.
     Check(check::CheckArgs),
     /// Show which rules decide a conversion, step by step.
     ///

@@ -683,7 +683,7 @@ fn mismatch(name: &str, line: Option<usize>, k: &Case, a: &SweepArgs, t: &mut Ta
             return;
         }
     };
-    let m = Mismatch::new(Origin { file: Some(name.to_string()), line }, k.clone(), o);
+    let m = Mismatch::new(Origin { file: Some(name.to_string()), line }, k.clone(), o, Profile::Sm90);
     if a.json {
         say!("{}", json!({"mismatch": m.json(None)}));
     } else {

@@ -187,6 +187,19 @@ pub fn evaluate_with<D: Decisions + ?Sized>(
     Ok(explore(c, srcs, dst_width, profile, decisions, true))
 }
 
+/// [`evaluate_accept`] under another decision set: the result set without
+/// the explanation (the harness's diagnosis tries many sets per mismatch).
+pub fn evaluate_accept_with<D: Decisions + ?Sized>(
+    c: &Cvt,
+    srcs: &[Operand],
+    dst_width: u32,
+    profile: Profile,
+    decisions: &D,
+) -> Result<AcceptSet, EvalError> {
+    check_case(c, srcs, dst_width)?;
+    Ok(explore(c, srcs, dst_width, profile, decisions, false).accept)
+}
+
 /// The result at the destination type's width, before register extension.
 enum TypeResult {
     Bits(u64),

@@ -1,0 +1,344 @@
+//! The catalogue of hypotheses: one table, one row per hypothesis (name,
+//! one-line meaning, how the oracle computes its answer). The order of the
+//! rows is the preference order: where several hypotheses reproduce every
+//! case of a class, the first one names it (specific before generic).
+//! Adding a hypothesis is adding a row; docs/diagnosis.md lists them.
+//!
+//! In a meaning, `{rounding}` stands for the rounding modifiers of the
+//! class's variants (`.rz/.rm/.rp`) and `{modifiers}` for the modifiers
+//! ignored (`.sat/.ftz`: those whose own `no-…` row reproduces some case of
+//! the class, else every modifier written).
+
+use ptx_cvt::accept::{width_mask, Alt as Bits};
+use ptx_cvt::instr::Family;
+use ptx_cvt::round::Mode;
+use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rounding, Type};
+
+use super::alt::{Alt, NanInt};
+use super::probe::{types_of_width, Probe};
+
+/// One alternative semantics that may explain a wrong answer.
+pub struct Hypothesis {
+    /// Stable name (JSON key `explanation.name`).
+    pub name: &'static str,
+    /// What the implementation does, in words, for the report.
+    pub meaning: &'static str,
+    /// Generic hypotheses (a zero, one lane right, ...) say little; they
+    /// stand last, so they name a class only where no specific hypothesis
+    /// reproduces as many of its cases.
+    pub generic: bool,
+    /// The answer under the hypothesis; `None` where it does not apply.
+    pub compute: fn(&Probe) -> Option<AcceptSet>,
+}
+
+macro_rules! row {
+    ($name:literal, $meaning:literal, $f:expr) => {
+        Hypothesis { name: $name, meaning: $meaning, generic: false, compute: $f }
+    };
+    (generic $name:literal, $meaning:literal, $f:expr) => {
+        Hypothesis { name: $name, meaning: $meaning, generic: true, compute: $f }
+    };
+}
+
+/// Every hypothesis, most specific first.
+pub static CATALOGUE: &[Hypothesis] = &[
+    // A modifier ignored: all of them first (one defect often ignores several;
+    // `{modifiers}` names those whose single hypothesis reproduces some case).
+    row!("modifiers-ignored", "{modifiers} ignored: answers equal the form without them", |p| {
+        let any = p.c.sat || p.c.ftz || p.c.relu || p.c.satfinite;
+        any.then(|| p.eval(&Cvt { sat: false, ftz: false, relu: false, satfinite: false, ..*p.c })).flatten()
+    }),
+    row!("no-sat", "`.sat` ignored: answers equal the form without `.sat`", |p| drop(p, |c| c.sat, |c| c.sat = false)),
+    row!("no-ftz", "`.ftz` ignored: subnormals are not flushed", |p| drop(p, |c| c.ftz, |c| c.ftz = false)),
+    row!("no-relu", "`.relu` ignored: negative results are kept", |p| drop(p, |c| c.relu, |c| c.relu = false)),
+    row!("no-satfinite", "`.satfinite` ignored: overflow and NaN as without it", |p| {
+        drop(p, |c| c.satfinite, |c| c.satfinite = false)
+    }),
+    row!("sat-keeps-neg-zero", "`.sat` keeps −0 instead of giving +0", |p| {
+        p.c.sat.then(|| p.with(&Alt::SatKeepsNegZero)).flatten()
+    }),
+    // Modifiers applied that are not written.
+    row!("flushes-sources", "subnormal sources flushed to zero though `.ftz` is not written", |p| {
+        (p.c.atype.is_float() && !p.c.ftz).then(|| p.with(&Alt::FlushSources)).flatten()
+    }),
+    row!("flushes-results", "subnormal results flushed to zero though `.ftz` is not written", |p| {
+        (p.c.dtype.is_float() && !p.c.ftz).then(|| p.with(&Alt::FlushResults)).flatten()
+    }),
+    // NaN rules.
+    row!("nan-int-zero", "NaN → integer gives 0", |p| nan_int(p, NanInt::Zero)),
+    row!("nan-int-sign-bit", "NaN → integer gives 1<<(n−1)", |p| nan_int(p, NanInt::SignBit)),
+    row!("nan-int-all-ones", "NaN → integer gives all ones", |p| nan_int(p, NanInt::AllOnes)),
+    row!("x86-indefinite", "NaN, ±Inf and out-of-range values give the x86 integer indefinite (1<<31, 1<<63)", |p| {
+        (p.family() == Family::FloatToInt).then(|| p.with(&Alt::NanToInt(NanInt::Indefinite))).flatten()
+    }),
+    row!("nan-payload-kept", "a NaN keeps its payload instead of becoming the canonical NaN", |p| {
+        (p.source_is_nan() && p.c.dtype.is_float()).then(|| p.with(&Alt::NanPayload)).flatten()
+    }),
+    row!("nan-canonical", "a NaN becomes the canonical NaN instead of keeping its payload", |p| {
+        (p.source_is_nan() && p.c.dtype.is_float()).then(|| p.with(&Alt::NanCanonical)).flatten()
+    }),
+    row!("nan-sign-kept", "the canonical NaN keeps the source's sign", |p| {
+        (p.source_is_nan() && p.c.dtype.is_float()).then(|| p.with(&Alt::NanSignKept)).flatten()
+    }),
+    row!("nan-to-inf", "a NaN source gives ±Inf", nan_to_inf),
+    // Registers.
+    row!("upper-bits-zero", "the low bits are right; the upper register bits are zero instead of the sign", |p| {
+        wide_dst(p).then(|| p.with(&Alt::Extend(false))).flatten()
+    }),
+    row!("upper-bits-sign", "the low bits are right; the upper register bits copy the sign instead of zero", |p| {
+        wide_dst(p).then(|| p.with(&Alt::Extend(true))).flatten()
+    }),
+    row!("source-not-chopped", "a source register wider than its type is read whole, not chopped", |p| {
+        (p.c.atype.is_int() && p.ops.first().is_some_and(|o| o.width > p.c.atype.bits()))
+            .then(|| p.with(&Alt::SourceWhole))
+            .flatten()
+    }),
+    row!("int-extend-flipped", "a signed source is zero-extended (or an unsigned one sign-extended)", |p| {
+        (p.family() == Family::IntToInt && p.c.atype.bits() < p.c.dtype.bits())
+            .then(|| p.with(&Alt::IntExtendFlipped))
+            .flatten()
+    }),
+    row!("lanes-swapped", "packed lanes swapped (the sources' or the result's)", lanes_swapped),
+    // Range.
+    row!("wraps", "out-of-range values wrap modulo 2^n instead of clamping", |p| {
+        (p.family() == Family::FloatToInt).then(|| p.with(&Alt::Wraps)).flatten()
+    }),
+    row!("clamp-off-by-one", "the clamp bound is off by one (MAX−1, MIN+1)", |p| {
+        (p.family() == Family::FloatToInt).then(|| p.with(&Alt::ClampOffByOne)).flatten()
+    }),
+    row!("clamp-other-sign", "clamped to the range of the other signedness of the same width", |p| {
+        (p.family() == Family::FloatToInt).then(|| p.with(&Alt::ClampOtherSign)).flatten()
+    }),
+    row!("overflow-to-max", "overflow gives ±MAX_NORM where the rounding gives ±Inf", |p| {
+        (p.c.dtype.is_float() && p.rounds()).then(|| p.with(&Alt::OverflowToMax)).flatten()
+    }),
+    row!("overflow-to-inf", "overflow gives ±Inf where the rounding gives ±MAX_NORM", |p| {
+        (p.c.dtype.is_float() && p.rounds()).then(|| p.with(&Alt::OverflowToInf)).flatten()
+    }),
+    // Computed through another format first (before the rounding replaced:
+    // these change fewer answers, so they are the more specific).
+    row!("via-f32", "computed through f32 first (rounded twice)", |p| via_float(p, Type::F32)),
+    row!("via-f64", "computed through f64 first (rounded twice)", |p| via_float(p, Type::F64)),
+    row!(
+        "via-s32",
+        "computed through a 32-bit signed integer first (clamped to its range, then extended or chopped)",
+        |p| { via_int(p, Type::S32) }
+    ),
+    row!(
+        "via-u32",
+        "computed through a 32-bit unsigned integer first (clamped to its range, then extended or chopped)",
+        |p| { via_int(p, Type::U32) }
+    ),
+    // The rounding replaced (ties away first: it changes only ties).
+    row!("rounding-rna", "{rounding} replaced: ties round away from zero (`.rna`)", |p| mode(p, Mode::NearestAway)),
+    row!("rounding-rn", "{rounding} ignored: answers equal round to nearest even (`.rn`/`.rni`)", |p| {
+        mode(p, Mode::NearestEven)
+    }),
+    row!("rounding-rz", "{rounding} replaced: answers equal round toward zero (`.rz`/`.rzi`)", |p| {
+        mode(p, Mode::TowardZero)
+    }),
+    row!("rounding-rm", "{rounding} replaced: answers equal round down (`.rm`/`.rmi`)", |p| mode(p, Mode::Down)),
+    row!("rounding-rp", "{rounding} replaced: answers equal round up (`.rp`/`.rpi`)", |p| mode(p, Mode::Up)),
+    row!("round-to-odd", "{rounding} replaced: round to odd (truncate, set the last bit when inexact)", round_to_odd),
+    row!("integer-rounding-ignored", "{rounding} ignored: the value is copied, not rounded to an integer", |p| {
+        (p.family() == Family::SameFloat && p.c.rounding.is_some_and(Rounding::is_integer))
+            .then(|| p.eval(&Cvt { rounding: None, ..*p.c }))
+            .flatten()
+    }),
+    row!("integer-rounding-applied", "rounded to an integral value though no integer rounding is written", |p| {
+        if !p.c.dtype.is_float() || p.c.rounding.is_some_and(Rounding::is_integer) || !p.c.atype.is_float() {
+            return None;
+        }
+        let mut set: Option<AcceptSet> = None;
+        for r in Rounding::INT4 {
+            let c = Cvt { rounding: Some(r), dtype: p.c.atype, sat: false, ..*p.c };
+            let whole = p.eval_ops(&c, p.ops, p.c.atype.bits())?;
+            let bits = whole.single()?;
+            let ops = [Operand { bits, width: p.ops[0].width }];
+            let s = p.eval_ops(p.c, &ops, p.dst_width)?;
+            set.get_or_insert_with(|| AcceptSet { width: s.width, alts: Vec::new() }).union(s);
+        }
+        set
+    }),
+    // Only what the ISA leaves open differs.
+    row!("isa-open-bits", "only bits the ISA leaves open differ (passes under --profile isa)", |p| {
+        (p.profile != Profile::Isa).then(|| p.under(Profile::Isa)).flatten()
+    }),
+    // The source read another way.
+    row!("source-other-sign", "the integer source is read with the other signedness", |p| {
+        let t = other_sign(p.c.atype)?;
+        p.eval(&Cvt { atype: t, ..*p.c })
+    }),
+    row!("source-as-float", "the integer source's bits are read as a float of the same width", |p| {
+        reread(p, |t| t.is_int(), |t| t.is_float())
+    }),
+    row!("source-as-int", "the float source's bits are read as an integer of the same width", |p| {
+        reread(p, |t| t.is_float(), |t| t.is_int())
+    }),
+    row!(
+        "source-as-other-float",
+        "the float source is read as the other float type of its width (f16 ↔ bf16)",
+        |p| { reread(p, |t| t.is_float(), |t| t.is_float()) }
+    ),
+    row!("source-as-f32", "the 16-bit float source's bits are read as an f32 (an f32 path for a 16-bit source)", |p| {
+        let a = p.c.atype;
+        if !(p.scalar() && a.is_float() && a.bits() == 16) {
+            return None;
+        }
+        let ops = [Operand { bits: p.ops[0].bits & width_mask(16), width: 32 }];
+        p.eval_ops(&Cvt { atype: Type::F32, ..*p.c }, &ops, p.dst_width)
+    }),
+    // Unrelated to the value.
+    row!(generic "source-zero", "the source is read as 0: answers are those of converting 0", |p| {
+        let ops: Vec<Operand> = p.ops.iter().map(|o| Operand { bits: 0, width: o.width }).collect();
+        (p.ops.iter().any(|o| o.bits != 0)).then(|| p.eval_ops(p.c, &ops, p.dst_width)).flatten()
+    }),
+    row!(generic "identity", "the source bits are copied unchanged", |p| {
+        p.scalar().then(|| AcceptSet::exact(p.dst_width, p.ops[0].bits & width_mask(p.dst_width)))
+    }),
+    row!(generic "zero", "every answer is +0 (all bits zero)", |p| Some(AcceptSet::exact(p.dst_width, 0))),
+    row!(generic "zero-sign-lost", "a −0 result becomes +0", |p| {
+        let e = p.expected_bits()?;
+        let l = p.c.dtype.format().float_layout()?;
+        (p.scalar() && e == l.sign_bit()).then(|| AcceptSet::exact(p.dst_width, 0))
+    }),
+    row!(generic "low-bits-right", "the low bits are right; the upper register bits are wrong", |p| {
+        let e = p.expected_bits()?;
+        wide_dst(p).then(|| AcceptSet {
+            width: p.dst_width,
+            alts: vec![Bits::Bits { value: e, mask: width_mask(p.c.dtype.bits()) }],
+        })
+    }),
+    row!(generic "high-lane-right", "in packed results the high lane is right, the low lane wrong", |p| lane_right(p, true)),
+    row!(generic "low-lane-right", "in packed results the low lane is right, the high lane wrong", |p| lane_right(p, false)),
+];
+
+/// The name of the group-level explanation of a class that no catalogue
+/// hypothesis explains but whose every answer is the same bits.
+pub const CONSTANT: &str = "constant";
+
+fn drop(p: &Probe, has: fn(&Cvt) -> bool, strip: fn(&mut Cvt)) -> Option<AcceptSet> {
+    if !has(p.c) {
+        return None;
+    }
+    let mut c = *p.c;
+    strip(&mut c);
+    p.eval(&c)
+}
+
+fn nan_int(p: &Probe, how: NanInt) -> Option<AcceptSet> {
+    (p.family() == Family::FloatToInt && p.source_is_nan()).then(|| p.with(&Alt::NanToInt(how))).flatten()
+}
+
+fn nan_to_inf(p: &Probe) -> Option<AcceptSet> {
+    let l = p.c.dtype.format().float_layout()?;
+    let inf = l.inf_code()?;
+    (p.scalar() && p.source_is_nan()).then(|| AcceptSet {
+        width: p.dst_width,
+        alts: [inf, inf | l.sign_bit()]
+            .into_iter()
+            .map(|v| Bits::Bits { value: v, mask: width_mask(p.dst_width) })
+            .collect(),
+    })
+}
+
+fn wide_dst(p: &Probe) -> bool {
+    p.scalar() && p.dst_width > p.c.dtype.bits()
+}
+
+fn mode(p: &Probe, m: Mode) -> Option<AcceptSet> {
+    if !p.rounds() || ptx_cvt::decide::mode_of(&ptx_cvt::decide::Ptx, p.c) == m {
+        return None;
+    }
+    p.with(&Alt::Mode(m))
+}
+
+fn round_to_odd(p: &Probe) -> Option<AcceptSet> {
+    if !p.rounds() || !p.c.dtype.is_float() || !p.scalar() {
+        return None;
+    }
+    let z = p.with(&Alt::Mode(Mode::TowardZero))?.single()?;
+    let up = p.with(&Alt::Mode(Mode::Up))?.single()?;
+    let down = p.with(&Alt::Mode(Mode::Down))?.single()?;
+    Some(AcceptSet::exact(p.dst_width, if up == down { z } else { z | 1 }))
+}
+
+fn via_float(p: &Probe, mid: Type) -> Option<AcceptSet> {
+    let (a, d) = (p.c.atype, p.c.dtype);
+    let narrower = d.is_float() && d.bits() < mid.bits() || d == Type::F32 && mid == Type::F64;
+    if !p.scalar() || a == mid || d == mid || !narrower || (a.is_float() && a.bits() <= mid.bits()) {
+        return None;
+    }
+    let first = Cvt { dtype: mid, sat: false, relu: false, satfinite: false, ..*p.c };
+    let bits = p.eval_ops(&first, p.ops, mid.bits())?.single()?;
+    let ops = [Operand { bits, width: mid.bits() }];
+    p.eval_ops(&Cvt { atype: mid, ..*p.c }, &ops, p.dst_width)
+}
+
+fn via_int(p: &Probe, mid: Type) -> Option<AcceptSet> {
+    let d = p.c.dtype;
+    if p.family() != Family::FloatToInt || !p.scalar() || d == mid || d.format().is_signed_int() != (mid == Type::S32) {
+        return None;
+    }
+    let bits = p.eval_ops(&Cvt { dtype: mid, ..*p.c }, p.ops, 32)?.single()?;
+    let ops = [Operand { bits, width: 32 }];
+    p.eval_ops(&Cvt { atype: mid, ..Cvt::new(d, mid) }, &ops, p.dst_width)
+}
+
+fn other_sign(t: Type) -> Option<Type> {
+    use Type::*;
+    Some(match t {
+        S8 => U8,
+        U8 => S8,
+        S16 => U16,
+        U16 => S16,
+        S32 => U32,
+        U32 => S32,
+        S64 => U64,
+        U64 => S64,
+        _ => return None,
+    })
+}
+
+/// The source's bits read as the first other type of its width that `to`
+/// accepts and that gives the same answer shape (every such type tried).
+fn reread(p: &Probe, from: fn(Type) -> bool, to: fn(Type) -> bool) -> Option<AcceptSet> {
+    let a = p.c.atype;
+    if !p.scalar() || !from(a) {
+        return None;
+    }
+    let mut set: Option<AcceptSet> = None;
+    for t in types_of_width(a.bits()).filter(|t| *t != a && to(*t) && other_sign(a) != Some(*t)) {
+        if let Some(s) = p.eval(&Cvt { atype: t, ..*p.c }) {
+            set.get_or_insert_with(|| AcceptSet { width: s.width, alts: Vec::new() }).union(s);
+        }
+    }
+    set
+}
+
+/// The sources' lanes swapped, or the two lanes of the expected result.
+fn lanes_swapped(p: &Probe) -> Option<AcceptSet> {
+    let d = p.c.dtype;
+    if !(d.is_packed() || p.c.atype.is_packed()) {
+        return None;
+    }
+    let mut set = p.with(&Alt::LanesSwapped)?;
+    if let (Some(e), 2) = (p.expected_bits(), d.lanes()) {
+        let lb = d.lane_bits();
+        let m = width_mask(lb);
+        let swapped = (e & !width_mask(2 * lb)) | (e >> lb & m) | (e & m) << lb;
+        set.union(AcceptSet::exact(p.dst_width, swapped));
+    }
+    Some(set)
+}
+
+fn lane_right(p: &Probe, high: bool) -> Option<AcceptSet> {
+    let e = p.expected_bits()?;
+    let d = p.c.dtype;
+    if !d.is_packed() || d.lanes() != 2 {
+        return None;
+    }
+    let lb = d.lane_bits();
+    let mask = if high { width_mask(lb) << lb } else { width_mask(lb) };
+    Some(AcceptSet { width: p.dst_width, alts: vec![Bits::Bits { value: e, mask }] })
+}

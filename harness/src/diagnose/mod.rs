@@ -1,0 +1,198 @@
+//! Diagnosis of wrong answers: which alternative semantics (the
+//! [`catalogue::CATALOGUE`]'s hypotheses, each computed by the oracle on the
+//! same operands) reproduce what the implementation answered, and the
+//! grouping of mismatches by the hypothesis that explains them
+//! (docs/diagnosis.md). A hypothesis never changes what is expected: it
+//! only explains the difference.
+
+mod alt;
+pub mod catalogue;
+mod glob;
+mod probe;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ptx_cvt::{AcceptSet, Cvt, Operand, Profile};
+
+pub use catalogue::{Hypothesis, CATALOGUE, CONSTANT};
+pub use glob::variants_glob;
+pub use probe::{legalize, Probe};
+
+/// The hypotheses that reproduce one answer: bit `i` for `CATALOGUE[i]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Hyps(pub u128);
+
+impl Hyps {
+    pub fn has(self, i: usize) -> bool {
+        self.0 >> i & 1 == 1
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// The hypotheses, in catalogue (preference) order.
+    pub fn iter(self) -> impl Iterator<Item = &'static Hypothesis> {
+        CATALOGUE.iter().enumerate().filter(move |(i, _)| self.has(*i)).map(|(_, h)| h)
+    }
+    pub fn names(self) -> Vec<&'static str> {
+        self.iter().map(|h| h.name).collect()
+    }
+}
+
+/// Every hypothesis that reproduces `got` for the case (`expected` is the
+/// oracle's answer, which `got` is not in).
+pub fn diagnose(
+    c: &Cvt,
+    ops: &[Operand],
+    dst_width: u32,
+    profile: Profile,
+    expected: &AcceptSet,
+    got: &AcceptSet,
+) -> Hyps {
+    let p = Probe { c, ops, dst_width, profile, expected };
+    let mut h = 0u128;
+    for (i, hyp) in CATALOGUE.iter().enumerate() {
+        if let Some(alt) = (hyp.compute)(&p) {
+            if alt.width == got.width && got.is_subset_of(&alt) && !got.is_subset_of(expected) {
+                h |= 1 << i;
+            }
+        }
+    }
+    Hyps(h)
+}
+
+/// The explanation chosen for each of `cases` (their hypothesis sets), all
+/// of one scope: greedily, the hypothesis that reproduces the most cases not
+/// yet explained (ties: the earlier in the catalogue), until none is left;
+/// `None` for cases no hypothesis reproduces.
+pub fn choose(cases: &[Hyps]) -> Vec<Option<usize>> {
+    let mut out: Vec<Option<usize>> = vec![None; cases.len()];
+    let mut left: Vec<usize> = (0..cases.len()).filter(|&k| !cases[k].is_empty()).collect();
+    while !left.is_empty() {
+        let mut counts: BTreeMap<usize, usize> = BTreeMap::new();
+        for &k in &left {
+            for i in (0..CATALOGUE.len()).filter(|&i| cases[k].has(i)) {
+                *counts.entry(i).or_default() += 1;
+            }
+        }
+        // Most cases first, then catalogue order.
+        let Some((&best, _)) = counts.iter().max_by_key(|(i, n)| (**n, std::cmp::Reverse(**i))) else { break };
+        left.retain(|&k| {
+            if cases[k].has(best) {
+                out[k] = Some(best);
+                false
+            } else {
+                true
+            }
+        });
+    }
+    out
+}
+
+/// The other hypotheses that reproduce every case of a class besides its
+/// explanation `chosen`.
+pub fn alternatives(cases: impl Iterator<Item = Hyps>, chosen: usize) -> Vec<&'static str> {
+    let all = cases.fold(u128::MAX, |acc, h| acc & h.0);
+    Hyps(all & !(1 << chosen)).names()
+}
+
+/// The meaning of a hypothesis with its placeholders filled from the
+/// class's variants and `seen`, the union of its cases' hypotheses:
+/// `{rounding}` (`.rz/.rm/.rp`), `{modifiers}` (`.sat/.ftz`).
+pub fn explain_text(h: &Hypothesis, variants: &BTreeSet<Cvt>, seen: Hyps) -> String {
+    let mut roundings: Vec<&str> = Vec::new();
+    let mut mods: Vec<&str> = Vec::new();
+    for c in variants {
+        if let Some(r) = c.rounding {
+            if !roundings.contains(&r.name()) {
+                roundings.push(r.name());
+            }
+        }
+        for (on, m) in [(c.sat, "sat"), (c.ftz, "ftz"), (c.relu, "relu"), (c.satfinite, "satfinite")] {
+            if on && !mods.contains(&m) {
+                mods.push(m);
+            }
+        }
+    }
+    let single: Vec<&str> = ["sat", "ftz", "relu", "satfinite"]
+        .into_iter()
+        .filter(|m| seen.names().contains(&format!("no-{m}").as_str()))
+        .collect();
+    if !single.is_empty() {
+        mods = single;
+    }
+    let list = |v: &[&str], none: &str| {
+        if v.is_empty() {
+            none.to_string()
+        } else {
+            format!("`{}`", v.iter().map(|s| format!(".{s}")).collect::<Vec<_>>().join("/"))
+        }
+    };
+    h.meaning.replace("{rounding}", &list(&roundings, "the rounding")).replace("{modifiers}", &list(&mods, "modifiers"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptx_cvt::{evaluate_accept, instr};
+
+    fn why(instr_text: &str, src: (u64, u32), dst: u32, got: u64) -> Vec<&'static str> {
+        let c = instr::parse(instr_text).unwrap();
+        let ops = [Operand { bits: src.0, width: src.1 }];
+        let e = evaluate_accept(&c, &ops, dst, Profile::Sm90).unwrap();
+        diagnose(&c, &ops, dst, Profile::Sm90, &e, &AcceptSet::exact(dst, got)).names()
+    }
+
+    #[test]
+    fn the_catalogue_fits_the_bit_set_and_names_are_unique() {
+        assert!(CATALOGUE.len() <= 128);
+        let names: BTreeSet<&str> = CATALOGUE.iter().map(|h| h.name).collect();
+        assert_eq!(names.len(), CATALOGUE.len());
+        assert!(CATALOGUE.iter().all(|h| h.name != CONSTANT));
+    }
+
+    #[test]
+    fn docs_list_every_hypothesis() {
+        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/diagnosis.md")).unwrap();
+        for h in CATALOGUE {
+            assert!(
+                doc.contains(&format!("| `{}` | {} |", h.name, h.meaning))
+                    || doc.contains(&format!("| `{}` | {} (generic) |", h.name, h.meaning)),
+                "docs/diagnosis.md lacks the row of {}",
+                h.name
+            );
+        }
+    }
+
+    #[test]
+    fn known_defects_are_explained() {
+        // cvt.rm.f32.s32 of 2^24+1: down gives 4b800000 (2^24); to nearest even too,
+        // so take 2^24+3: down 4b800001, nearest even 4b800002.
+        assert!(why("cvt.rm.f32.s32", (0x0100_0003, 32), 32, 0x4b80_0002).contains(&"rounding-rn"));
+        // .sat ignored: cvt.rn.sat.f32.s32 of 5 gives 5.0 (40a00000) instead of 1.0.
+        let w = why("cvt.rn.sat.f32.s32", (5, 32), 32, 0x40a0_0000);
+        assert_eq!(w[..2], ["modifiers-ignored", "no-sat"], "{w:?}");
+        // f64 NaN → s32 gives 0 (PTX: 80000000 from an f64 source).
+        assert!(why("cvt.rzi.s32.f64", (0x7ff8_0000_0000_0000, 64), 32, 0).contains(&"nan-int-zero"));
+        // cvt.s16.s8 into 32 bits: ffffff80 expected, 0000ff80 upper bits zero.
+        assert!(why("cvt.s16.s8", (0x80, 8), 32, 0x0000_ff80).contains(&"upper-bits-zero"));
+        // f32 → s64 through s32: 2^40 gives 7fffffff.
+        assert!(why("cvt.rzi.s64.f32", (0x5380_0000, 32), 64, 0x7fff_ffff).contains(&"via-s32"));
+        // s64 → f32 through f64: 2^53+2^29+1 rounds to 2^53+2^29, then (a tie) to 2^53.
+        assert!(why("cvt.rn.f32.s64", (0x0020_0000_2000_0001, 64), 32, 0x5a00_0000).contains(&"via-f64"));
+        // Wraps: f32 300.0 → u8 gives 300 mod 256 = 44.
+        assert!(why("cvt.rzi.u8.f32", (0x4396_0000, 32), 8, 44).contains(&"wraps"));
+    }
+
+    #[test]
+    fn a_wrong_answer_no_hypothesis_gives_is_unexplained() {
+        assert!(why("cvt.rn.f16.f32", (0x3f80_1000, 32), 16, 0x1234).is_empty());
+    }
+
+    #[test]
+    fn greedy_choice_prefers_the_wider_cover() {
+        let a = Hyps(0b011);
+        let b = Hyps(0b010);
+        let c = Hyps(0b100);
+        assert_eq!(choose(&[a, b, c, Hyps(0)]), vec![Some(1), Some(1), Some(2), None]);
+    }
+}

@@ -1,0 +1,61 @@
+//! The mismatch reports of a finished run, by bug class: `check` and
+//! `fuzz` print them after grouping, so that each carries its class.
+
+use ptx_cvt::{PtxVersion, Target};
+use ptx_cvt_harness::triage::Grouping;
+use ptx_cvt_harness::Triage;
+use serde_json::json;
+
+/// Mismatches a summary prints in full all the same (they fit the screen).
+const FEW: usize = 3;
+
+/// Which mismatches are reported in full.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// None (the class list shows one example each), unless there are at
+    /// most three mismatches in all.
+    Summary,
+    /// Every mismatch of class N.
+    Class(usize),
+    /// Every mismatch.
+    All,
+}
+
+/// Print the full reports chosen (with a PTX module for the first
+/// `reproducers`; in the summary, for the first classes' examples), as text
+/// or `{"mismatch": …}` JSON lines, each with its `bug_class`. Returns how
+/// many it printed.
+pub fn print_reports(
+    t: &Triage,
+    g: &Grouping,
+    shown: Shown,
+    reproducers: u64,
+    json: bool,
+    target: Option<Target>,
+    version: PtxVersion,
+) -> usize {
+    let chosen: Vec<usize> = match shown {
+        Shown::All => (0..t.mismatches.len()).collect(),
+        Shown::Summary if t.mismatches.len() <= FEW => (0..t.mismatches.len()).collect(),
+        Shown::Class(n) => g.classes.get(n - 1).map(|b| b.members.clone()).unwrap_or_default(),
+        // Reproducers of the first classes' examples.
+        Shown::Summary => g.classes.iter().take(reproducers as usize).map(|b| b.members[0]).collect(),
+    };
+    for (i, &k) in chosen.iter().enumerate() {
+        let m = &t.mismatches[k];
+        let ptx = ((i as u64) < reproducers).then(|| m.ptx(target, version));
+        let class = g.class_of[k];
+        if json {
+            let mut v = m.json(ptx.as_deref());
+            v["bug_class"] = json!(class);
+            say!("{}", json!({"mismatch": v}));
+        } else {
+            if i > 0 {
+                say!("");
+            }
+            say!("{}", m.text(ptx.as_deref()));
+            say!("  bug      class {class} of the summary");
+        }
+    }
+    chosen.len()
+}
