@@ -209,6 +209,8 @@ pub struct Triage {
     seen: HashMap<(&'static str, Type, Type, Hyps, Rule), ()>,
     /// Crashed and not-run cases of no variant in particular.
     pub extra: Counts,
+    /// The last decline: its variant, reason as given, and key in `declines`.
+    last_decline: Option<(Cvt, String, String)>,
 }
 
 impl Triage {
@@ -222,16 +224,25 @@ impl Triage {
     }
 
     pub fn unsupported(&mut self, c: &Cvt, why: &str) {
-        let v = c.to_string();
+        // Declines come in runs of one variant and reason: their key once per run.
+        let same = self.last_decline.as_ref().is_some_and(|(lc, lw, _)| lc == c && lw == why);
+        if !same {
+            let v = c.to_string();
+            let reason = why.replace(&v, "{instr}");
+            let e = self.declines.entry(reason.clone()).or_default();
+            if e.1.len() < 10_000 {
+                e.1.insert(v);
+            }
+            self.last_decline = Some((*c, why.to_string(), reason));
+        }
+        if let Some((_, _, key)) = &self.last_decline {
+            if let Some(e) = self.declines.get_mut(key) {
+                e.0 += 1;
+            }
+        }
         let t = self.tally(c);
         t.counts.unsupported += 1;
         t.decline.get_or_insert_with(|| why.to_string());
-        let reason = why.replace(&v, "{instr}");
-        let e = self.declines.entry(reason).or_default();
-        e.0 += 1;
-        if e.1.len() < 10_000 {
-            e.1.insert(v);
-        }
     }
 
     /// Count a mismatch; true when it is the first of its kind (its scope,
