@@ -255,9 +255,22 @@ impl Triage {
         let key = (family_name(c), c.atype, c.dtype, m.hyps, m.rule);
         let new = self.seen.insert(key, ()).is_none();
         if self.mismatches.len() < MAX_KEPT {
-            let mut kept = m.clone();
-            kept.outcome.trace = Vec::new();
-            self.mismatches.push(kept);
+            // Without the trace (the report rebuilds nothing from it).
+            let outcome = ptx_cvt::Outcome {
+                accept: m.outcome.accept.clone(),
+                inputs: m.outcome.inputs.clone(),
+                trace: Vec::new(),
+            };
+            self.mismatches.push(Mismatch {
+                origin: m.origin.clone(),
+                case: m.case.clone(),
+                outcome,
+                got: m.got.clone(),
+                rule: m.rule,
+                class: m.class.clone(),
+                repro: m.repro.clone(),
+                hyps: m.hyps,
+            });
         } else {
             self.other += 1;
         }
