@@ -206,6 +206,8 @@ pub struct Triage {
     seen: HashMap<(&'static str, Type, Type, Hyps, Rule), ()>,
     /// Crashed and not-run cases of no variant in particular.
     pub extra: Counts,
+    /// The last decline: its variant, reason as given, and key in `declines`.
+    last_decline: Option<(Cvt, String, String)>,
 }
 
 impl Triage {
@@ -219,16 +221,25 @@ impl Triage {
     }
 
     pub fn unsupported(&mut self, c: &Cvt, why: &str) {
-        let v = c.to_string();
+        // Declines come in runs of one variant and reason: their key once per run.
+        let same = self.last_decline.as_ref().is_some_and(|(lc, lw, _)| lc == c && lw == why);
+        if !same {
+            let v = c.to_string();
+            let reason = why.replace(&v, "{instr}");
+            let e = self.declines.entry(reason.clone()).or_default();
+            if e.1.len() < 10_000 {
+                e.1.insert(v);
+            }
+            self.last_decline = Some((*c, why.to_string(), reason));
+        }
+        if let Some((_, _, key)) = &self.last_decline {
+            if let Some(e) = self.declines.get_mut(key) {
+                e.0 += 1;
+            }
+        }
         let t = self.tally(c);
         t.counts.unsupported += 1;
         t.decline.get_or_insert_with(|| why.to_string());
-        let reason = why.replace(&v, "{instr}");
-        let e = self.declines.entry(reason).or_default();
-        e.0 += 1;
-        if e.1.len() < 10_000 {
-            e.1.insert(v);
-        }
     }
 
     /// Count a case the implementation crashed on.
@@ -251,9 +262,22 @@ impl Triage {
         let key = (family_name(c), c.atype, c.dtype, m.hyps, m.rule);
         let new = self.seen.insert(key, ()).is_none();
         if self.mismatches.len() < MAX_KEPT {
-            let mut kept = m.clone();
-            kept.outcome.trace = Vec::new();
-            self.mismatches.push(kept);
+            // Without the trace (the report rebuilds nothing from it).
+            let outcome = ptx_cvt::Outcome {
+                accept: m.outcome.accept.clone(),
+                inputs: m.outcome.inputs.clone(),
+                trace: Vec::new(),
+            };
+            self.mismatches.push(Mismatch {
+                origin: m.origin.clone(),
+                case: m.case.clone(),
+                outcome,
+                got: m.got.clone(),
+                rule: m.rule,
+                class: m.class.clone(),
+                repro: m.repro.clone(),
+                hyps: m.hyps,
+            });
         } else {
             self.other += 1;
         }
