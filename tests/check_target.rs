@@ -123,6 +123,12 @@ fn process_over_the_committed_vectors() {
     assert_eq!(lenient.status.code(), Some(0));
     let strict = check(&["-q", "--fail-on-unsupported", "--filter", &some, "--target-cmd", &toy_interp(true), dir]);
     assert_eq!(strict.status.code(), Some(1));
+    // Every case declined: nothing was checked, exit 2, unless --allow-empty.
+    let none = check(&["-q", "--filter", "cvt.u8.u16", "--target-cmd", &toy_interp(true), dir]);
+    assert_eq!(none.status.code(), Some(2));
+    assert!(text(&none).1.contains("error: no case was answered: "), "{}", text(&none).1);
+    let allowed = check(&["-q", "--allow-empty", "--filter", "cvt.u8.u16", "--target-cmd", &toy_interp(true), dir]);
+    assert_eq!(allowed.status.code(), Some(0));
 
     // --natural-widths: simple adapters see no wider registers, so bug 4 (a
     // register-width bug) is out of reach and the rest stay.

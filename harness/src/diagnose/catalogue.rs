@@ -129,11 +129,12 @@ pub static CATALOGUE: &[Hypothesis] = &[
         "computed through a 32-bit unsigned integer first (clamped to its range, then extended or chopped)",
         |p| { via_int(p, Type::U32) }
     ),
-    // The rounding replaced (ties away first: it changes only ties).
-    row!("rounding-rna", "{rounding} replaced: ties round away from zero (`.rna`)", |p| mode(p, Mode::NearestAway)),
+    // The rounding replaced: to nearest even (an ignored mode falls back to
+    // it), then ties away (it changes only ties, so it goes before the directed ones).
     row!("rounding-rn", "{rounding} ignored: answers equal round to nearest even (`.rn`/`.rni`)", |p| {
         mode(p, Mode::NearestEven)
     }),
+    row!("rounding-rna", "{rounding} replaced: ties round away from zero (`.rna`)", |p| mode(p, Mode::NearestAway)),
     row!("rounding-rz", "{rounding} replaced: answers equal round toward zero (`.rz`/`.rzi`)", |p| {
         mode(p, Mode::TowardZero)
     }),
