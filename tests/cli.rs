@@ -1500,7 +1500,8 @@ fn version_and_help() {
 /// `man --out` writes one page per command.
 #[test]
 fn completions_and_man_pages() {
-    let commands = ["eval", "check", "explain", "gen", "coverage", "ptx", "gpu", "fuzz", "sweep", "combine", "atlas", "list"];
+    let commands =
+        ["eval", "check", "explain", "gen", "coverage", "ptx", "gpu", "fuzz", "sweep", "combine", "atlas", "list"];
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
         let r = run(&["completions", shell]);
         r.expect_code(0).err_empty();
@@ -1521,7 +1522,8 @@ fn completions_and_man_pages() {
     let pages = dir.join("man1");
     let r = run(&["man", "--out", pages.to_str().unwrap()]);
     r.expect_code(0).err_has("pages");
-    for c in commands.iter().map(|c| format!("ptx-cvt-{c}.1")).chain(["ptx-cvt.1".into(), "ptx-cvt-atlas-gen.1".into()]) {
+    for c in commands.iter().map(|c| format!("ptx-cvt-{c}.1")).chain(["ptx-cvt.1".into(), "ptx-cvt-atlas-gen.1".into()])
+    {
         let text = std::fs::read_to_string(pages.join(&c)).unwrap_or_else(|e| panic!("{c}: {e}"));
         assert!(text.starts_with(".ie") || text.contains(".TH"), "{c} is not a manual page");
     }

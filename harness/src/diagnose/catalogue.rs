@@ -54,6 +54,8 @@ pub static CATALOGUE: &[Hypothesis] = &[
     row!("no-satfinite", "`.satfinite` ignored: overflow and NaN as without it", |p| {
         drop(p, |c| c.satfinite, |c| c.satfinite = false)
     }),
+    row!("no-pzo", "`.pzo` ignored: a −0 result stays −0", |p| drop(p, |c| c.pzo, |c| c.pzo = false)),
+    row!("no-scale", "the ue8m0 scale ignored: answers equal a scale of 2^0", no_scale),
     row!("sat-keeps-neg-zero", "`.sat` keeps −0 instead of giving +0", |p| {
         p.c.sat.then(|| p.with(&Alt::SatKeepsNegZero)).flatten()
     }),
@@ -225,6 +227,17 @@ fn drop(p: &Probe, has: fn(&Cvt) -> bool, strip: fn(&mut Cvt)) -> Option<AcceptS
     let mut c = *p.c;
     strip(&mut c);
     p.eval(&c)
+}
+
+/// The scaled forms with the scale operand (the last) replaced by 2^0 in
+/// every lane: `7f` for `.scaled::n1::ue8m0`, `7f7f` for `.scaled::n2::ue8m0`.
+fn no_scale(p: &Probe) -> Option<AcceptSet> {
+    if !(p.c.scaled || p.c.scaled_n1) {
+        return None;
+    }
+    let mut ops = p.ops.to_vec();
+    ops.last_mut()?.bits = if p.c.scaled_n1 { 0x7f } else { 0x7f7f };
+    p.eval_ops(p.c, &ops, p.dst_width)
 }
 
 fn nan_int(p: &Probe, how: NanInt) -> Option<AcceptSet> {

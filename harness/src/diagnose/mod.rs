@@ -183,6 +183,21 @@ mod tests {
         assert!(why("cvt.rzi.u8.f32", (0x4396_0000, 32), 8, 44).contains(&"wraps"));
     }
 
+    /// The PTX 9.4 modifiers ignored (values from docs/semantics.md §5.15:
+    /// `.pzo` writes −0 as +0; the n1 scale divides both lanes, so 1.0 with
+    /// a scale of 2^1 (`80`) is 0.5, e4m3 `30`, and 1.0 itself is `38`).
+    #[test]
+    fn ptx94_modifiers_ignored_are_explained() {
+        assert!(why("cvt.rn.pzo.f16.f32", (0x8000_0000, 32), 16, 0x8000).contains(&"no-pzo"));
+        let c = instr::parse("cvt.rn.satfinite.scaled::n1::ue8m0.e4m3x2.f32").unwrap();
+        let one = Operand { bits: 0x3f80_0000, width: 32 };
+        let ops = [one, one, Operand { bits: 0x80, width: 8 }];
+        let e = evaluate_accept(&c, &ops, 16, Profile::Sm90).unwrap();
+        assert_eq!(e.single(), Some(0x3030));
+        let names = diagnose(&c, &ops, 16, Profile::Sm90, &e, &AcceptSet::exact(16, 0x3838)).names();
+        assert!(names.contains(&"no-scale"), "{names:?}");
+    }
+
     #[test]
     fn a_wrong_answer_no_hypothesis_gives_is_unexplained() {
         assert!(why("cvt.rn.f16.f32", (0x3f80_1000, 32), 16, 0x1234).is_empty());
