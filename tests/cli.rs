@@ -1603,9 +1603,9 @@ fn check_triage_names_each_bug_class_once() {
     r.expect_code(1).out_has("5 bug class(es)");
     assert_eq!(r.last_out_line(), "2 passed, 6 failed");
     // The totals first; no full report by default (more than three mismatches).
-    assert!(r
-        .out
-        .starts_with("cases: 2 passed, 6 failed, 0 unsupported, 0 crashed, 0 not run; variants: 1 passed, 4 failed, 0 unsupported\n"));
+    assert!(r.out.starts_with(
+        "cases: 2 passed, 6 failed, 0 unsupported, 0 crashed, 0 not run; variants: 1 passed, 4 failed, 0 unsupported\n"
+    ));
     assert_eq!(mismatch_lines(&r), [0usize; 0], "{}", r.out);
     let p = f.path();
     let rows: Vec<&str> = r.out.lines().filter(|l| l.contains(" case(s) in ")).collect();

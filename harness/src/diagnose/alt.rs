@@ -101,7 +101,9 @@ impl Decisions for Alt {
     fn overflow(&self, dst: Format, satfinite: bool, mode: Mode, neg: bool, away: bool) -> (Special, Rule) {
         match (self, ptx::overflow(self, dst, satfinite, mode, neg, away)) {
             (Alt::OverflowToMax, (Special::Inf { neg }, _)) => (Special::Max { neg }, Rule::OverflowToMax),
-            (Alt::OverflowToInf, (Special::Max { neg }, Rule::OverflowToMax)) => {
+            (Alt::OverflowToInf, (Special::Max { neg }, Rule::OverflowToMax))
+                if dst.float_layout().is_some_and(|l| l.has_inf()) =>
+            {
                 (Special::Inf { neg }, Rule::OverflowToInf)
             }
             (_, decided) => decided,
