@@ -267,19 +267,25 @@ impl Drop for Running {
     fn drop(&mut self) {
         // Close stdin and give a well-behaved program a moment to exit.
         self.to_writer = None;
-        let until = Instant::now() + Duration::from_millis(200);
-        while Instant::now() < until {
-            match self.child.try_wait() {
-                Ok(Some(_)) => {
-                    self.kill_leftovers();
-                    return;
-                }
-                Ok(None) => thread::sleep(Duration::from_millis(2)),
-                Err(_) => break,
-            }
+        if exits_soon(&mut self.child) {
+            self.kill_leftovers();
+        } else {
+            self.kill();
         }
-        self.kill();
     }
+}
+
+/// Whether `child` exits within 200 ms (after its stdin was closed).
+pub(crate) fn exits_soon(child: &mut Child) -> bool {
+    let until = Instant::now() + Duration::from_millis(200);
+    while Instant::now() < until {
+        match child.try_wait() {
+            Ok(Some(_)) => return true,
+            Ok(None) => thread::sleep(Duration::from_millis(1)),
+            Err(_) => return false,
+        }
+    }
+    false
 }
 
 fn writer(mut stdin: ChildStdin, batches: Receiver<Vec<u8>>) {

@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use ptx_cvt::{Cvt, Operand};
 
 use crate::implementation::{Answer, Implementation};
-use crate::process::{describe_status, request_line, secs, stderr_tail, tail_text, Tail};
+use crate::process::{describe_status, exits_soon, request_line, secs, stderr_tail, tail_text, Tail};
 use crate::shared_lib::SharedLib;
 
 /// What the worker says, decoded by the reader thread.
@@ -136,15 +136,9 @@ impl Drop for Worker {
     fn drop(&mut self) {
         // Closing stdin ends a well-behaved worker; give it a moment.
         self.to_writer = None;
-        let until = Instant::now() + Duration::from_millis(200);
-        while Instant::now() < until {
-            match self.child.try_wait() {
-                Ok(Some(_)) => return,
-                Ok(None) => thread::sleep(Duration::from_millis(1)),
-                Err(_) => break,
-            }
+        if !exits_soon(&mut self.child) {
+            self.kill();
         }
-        self.kill();
     }
 }
 

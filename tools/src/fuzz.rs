@@ -469,7 +469,8 @@ const LIST_ALL: usize = 30;
 fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&str>) {
     let tried = r.triage.variants.len();
     let skipped: u64 = vs.iter().map(|v| v.skipped).sum();
-    let (passed, failed, unsupported) = r.triage.cases();
+    let counts = r.triage.counts();
+    let (passed, failed, unsupported) = (counts.passed, counts.failed, counts.unsupported);
     let g = r.triage.group();
     let shown = match (r.a.all, r.a.class) {
         (true, _) => Shown::All,
@@ -506,7 +507,6 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
         say!("{skipped} input(s) skipped (not valid operands of their form, or not natural widths)");
     }
     say!("{}", r.triage.text(&g, r.a.table || tried <= LIST_ALL));
-    let counts = r.triage.counts();
     let extra = [
         (unsupported, "unsupported"),
         (counts.crashed, "crashed"),
