@@ -207,3 +207,67 @@ fn new_kernels_equal_the_lane_path() {
     eprintln!("{} variants, {} cases on {isas:?}", all.len(), cases.into_inner());
     assert!(fails.is_empty(), "{} differences, e.g.:\n{}", fails.len(), fails[..fails.len().min(20)].join("\n"));
 }
+
+/// `fast::evaluate_slice` on registers of their own width (and on wider
+/// words) gives `evaluate_batch`'s results on every vector unit; words too
+/// narrow for the types are refused.
+#[test]
+fn typed_slices_equal_the_u64_batch() {
+    fn check<I: fast::Word, O: fast::Word>(c: &Cvt, inputs: &[u64], want: &[u64], isa: Isa) -> Option<String> {
+        let src: Vec<I> = inputs.iter().map(|&x| I::narrow(x)).collect();
+        let mut out = vec![O::default(); src.len()];
+        fast::evaluate_slice_on(c, &src, &mut out, isa).unwrap();
+        let j = (0..src.len()).find(|&j| out[j].widen() != want[j])?;
+        Some(format!(
+            "{c} {:x} as u{}→u{} on {isa:?}: {:x}, batch {:x}",
+            inputs[j],
+            I::BITS,
+            O::BITS,
+            out[j].widen(),
+            want[j]
+        ))
+    }
+    fn natural<O: fast::Word>(c: &Cvt, inputs: &[u64], want: &[u64], isa: Isa) -> Option<String> {
+        match c.atype.bits() {
+            8 => check::<u8, O>(c, inputs, want, isa),
+            16 => check::<u16, O>(c, inputs, want, isa),
+            32 => check::<u32, O>(c, inputs, want, isa),
+            _ => check::<u64, O>(c, inputs, want, isa),
+        }
+    }
+    let all: Vec<Cvt> = variants().into_iter().filter(fast::has_kernel).collect();
+    let isas: Vec<Isa> = [Isa::Baseline, Isa::Avx2, Isa::Avx512].into_iter().filter(|i| i.available()).collect();
+    let fails: Vec<String> = all
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, c)| {
+            let bits = c.atype.bits();
+            let mut rng = Rng::new(0x534c_4943 ^ i as u64);
+            let bounds = gen::boundary_values(c);
+            let mut inputs: Vec<u64> = (0..1 << 12).map(|_| structured(c, &bounds, &mut rng)).collect();
+            inputs.extend(&bounds);
+            inputs.iter_mut().for_each(|x| *x &= u64::MAX >> (64 - bits));
+            let mut want = vec![0u64; inputs.len()];
+            fast::evaluate_batch(c, &inputs, &mut want).unwrap();
+            let mut bad = Vec::new();
+            for &isa in &isas {
+                let found = match c.dtype.bits() {
+                    8 => natural::<u8>(c, &inputs, &want, isa),
+                    16 => natural::<u16>(c, &inputs, &want, isa),
+                    32 => natural::<u32>(c, &inputs, &want, isa),
+                    _ => natural::<u64>(c, &inputs, &want, isa),
+                };
+                bad.extend(found);
+                bad.extend(natural::<u64>(c, &inputs, &want, isa));
+            }
+            bad
+        })
+        .collect();
+    assert!(fails.is_empty(), "{} differences, e.g.:\n{}", fails.len(), fails[..fails.len().min(20)].join("\n"));
+    // A destination wider than the output words, a source wider than the input words.
+    let c = instr::parse("cvt.rn.f32.f64").unwrap();
+    let err = fast::evaluate_slice(&c, &[0u64], &mut [0u16]).unwrap_err().to_string();
+    assert!(err.contains("32-bit destination") && err.contains("16-bit results"), "{err}");
+    let err = fast::evaluate_slice(&c, &[0u32], &mut [0u32]).unwrap_err().to_string();
+    assert!(err.contains("64-bit source") && err.contains("32-bit inputs"), "{err}");
+}

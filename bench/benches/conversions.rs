@@ -20,6 +20,8 @@
 //! - `fast/call`: `ptx_cvt::fast::evaluate` once per input (the per-thread
 //!   plan cache makes repeated calls on one instruction skip legality);
 //! - `fast/plan`: `fast::Plan::eval` on a prepared plan, once per input;
+//! - `fast/slice`: `fast::evaluate_slice` on registers of their own width
+//!   (`&[u32]` of f32 codes in, `&mut [u16]` out for f32→f16, ...);
 //! - `fast/batch`: `ptx_cvt::fast::evaluate_batch` on the 4096 inputs
 //!   (single-source forms; kernels specialised per form on the CPU's widest
 //!   vector unit); `fast/batch baseline`: the same kernels built for the
@@ -40,8 +42,8 @@ use std::hint::black_box;
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use ptx_cvt::eval::Evaluator;
-use ptx_cvt::fast::Isa;
 use ptx_cvt::fast::{self, Plan};
+use ptx_cvt::fast::{Isa, Word};
 use ptx_cvt::instr::parse;
 // The naive conversion uses the oracle's own `rug` (re-exported), as callers should.
 use ptx_cvt::rug::{Assign, Integer};
@@ -134,6 +136,7 @@ fn engines(g: &mut BenchmarkGroup<WallTime>, spelling: &str, inputs: &[u64]) {
             black_box(&out);
         })
     });
+    slice_contender(g, &c, inputs);
     g.bench_function("ptx-cvt fast/batch baseline", |b| {
         b.iter(|| {
             fast::evaluate_batch_on(&c, black_box(inputs), &mut out, Isa::Baseline).unwrap();
@@ -157,6 +160,31 @@ fn engines(g: &mut BenchmarkGroup<WallTime>, spelling: &str, inputs: &[u64]) {
                 acc += ev.accept(&ops(&c, black_box(x))).unwrap().alts.len();
             }
             acc
+        })
+    });
+}
+
+/// `fast/slice`: the batch kernels on registers of their own width (`&[u32]`
+/// of f32 codes into `&mut [u16]`, say), as a caller holding such arrays calls them.
+fn slice_contender(g: &mut BenchmarkGroup<WallTime>, c: &Cvt, inputs: &[u64]) {
+    match (c.atype.bits(), c.dtype.bits()) {
+        (32, 32) => typed_slices::<u32, u32>(g, c, inputs),
+        (64, 32) => typed_slices::<u64, u32>(g, c, inputs),
+        (32, 16) => typed_slices::<u32, u16>(g, c, inputs),
+        (a, d) => panic!("no slice contender for {a}-bit sources and {d}-bit results"),
+    }
+}
+
+fn typed_slices<I: Word, O: Word>(g: &mut BenchmarkGroup<WallTime>, c: &Cvt, inputs: &[u64]) {
+    let src: Vec<I> = inputs.iter().map(|&x| I::narrow(x)).collect();
+    let (mut out, mut wide) = (vec![O::default(); src.len()], vec![0u64; src.len()]);
+    fast::evaluate_slice(c, &src, &mut out).unwrap();
+    fast::evaluate_batch(c, inputs, &mut wide).unwrap();
+    assert!(out.iter().zip(&wide).all(|(o, &w)| o.widen() == w), "{c}: evaluate_slice differs from evaluate_batch");
+    g.bench_function("ptx-cvt fast/slice", |b| {
+        b.iter(|| {
+            fast::evaluate_slice(c, black_box(&src), &mut out).unwrap();
+            black_box(&out);
         })
     });
 }

@@ -2,6 +2,8 @@
 //! and vectors/README.md): `Σ splitmix64(x·K ⊕ r) mod 2^64` over inputs `x`
 //! with results `r`, so that shards and blocks add up.
 
+use ptx_cvt::fast::Isa;
+
 pub const DIGEST_K: u64 = 0xd6e8_feb8_6659_fd93;
 
 /// SplitMix64's output function on `z`.
@@ -20,21 +22,18 @@ pub fn digest_term(input: u64, result: u64) -> u64 {
 }
 
 /// The digest of the results `results[j]` of the consecutive inputs
-/// `first + j`: the sum of their terms (mod 2^64). Vectorised on the
-/// widest unit the CPU has (AVX-512 multiplies 64-bit lanes natively).
+/// `first + j`: the sum of their terms (mod 2^64). Vectorised on the unit
+/// the fast engine's kernels use (`fast::Isa::chosen`: the widest the CPU
+/// has, unless `PTX_CVT_ISA` names a narrower one).
 pub fn digest_run(first: u64, results: &[u64]) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512dq") {
-            // SAFETY: the CPU has every feature the function is compiled for.
-            return unsafe { digest_run_avx512(first, results) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: as above.
-            return unsafe { digest_run_avx2(first, results) };
-        }
+    match Isa::chosen() {
+        // SAFETY: `chosen` gives a unit only if the CPU has its features.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => unsafe { digest_run_avx512(first, results) },
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { digest_run_avx2(first, results) },
+        _ => digest_run_portable(first, results),
     }
-    digest_run_portable(first, results)
 }
 
 #[inline(always)]

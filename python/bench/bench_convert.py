@@ -1,16 +1,16 @@
 """ptx_cvt.convert against the Rust batch API on the same work, in one run.
 
 2^24 pseudo-random f32 register values (all 2^32 codes equally likely)
-through ``cvt.rn.f16.f32``, three ways, interleaved:
+through ``cvt.rn.f16.f32``, four ways, interleaved:
 
 - ``ptx_cvt.convert`` on a float32 array (NumPy in, a new uint16 array out),
   and the same into a reused ``out=`` array;
 - ``ptx_cvt::fast::evaluate_batch`` called once from Rust on the same values
   already widened to a uint64 slice (the API's element type), into an output
   buffer touched beforehand: the batch API's own time, nothing else;
-- a Rust program doing convert's whole job with that API on whole arrays:
-  widen the u32 values into a Vec<u64>, evaluate_batch into another, narrow
-  into a Vec<u16>, all three buffers allocated and touched beforehand.
+- a Rust program doing convert's whole job with the slice API
+  (``fast::evaluate_slice``: the u32 values in, a Vec<u16> out, the output
+  allocated and touched beforehand).
 
 Prints the best of several repetitions of each, in wall-clock time and in the
 thread's CPU time (steadier on a busy machine), and the ratios.
@@ -50,7 +50,7 @@ def main() -> None:
         "convert (float32 -> new uint16)": convert,
         "convert, out= a reused uint16 array": lambda: convert(reused),
         "evaluate_batch alone (u64 -> u64)": lambda: _ptx_cvt._bench_evaluate_batch(INSTRUCTION, wide),
-        "Rust: widen, evaluate_batch, narrow": lambda: _ptx_cvt._bench_rust_same_work(INSTRUCTION, bits),
+        "Rust: evaluate_slice (u32 -> u16)": lambda: _ptx_cvt._bench_rust_same_work(INSTRUCTION, bits),
     }
     times = {name: ([], []) for name in runs}
     results = {}
@@ -61,7 +61,7 @@ def main() -> None:
             times[name][1].append(cpu)
     first, *others = results.values()
     if not all(np.array_equal(first.astype(np.uint64), r.astype(np.uint64)) for r in others):
-        raise SystemExit("the three ways disagree")
+        raise SystemExit("the four ways disagree")
 
     best = {name: (min(w), min(c)) for name, (w, c) in times.items()}
     print(f"{INSTRUCTION} over 2^{a.n_log2} f32 inputs, best of {a.repeats}: wall clock (M/s); thread CPU time")

@@ -1,8 +1,8 @@
 //! `convert`: NumPy arrays of source registers through the fast engine, with
 //! the GIL released. Single-operand forms at natural register widths run the
-//! batch kernels (`fast::evaluate_batch`) chunk by chunk, widening into and
-//! narrowing out of a buffer that stays in cache; every other form runs the
-//! fast engine one element at a time.
+//! batch kernels on NumPy's buffers (`fast::evaluate_slice`, which takes
+//! every register width); every other form runs the fast engine one element
+//! at a time.
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -12,27 +12,9 @@ use ptx_cvt::{fast, instr, Cvt, Operand, Profile};
 
 use crate::args::{self, eval_error, value_error};
 
-/// Elements per call of the batch API: two u64 buffers of 128 KiB, in L2,
-/// and enough work per call that its legality check costs nothing.
-const CHUNK: usize = 16 * 1024;
-
-/// Register values of one width.
-trait Reg: numpy::Element + Copy + Default + Send + Sync {
-    fn widen(self) -> u64;
-    fn narrow(v: u64) -> Self;
-}
-
-macro_rules! reg {
-    ($($t:ty),*) => {$(
-        impl Reg for $t {
-            #[inline(always)]
-            fn widen(self) -> u64 { self as u64 }
-            #[inline(always)]
-            fn narrow(v: u64) -> Self { v as $t }
-        }
-    )*};
-}
-reg!(u8, u16, u32, u64);
+/// Register values of one width, as NumPy holds them.
+trait Reg: numpy::Element + fast::Word {}
+impl<T: numpy::Element + fast::Word> Reg for T {}
 
 /// One input array as a slice of its register width.
 enum Input<'a> {
@@ -176,65 +158,15 @@ fn run<O: Reg>(
         let dst = rw.as_slice_mut().map_err(|_| value_error("out must be C-contiguous"))?;
         let batch = inputs.len() == 1 && inputs[0].width() == c.atype.bits() && width == c.dtype.bits();
         py.detach(|| match (batch, inputs) {
-            (true, [Input::U8(s)]) => batch_chunks(c, s, dst),
-            (true, [Input::U16(s)]) => batch_chunks(c, s, dst),
-            (true, [Input::U32(s)]) => batch_chunks(c, s, dst),
-            (true, [Input::U64(s)]) => batch_chunks(c, s, dst),
+            (true, [Input::U8(s)]) => fast::evaluate_slice(c, s, dst),
+            (true, [Input::U16(s)]) => fast::evaluate_slice(c, s, dst),
+            (true, [Input::U32(s)]) => fast::evaluate_slice(c, s, dst),
+            (true, [Input::U64(s)]) => fast::evaluate_slice(c, s, dst),
             _ => one_by_one(c, inputs, width, dst),
         })
         .map_err(eval_error)?;
     }
     out.into_py_any(py)
-}
-
-/// The batch kernels chunk by chunk, with the widening and narrowing copies
-/// compiled for the CPU's widest vector unit (about a tenth off the whole
-/// call on cached data, against the SSE2 baseline build).
-fn batch_chunks<I: Reg, O: Reg>(c: &Cvt, src: &[I], dst: &mut [O]) -> Result<(), ptx_cvt::EvalError> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512vl")
-        {
-            // SAFETY: the features were just detected.
-            return unsafe { batch_chunks_avx512(c, src, dst) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: as above.
-            return unsafe { batch_chunks_avx2(c, src, dst) };
-        }
-    }
-    batch_chunks_body(c, src, dst)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-unsafe fn batch_chunks_avx512<I: Reg, O: Reg>(c: &Cvt, src: &[I], dst: &mut [O]) -> Result<(), ptx_cvt::EvalError> {
-    batch_chunks_body(c, src, dst)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn batch_chunks_avx2<I: Reg, O: Reg>(c: &Cvt, src: &[I], dst: &mut [O]) -> Result<(), ptx_cvt::EvalError> {
-    batch_chunks_body(c, src, dst)
-}
-
-#[inline(always)]
-fn batch_chunks_body<I: Reg, O: Reg>(c: &Cvt, src: &[I], dst: &mut [O]) -> Result<(), ptx_cvt::EvalError> {
-    let mut a = vec![0u64; CHUNK.min(src.len())];
-    let mut d = a.clone();
-    for (s, o) in src.chunks(CHUNK).zip(dst.chunks_mut(CHUNK)) {
-        let (a, d) = (&mut a[..s.len()], &mut d[..s.len()]);
-        for (x, y) in a.iter_mut().zip(s) {
-            *x = y.widen();
-        }
-        fast::evaluate_batch(c, a, d)?;
-        for (x, y) in o.iter_mut().zip(d.iter()) {
-            *x = O::narrow(*y);
-        }
-    }
-    Ok(())
 }
 
 fn one_by_one<O: Reg>(c: &Cvt, inputs: &[Input<'_>], width: u32, dst: &mut [O]) -> Result<(), ptx_cvt::EvalError> {
@@ -280,11 +212,10 @@ pub fn _bench_evaluate_batch<'py>(
 }
 
 /// For the benchmark: the same work as ``convert`` on a uint32 array of a
-/// form with a 16-bit destination, done by a Rust program with the batch API
-/// on whole arrays: widen into a ``Vec<u64>``, ``evaluate_batch`` into
-/// another, narrow into a ``Vec<u16>``, all three allocated and touched
-/// before timing (a program that reuses its buffers). Returns wall-clock and
-/// thread CPU seconds, and the results.
+/// form with a 16-bit destination, done by a Rust program with the slice
+/// API: ``evaluate_slice`` from the ``&[u32]`` into a ``Vec<u16>`` allocated
+/// and touched before timing (a program that reuses its buffer). Returns
+/// wall-clock and thread CPU seconds, and the results.
 #[pyfunction]
 pub fn _bench_rust_same_work<'py>(
     py: Python<'py>,
@@ -296,23 +227,14 @@ pub fn _bench_rust_same_work<'py>(
         return Err(value_error("the benchmark helper takes 32-bit sources and 16-bit destinations"));
     }
     let src = inputs.as_slice().map_err(|_| value_error("inputs must be C-contiguous"))?;
-    let (mut wide, mut out, mut narrow) = (vec![0u64; src.len()], vec![0u64; src.len()], vec![0u16; src.len()]);
-    wide.fill(u64::MAX);
-    out.fill(u64::MAX);
-    narrow.fill(u16::MAX);
+    let mut out = vec![u16::MAX; src.len()];
     let run = py.detach(|| {
         let (t, cpu) = (std::time::Instant::now(), thread_cpu_seconds());
-        for (w, &x) in wide.iter_mut().zip(src) {
-            *w = x as u64;
-        }
-        fast::evaluate_batch(&c, &wide, &mut out)?;
-        for (n, &x) in narrow.iter_mut().zip(&out) {
-            *n = x as u16;
-        }
+        fast::evaluate_slice(&c, src, &mut out)?;
         Ok::<_, ptx_cvt::EvalError>((t.elapsed().as_secs_f64(), thread_cpu_seconds() - cpu))
     });
     let (wall, cpu) = run.map_err(eval_error)?;
-    Ok((wall, cpu, PyArray1::from_vec(py, narrow)))
+    Ok((wall, cpu, PyArray1::from_vec(py, out)))
 }
 
 /// CPU time of the calling thread (user and system), as Python's time.thread_time.

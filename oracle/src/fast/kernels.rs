@@ -13,31 +13,50 @@ use super::arith::Lf;
 use super::lanes::{mode_const, Exact, FromInt, IntToInt, Lane, NanBits, Narrow, ToInt};
 use super::lanes::{RELU, RM, RN, RNA, RP, RZ, SAT, SATFINITE};
 use super::plan::{NanPlan, Plan};
+use super::word::Word;
 use crate::format::{low_mask, Format};
 use crate::instr::Family;
 
+/// Results are narrowed to `O` (the caller checked that the destination
+/// type fits); inputs of any width are masked by the lane.
 #[inline(always)]
-fn drive<K: Lane>(k: K, inputs: &[u64], out: &mut [u64]) {
+fn drive<K: Lane, I: Word, O: Word>(k: K, inputs: &[I], out: &mut [O]) {
     if k.has_lane32() {
         // The lane masks its input to the source width (32 bits here).
         for (o, &x) in out.iter_mut().zip(inputs) {
-            *o = k.lane32(x as u32) as u64;
+            *o = O::narrow(k.lane32(x.widen() as u32) as u64);
         }
         return;
     }
     for (o, &x) in out.iter_mut().zip(inputs) {
-        *o = k.lane(x);
+        *o = O::narrow(k.lane(x.widen()));
     }
 }
 
-/// The inputs `first..first + n` folded as they are converted: no buffers.
+/// Inputs per block of a 32-bit lane's fold: its results stay in L1.
+const BLOCK32: usize = 512;
+
+/// The inputs `first..first + n` folded as they are converted: no input or
+/// result buffers, except that 32-bit lanes convert a block into a small
+/// buffer first, so that the conversion runs with twice the lanes per vector
+/// of the (64-bit) fold.
 #[inline(always)]
 fn drive_fold<K: Lane, F: Fn(u64, u64, u64) -> u64>(k: K, first: u64, n: u64, acc: u64, f: &F) -> u64 {
     let mut acc = acc;
     if k.has_lane32() {
-        for j in 0..n {
-            let x = first.wrapping_add(j);
-            acc = f(acc, x, k.lane32(x as u32) as u64);
+        let mut buf = [0u32; BLOCK32];
+        let mut at = 0u64;
+        while at < n {
+            let m = (n - at).min(BLOCK32 as u64) as usize;
+            let base = first.wrapping_add(at);
+            // The lane masks its input to 32 bits: the low bits of the input number.
+            for (j, r) in buf[..m].iter_mut().enumerate() {
+                *r = k.lane32((base as u32).wrapping_add(j as u32));
+            }
+            for (j, &r) in buf[..m].iter().enumerate() {
+                acc = f(acc, base.wrapping_add(j as u64), r as u64);
+            }
+            at += m as u64;
         }
         return acc;
     }
@@ -50,13 +69,13 @@ fn drive_fold<K: Lane, F: Fn(u64, u64, u64) -> u64>(k: K, first: u64, n: u64, ac
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx512cd,avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn drive_avx512<K: Lane>(k: K, inputs: &[u64], out: &mut [u64]) {
+unsafe fn drive_avx512<K: Lane, I: Word, O: Word>(k: K, inputs: &[I], out: &mut [O]) {
     drive(k, inputs, out)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn drive_avx2<K: Lane>(k: K, inputs: &[u64], out: &mut [u64]) {
+unsafe fn drive_avx2<K: Lane, I: Word, O: Word>(k: K, inputs: &[I], out: &mut [O]) {
     drive(k, inputs, out)
 }
 
@@ -113,33 +132,47 @@ impl Isa {
         matches!(self, Isa::Best | Isa::Baseline)
     }
 
-    /// The unit the kernels run on: the best this CPU has for `Best`, `self`
-    /// if the CPU has it, the baseline otherwise.
-    fn resolve(self) -> Isa {
+    /// The unit the kernels run on: for `Best`, [`Isa::chosen`]; `self` if
+    /// the CPU has it; the baseline otherwise.
+    pub fn resolve(self) -> Isa {
         match self {
-            Isa::Best if Isa::Avx512.available() => Isa::Avx512,
-            Isa::Best if Isa::Avx2.available() => Isa::Avx2,
+            Isa::Best => Isa::chosen(),
             Isa::Avx512 | Isa::Avx2 if self.available() => self,
             _ => Isa::Baseline,
         }
+    }
+
+    /// The widest unit this CPU has, or a narrower one named by the
+    /// environment variable `PTX_CVT_ISA` (`avx512`, `avx2`, `baseline`): to
+    /// measure or test what a CPU without AVX-512 runs. Read once.
+    pub fn chosen() -> Isa {
+        static CHOSEN: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+        *CHOSEN.get_or_init(|| {
+            let widest = [Isa::Avx512, Isa::Avx2].into_iter().find(|i| i.available()).unwrap_or(Isa::Baseline);
+            match std::env::var("PTX_CVT_ISA").as_deref() {
+                Ok("baseline") => Isa::Baseline,
+                Ok("avx2") if widest != Isa::Baseline => Isa::Avx2,
+                _ => widest,
+            }
+        })
     }
 }
 
 /// What a kernel is run for: a slice of inputs, or a range folded as it goes.
 pub(super) trait Job {
     fn run<K: Lane>(&mut self, k: K);
-    /// The slices of a slice job.
-    fn slices(&mut self) -> Option<(&[u64], &mut [u64])>;
+    /// Whether the job only asks if there is a kernel (an empty slice job).
+    fn is_probe(&self) -> bool;
 }
 
 /// `out[i]` = the result for `inputs[i]`, on a vector unit.
-pub(super) struct Slices<'a> {
+pub(super) struct Slices<'a, I, O> {
     pub isa: Isa,
-    pub inputs: &'a [u64],
-    pub out: &'a mut [u64],
+    pub inputs: &'a [I],
+    pub out: &'a mut [O],
 }
 
-impl Job for Slices<'_> {
+impl<I: Word, O: Word> Job for Slices<'_, I, O> {
     fn run<K: Lane>(&mut self, k: K) {
         let (inputs, out) = (self.inputs, &mut *self.out);
         match self.isa.resolve() {
@@ -152,8 +185,8 @@ impl Job for Slices<'_> {
             _ => drive(k, inputs, out),
         }
     }
-    fn slices(&mut self) -> Option<(&[u64], &mut [u64])> {
-        Some((self.inputs, &mut *self.out))
+    fn is_probe(&self) -> bool {
+        self.inputs.is_empty()
     }
 }
 
@@ -177,8 +210,8 @@ impl<F: Fn(u64, u64, u64) -> u64> Job for Fold<F> {
             _ => drive_fold(k, first, n, acc, f),
         };
     }
-    fn slices(&mut self) -> Option<(&[u64], &mut [u64])> {
-        None
+    fn is_probe(&self) -> bool {
+        false
     }
 }
 
@@ -251,6 +284,8 @@ pub(super) fn try_run(plan: &Plan, job: &mut impl Job) -> bool {
         Family::Narrow if full => {
             let (nan, relu_neg_zero, out_mask) = (nan_bits(plan, df), plan.relu_neg_zero_positive, plan.dst_mask);
             match sf {
+                // The lane ignores .ftz and .pzo on f64 sources (neither exists).
+                Format::F64 if flush || pzo => false,
                 Format::F64 => with_format!(df, [F32, F16, Bf16], |D| with_const!(m, u8, [RN, RZ, RM, RP], |M| {
                     const S: u8 = Format::F64 as u8;
                     with_const!(pol, u8, [0, SAT], |P| {

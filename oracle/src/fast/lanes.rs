@@ -68,6 +68,38 @@ fn cut_round<const M: u8>(neg: bool, sig: u64, cut: u32) -> (u64, bool) {
     (kept, rounds_away::<M>(neg, kept & 1 == 1, rest > half, rest != 0 && rest == half, rest != 0))
 }
 
+/// `cut_round`'s kept bits plus its rounding step, as one add and shift:
+/// the increment carries into the kept bits exactly when `M` rounds away
+/// (fewer vector instructions than deciding on the cut bits). Needs
+/// `1 <= cut < 64` and `sig < 2^63`.
+#[inline(always)]
+fn add_round<const M: u8>(neg: bool, sig: u64, cut: u32) -> u64 {
+    let below = (1u64 << cut) - 1;
+    let inc = match M {
+        // A tie rounds to even: half an ulp less one, plus the kept bits' parity.
+        RN => (below >> 1) + ((sig >> cut) & 1),
+        RNA => (below >> 1) + 1,
+        RZ => 0,
+        RM => sel(neg, below, 0),
+        _ => sel(neg, 0, below),
+    };
+    (sig + inc) >> cut
+}
+
+/// [`add_round`] in 32-bit lanes (`1 <= cut < 32`, `sig < 2^31`).
+#[inline(always)]
+fn add_round32<const M: u8>(neg: bool, sig: u32, cut: u32) -> u32 {
+    let below = (1u32 << cut) - 1;
+    let inc = match M {
+        RN => (below >> 1) + ((sig >> cut) & 1),
+        RNA => (below >> 1) + 1,
+        RZ => 0,
+        RM => sel32(neg, below, 0),
+        _ => sel32(neg, 0, below),
+    };
+    (sig + inc) >> cut
+}
+
 /// Whether mode `M` rounds away from zero (`round::decide`), given the kept
 /// bits' parity and how the discarded bits compare with half a unit.
 #[inline(always)]
@@ -190,16 +222,17 @@ impl<const S: u8, const D: u8, const M: u8, const P: u8> Lane for Narrow<S, D, M
             // A source subnormal then lands on the destination's bottom quantum,
             // so its top bit need not be found. tf32 is stored higher (shift).
             assert!(plain_ieee(&s) && d.has_inf() && d.subnormals && d.signed);
-            assert!(s.prec >= d.prec && s.emin <= d.emin);
+            assert!(s.prec > d.prec && s.emin <= d.emin);
             (s, d)
         };
+        // .ftz and .pzo exist for f32 sources only (`try_run` checks).
+        let (flush, pzo) = if S == Format::F32 as u8 { (self.flush, self.pzo) } else { (false, false) };
         let f = fields(&s, x);
-        let (sig, exp, top) = value(&s, &f, self.flush);
+        let (sig, exp, top) = value(&s, &f, flush);
         let q = (top - (d.prec as i64 - 1)).max(d.qmin as i64);
-        // q >= exp here; past prec+1 bits everything is below half an ulp.
+        // q - exp >= s.prec - d.prec >= 1; past prec+1 bits everything is below half an ulp.
         let cut = (q - exp).min(s.prec as i64 + 1) as u32;
-        let (kept, away) = cut_round::<M>(f.neg, sig, cut);
-        let code = (((q - d.qmin as i64) as u64) << d.man_bits) + kept + away as u64;
+        let code = (((q - d.qmin as i64) as u64) << d.man_bits) + add_round::<M>(f.neg, sig, cut);
         let inf = d.exp_max << d.man_bits;
         let special = f.e == s.exp_max;
         let nan = special && f.m != 0;
@@ -212,7 +245,7 @@ impl<const S: u8, const D: u8, const M: u8, const P: u8> Lane for Narrow<S, D, M
             let finite = sel(code > d.max_code, big, code);
             let mag = sel(special, sel(P & SATFINITE != 0, d.max_code, inf), finite);
             let relu = P & RELU != 0 && f.neg && (mag != 0 || self.relu_neg_zero);
-            let bits = sel(relu || (self.pzo && mag == 0), 0, mag | sel(f.neg, d.sign_bit, 0));
+            let bits = sel(relu || (pzo && mag == 0), 0, mag | sel(f.neg, d.sign_bit, 0));
             sel(nan, self.nan.of(&s, &d, &f), bits)
         };
         (bits << d.shift) & self.out_mask
@@ -240,11 +273,7 @@ impl<const S: u8, const D: u8, const M: u8, const P: u8> Lane for Narrow<S, D, M
         let (exp, top) = (field - bias - man as i32, field - bias);
         let q = (top - (d.prec as i32 - 1)).max(d.qmin);
         let cut = (q - exp).min(s.prec as i32 + 1) as u32;
-        let kept = sig >> cut;
-        let rest = sig & ((1u32 << cut) - 1);
-        let half = (1u32 << cut) >> 1;
-        let away = rounds_away::<M>(neg, kept & 1 == 1, rest > half, rest != 0 && rest == half, rest != 0);
-        let code = (((q - d.qmin) as u32) << d.man_bits) + kept + away as u32;
+        let code = (((q - d.qmin) as u32) << d.man_bits) + add_round32::<M>(neg, sig, cut);
         let (inf, max) = ((d.exp_max << d.man_bits) as u32, d.max_code as u32);
         let special = e == s.exp_max as u32;
         let nan = special && m != 0;

@@ -32,11 +32,13 @@ mod plan;
 mod result;
 mod scaled;
 mod table;
+mod word;
 
 #[doc(hidden)]
 pub use self::kernels::Isa;
 pub use self::plan::Plan;
 pub use self::result::FastResult;
+pub use self::word::Word;
 
 use std::cell::RefCell;
 
@@ -134,21 +136,45 @@ fn fold_plan(c: &Cvt) -> Result<Plan, EvalError> {
 /// Evaluate a single-operand form at natural register widths on many
 /// inputs: `out[i]` gets the result for `inputs[i]` (for a set result, its
 /// [`FastResult::representative`]: the canonical NaN for any NaN).
-/// Panics if the slices differ in length.
+/// Panics if the slices differ in length. [`evaluate_slice`] takes and
+/// gives registers of their own width.
 ///
 /// Most forms (every one with sources of at most 32 bits) run as kernels
 /// specialised per form, or on per-lane lookup tables, vectorised for the
 /// CPU's widest vector unit; the rest run the generic lane path.
 pub fn evaluate_batch(c: &Cvt, inputs: &[u64], out: &mut [u64]) -> Result<(), EvalError> {
-    evaluate_batch_on(c, inputs, out, Isa::Best)
+    evaluate_slice_on(c, inputs, out, Isa::Best)
+}
+
+/// [`evaluate_batch`] on registers of the caller's types: `&[u32]` of f32
+/// codes into `&mut [u16]` for `cvt.rn.f16.f32`, say. `I` must hold the
+/// source type (wider inputs are read at the type's width) and `O` the
+/// destination type (results are zero-extended into wider words).
+pub fn evaluate_slice<I: Word, O: Word>(c: &Cvt, inputs: &[I], out: &mut [O]) -> Result<(), EvalError> {
+    evaluate_slice_on(c, inputs, out, Isa::Best)
 }
 
 /// [`evaluate_batch`] with the kernels built for a given vector unit (for
 /// tests and benchmarks; an unavailable one falls back to the baseline).
 #[doc(hidden)]
 pub fn evaluate_batch_on(c: &Cvt, inputs: &[u64], out: &mut [u64], isa: Isa) -> Result<(), EvalError> {
-    assert_eq!(inputs.len(), out.len(), "evaluate_batch: inputs and out differ in length");
+    evaluate_slice_on(c, inputs, out, isa)
+}
+
+/// [`evaluate_slice`] on a given vector unit.
+#[doc(hidden)]
+pub fn evaluate_slice_on<I: Word, O: Word>(c: &Cvt, inputs: &[I], out: &mut [O], isa: Isa) -> Result<(), EvalError> {
+    assert_eq!(inputs.len(), out.len(), "evaluate_slice: inputs and out differ in length");
     let plan = batch_plan(c)?;
+    let (a, d) = (c.atype.bits(), c.dtype.bits());
+    if I::BITS < a || O::BITS < d {
+        return Err(EvalError::Operands(format!(
+            "{c} reads a {a}-bit source and writes a {d}-bit destination: the slices hold {}-bit inputs \
+             and {}-bit results",
+            I::BITS,
+            O::BITS
+        )));
+    }
     if !kernels::try_run(&plan, &mut kernels::Slices { isa, inputs, out: &mut *out }) {
         evaluate_batch_generic(&plan, inputs, out);
     }
@@ -156,9 +182,9 @@ pub fn evaluate_batch_on(c: &Cvt, inputs: &[u64], out: &mut [u64], isa: Isa) -> 
 }
 
 /// The generic lane path over a slice.
-fn evaluate_batch_generic(plan: &Plan, inputs: &[u64], out: &mut [u64]) {
+fn evaluate_batch_generic<I: Word, O: Word>(plan: &Plan, inputs: &[I], out: &mut [O]) {
     for (o, &a) in out.iter_mut().zip(inputs) {
-        *o = plan.eval_input(a).representative();
+        *o = O::narrow(plan.eval_input(a.widen()).representative());
     }
 }
 
@@ -166,8 +192,9 @@ fn evaluate_batch_generic(plan: &Plan, inputs: &[u64], out: &mut [u64]) {
 /// forms) runs `c` as a specialised kernel (or on tables).
 #[doc(hidden)]
 pub fn has_kernel(c: &Cvt) -> bool {
-    fold_plan(c)
-        .is_ok_and(|p| kernels::try_run(&p, &mut kernels::Slices { isa: Isa::Baseline, inputs: &[], out: &mut [] }))
+    fold_plan(c).is_ok_and(|p| {
+        kernels::try_run(&p, &mut kernels::Slices::<u64, u64> { isa: Isa::Baseline, inputs: &[], out: &mut [] })
+    })
 }
 
 /// [`evaluate_batch`] on the `n` consecutive inputs from `first` (wrapping),

@@ -154,7 +154,7 @@ fn fill<T: Copy + Default>(bits: u32, f: impl Fn(u64) -> T) -> Box<[T; ENTRIES]>
 /// empty slice job only asks whether it fits.
 pub(super) fn try_run(plan: &Plan, job: &mut impl Job) -> bool {
     let c = plan.c;
-    let empty = job.slices().is_some_and(|(i, _)| i.is_empty());
+    let empty = job.is_probe();
     if fits_pair(plan) {
         if !empty {
             let (ab, lb) = (plan.a_bits, plan.d_bits);
