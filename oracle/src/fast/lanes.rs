@@ -68,6 +68,15 @@ fn cut_round<const M: u8>(neg: bool, sig: u64, cut: u32) -> (u64, bool) {
     (kept, rounds_away::<M>(neg, kept & 1 == 1, rest > half, rest != 0 && rest == half, rest != 0))
 }
 
+/// [`cut_round`] in 32-bit lanes (`cut < 32`).
+#[inline(always)]
+fn cut_round32<const M: u8>(neg: bool, sig: u32, cut: u32) -> (u32, bool) {
+    let kept = sig >> cut;
+    let rest = sig & ((1u32 << cut) - 1);
+    let half = (1u32 << cut) >> 1;
+    (kept, rounds_away::<M>(neg, kept & 1 == 1, rest > half, rest != 0 && rest == half, rest != 0))
+}
+
 /// `cut_round`'s kept bits plus its rounding step, as one add and shift:
 /// the increment carries into the kept bits exactly when `M` rounds away
 /// (fewer vector instructions than deciding on the cut bits). Needs
@@ -370,6 +379,35 @@ impl<const S: u8, const M: u8> Lane for ToInt<S, M> {
         let neg = sel(big || mag > self.neg_max, self.neg_limit, mag.wrapping_neg());
         let r = sel(f.neg, neg, pos);
         sel(f.e == s.exp_max && f.m != 0, self.nan, r) & self.mask
+    }
+
+    #[inline(always)]
+    fn has_lane32(&self) -> bool {
+        // f32 into at most 32 bits: the bounds and results fit.
+        S == Format::F32 as u8 && self.mask <= u32::MAX as u64
+    }
+
+    /// `lane` for f32 → ≤ 32-bit integers in `u32`/`i32` (only if `has_lane32`).
+    /// Values from 2^32 up saturate every such destination.
+    #[inline(always)]
+    fn lane32(&self, x: u32) -> u32 {
+        let s = const { fl(S) };
+        let (man, bias) = (s.man_bits, s.bias);
+        let neg = x >> 31 != 0;
+        let (e, m) = ((x >> man) & s.exp_max as u32, x & ((1u32 << man) - 1));
+        let sub = e == 0;
+        let sig = sel32(sub && self.flush, 0, m | sel32(sub, 0, 1 << man));
+        let field = e as i32 + sub as i32;
+        let (exp, top) = (field - bias - man as i32, field - bias);
+        let (kept, away) = cut_round32::<M>(neg, sig, (-exp).clamp(0, s.prec as i32 + 1) as u32);
+        // Below 2^32 (top < 32) the shift is at most 8: no bit is lost.
+        let mag = (kept << exp.clamp(0, 31) as u32) + away as u32;
+        let big = top >= 32 || e == s.exp_max as u32;
+        let (pos_max, neg_max) = (self.pos_max as u32, self.neg_max as u32);
+        let pos = sel32(big || mag > pos_max, pos_max, mag);
+        let neg_r = sel32(big || mag > neg_max, self.neg_limit as u32, mag.wrapping_neg());
+        let r = sel32(neg, neg_r, pos);
+        sel32(e == s.exp_max as u32 && m != 0, self.nan as u32, r) & self.mask as u32
     }
 }
 
