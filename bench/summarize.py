@@ -35,6 +35,8 @@ for g in order + sorted(set(rows) - set(order)):
     for peer in ["native as/loop", "native as/scalar", "softfloat", "half from_f32", "half slice"]:
         if peer in r:
             ratios.append(f"fast/batch ÷ {peer} = {batch / r[peer]:.3g}")
+            if "ptx-cvt fast/slice" in r:
+                ratios.append(f"fast/slice ÷ {peer} = {r['ptx-cvt fast/slice'] / r[peer]:.3g}")
             if base:
                 ratios.append(f"fast/batch baseline ÷ {peer} = {base / r[peer]:.3g}")
             ratios.append(f"fast/plan ÷ {peer} = {plan / r[peer]:.3g}")

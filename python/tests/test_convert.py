@@ -132,7 +132,9 @@ def test_convert_releases_the_gil():
 
     def work():
         span["start"] = time.perf_counter()
-        ptx_cvt.convert("cvt.rn.relu.f16.f32", x)  # the generic lane path: slow enough
+        # Two operands: the element-by-element path, slow enough (a single-operand
+        # form runs the batch kernels, 2^24 values in milliseconds).
+        ptx_cvt.convert("cvt.rn.satfinite.e4m3x2.f32", x, x)
         span["end"] = time.perf_counter()
 
     ticks = []
