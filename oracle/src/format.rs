@@ -169,6 +169,7 @@ impl Format {
             _ => panic!("not a float format"),
         }
     }
+    #[inline]
     pub(crate) fn info(self) -> &'static FormatInfo {
         &TABLE[self as usize]
     }
@@ -178,15 +179,19 @@ impl Format {
     pub fn from_name(name: &str) -> Option<Format> {
         TABLE.iter().find(|f| f.name == name).map(|f| f.format)
     }
+    #[inline]
     pub fn container_bits(self) -> u32 {
         self.info().container_bits
     }
+    #[inline]
     pub fn is_float(self) -> bool {
         matches!(self.info().kind, Kind::Float(_))
     }
+    #[inline]
     pub fn is_signed_int(self) -> bool {
         matches!(self.info().kind, Kind::Int { signed: true })
     }
+    #[inline]
     pub fn float_layout(self) -> Option<&'static FloatLayout> {
         match &self.info().kind {
             Kind::Float(l) => Some(l),
@@ -210,6 +215,7 @@ impl Format {
         }
     }
     /// Fractional bits of a fixed-point format.
+    #[inline]
     pub fn fixed_frac_bits(self) -> Option<u32> {
         match self.info().kind {
             Kind::Fixed { frac_bits } => Some(frac_bits),
@@ -226,6 +232,7 @@ impl Format {
 }
 
 /// A mask of the low `bits` bits (all ones for 64).
+#[inline]
 pub fn low_mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
@@ -235,17 +242,21 @@ pub fn low_mask(bits: u32) -> u64 {
 }
 
 impl FloatLayout {
+    #[inline]
     pub fn precision(&self) -> u32 {
         self.man_bits + 1
     }
     /// Width of the encoding itself (sign + exponent + fraction).
+    #[inline]
     pub fn width(&self) -> u32 {
         self.signed as u32 + self.exp_bits + self.man_bits
     }
+    #[inline]
     pub fn exp_field_max(&self) -> u64 {
         (1u64 << self.exp_bits) - 1
     }
     /// Unbiased exponent of the smallest normal number.
+    #[inline]
     pub fn emin(&self) -> i64 {
         if self.subnormals {
             1 - self.bias as i64
@@ -254,15 +265,18 @@ impl FloatLayout {
         }
     }
     /// Unbiased exponent of the largest finite value's top bit.
+    #[inline]
     pub fn emax(&self) -> i64 {
         (self.max_finite_code() >> self.man_bits) as i64 - self.bias as i64
     }
     /// Exponent of the least significant bit at the bottom of the range: the
     /// quantum of subnormals (or of the smallest normal binade).
+    #[inline]
     pub fn qmin(&self) -> i64 {
         self.emin() - self.man_bits as i64
     }
     /// The code (without sign) of the largest finite value.
+    #[inline]
     pub fn max_finite_code(&self) -> u64 {
         let all_man = (1u64 << self.man_bits) - 1;
         let (e, m) = match self.specials {
@@ -272,12 +286,15 @@ impl FloatLayout {
         };
         (e << self.man_bits) | m
     }
+    #[inline]
     pub fn has_inf(&self) -> bool {
         self.specials == Specials::Ieee
     }
+    #[inline]
     pub fn has_nan(&self) -> bool {
         self.specials != Specials::None
     }
+    #[inline]
     pub fn sign_bit(&self) -> u64 {
         if self.signed {
             1u64 << (self.exp_bits + self.man_bits)
@@ -286,6 +303,7 @@ impl FloatLayout {
         }
     }
     /// Quiet bit of a NaN (IEEE formats: top fraction bit).
+    #[inline]
     pub fn quiet_bit(&self) -> u64 {
         if self.man_bits == 0 {
             0
@@ -298,6 +316,7 @@ impl FloatLayout {
         self.has_inf().then(|| self.exp_field_max() << self.man_bits)
     }
     /// Whether a code (without container shift) is a NaN.
+    #[inline]
     pub fn is_nan_code(&self, code: u64) -> bool {
         let mag = code & !self.sign_bit() & low_mask(self.width());
         let e = mag >> self.man_bits;

@@ -25,7 +25,7 @@ pub use self::trace::{Event, RoundEvent, Step};
 
 use rug::Integer;
 
-use crate::accept::{width_mask, AcceptSet, Alt, LaneSet};
+use crate::accept::{width_mask, AcceptSet, Alt, Alts, LaneSet};
 use crate::decide::{self, Decisions, Ptx};
 use crate::exact::{decode, Value};
 use crate::format::Format;
@@ -129,6 +129,7 @@ impl Evaluator {
 
 /// Run the policy layer on checked operands; under a profile that accepts
 /// every answer to the open questions, explore each combination the input reached.
+#[inline]
 fn explore<D: Decisions + ?Sized>(
     c: &Cvt,
     srcs: &[Operand],
@@ -228,12 +229,15 @@ struct Ctx<'a, D: ?Sized> {
     /// Lane formats and the rounding rule in force.
     src: Format,
     dst: Format,
+    /// The family of `src` → `dst`, derived once.
+    family: Family,
     mode: Mode,
     /// The ue8m0 scale byte of the lane being converted, for the scaled and s2f6x2 forms.
     scale: Option<u64>,
 }
 
 impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
+    #[inline]
     fn run(
         c: &'a Cvt,
         srcs: &[Operand],
@@ -254,6 +258,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
             lane: "",
             src: c.atype.format(),
             dst: c.dtype.format(),
+            family: instr::family(c.atype.format(), c.dtype.format()),
             mode: decide::mode_of(d, c),
             scale: None,
         };
@@ -355,6 +360,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
         AcceptSet { width: set.width, alts: alts.collect() }
     }
 
+    #[inline]
     fn decode(&mut self, bits: u64) -> Value {
         let v = decode(self.src, bits);
         let w = if self.c.atype.is_packed() { self.c.atype.lane_bits() } else { self.src.container_bits() };
@@ -363,11 +369,12 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     }
 
     /// Convert one value (a scalar, or one lane) by its family.
+    #[inline]
     fn convert(&mut self, v: &Value) -> TypeResult {
         if let Some(code) = self.scale {
             return self.convert_scaled(v, code);
         }
-        match instr::family(self.src, self.dst) {
+        match self.family {
             Family::IntToInt => self.int_to_int(v),
             Family::IntToFloat => self.int_to_float(v),
             Family::FloatToInt => self.float_to_int(v),
@@ -390,11 +397,12 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     }
 
     /// Place the type-width result in the destination register (docs/semantics.md §4).
+    #[inline]
     fn extend(&mut self, r: TypeResult, width: u32) -> AcceptSet {
         let d = self.c.dtype;
         let n = d.bits();
         match r {
-            TypeResult::AnyNan => AcceptSet { width, alts: vec![Alt::AnyNan(d.format())] },
+            TypeResult::AnyNan => AcceptSet { width, alts: Alts::one(Alt::AnyNan(d.format())) },
             TypeResult::Bits(b) if d == Type::Tf32 => {
                 let mask = self.profile.tf32_low_bits_mask();
                 note!(
@@ -402,7 +410,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
                     Rule::Tf32LowBits,
                     format!("bits 12..0 {}", if mask == u32::MAX as u64 { "are zero" } else { "are left open" })
                 );
-                AcceptSet { width, alts: vec![Alt::Bits { value: b & mask, mask }] }
+                AcceptSet { width, alts: Alts::one(Alt::Bits { value: b & mask, mask }) }
             }
             TypeResult::Bits(b) => {
                 let mut bits = b & width_mask(n);

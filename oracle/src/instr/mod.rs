@@ -293,6 +293,7 @@ impl Cvt {
         self.dtype.is_scalar() && self.atype.is_scalar()
     }
     /// How the conversion relates its (lane) formats (Table 15's families).
+    #[inline]
     pub fn family(&self) -> Family {
         family(self.atype.format(), self.dtype.format())
     }
