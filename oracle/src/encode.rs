@@ -7,7 +7,7 @@ use crate::format::{FloatLayout, Format, Kind};
 
 /// Whether a magnitude on the format's grid is at most its largest finite
 /// value (what happens otherwise is a decision: `decide::Decisions::overflow`).
-#[inline]
+#[inline(always)]
 pub(crate) fn fits(l: &FloatLayout, mag: &Dyadic) -> bool {
     // By the top bit first: only the top binade needs the exact comparison.
     match mag.msb_exp() {
@@ -23,7 +23,7 @@ fn place(l: &FloatLayout, neg: bool, code: u64) -> u64 {
 }
 
 /// Bits of a finite magnitude that lies on the format's grid and within range.
-#[inline]
+#[inline(always)]
 pub fn encode_finite(format: Format, neg: bool, mag: &Dyadic) -> u64 {
     let l = format.float_layout().expect("float format");
     let Some(msb) = mag.msb_exp() else {

@@ -80,12 +80,12 @@ impl Dyadic {
             Sig::Big(_) => None,
         }
     }
-    #[inline]
+    #[inline(always)]
     pub fn is_zero(&self) -> bool {
         matches!(self.sig, Sig::Word(0))
     }
     /// Bits of the significand (0 for zero).
-    #[inline]
+    #[inline(always)]
     pub fn sig_bits(&self) -> u32 {
         match &self.sig {
             Sig::Word(w) => 64 - w.leading_zeros(),
@@ -93,7 +93,7 @@ impl Dyadic {
         }
     }
     /// Exponent of the most significant set bit (floor(log2(x))); None for zero.
-    #[inline]
+    #[inline(always)]
     pub fn msb_exp(&self) -> Option<i64> {
         (!self.is_zero()).then(|| self.exp + self.sig_bits() as i64 - 1)
     }
@@ -114,7 +114,7 @@ impl Dyadic {
     }
     /// The value's multiples of 2^q, `x / 2^q` rounded down, as a dyadic of
     /// exponent q (`q >= exp`: bits are only dropped).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn truncated_to(&self, q: i64) -> Dyadic {
         debug_assert!(q >= self.exp);
         let cut = q - self.exp;
@@ -281,7 +281,7 @@ impl Value {
 }
 
 /// Decode the low bits of a container as a value of `format`.
-#[inline]
+#[inline(always)]
 pub fn decode(format: Format, bits: u64) -> Value {
     let n = format.container_bits();
     let bits = bits & low_mask(n);

@@ -234,11 +234,8 @@ impl Format {
 /// A mask of the low `bits` bits (all ones for 64).
 #[inline]
 pub fn low_mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
+    // Without a branch: 2^bits − 1, wrapping to all ones from 64 bits on.
+    1u64.checked_shl(bits).unwrap_or(0).wrapping_sub(1)
 }
 
 impl FloatLayout {
@@ -296,11 +293,7 @@ impl FloatLayout {
     }
     #[inline]
     pub fn sign_bit(&self) -> u64 {
-        if self.signed {
-            1u64 << (self.exp_bits + self.man_bits)
-        } else {
-            0
-        }
+        (self.signed as u64) << (self.exp_bits + self.man_bits)
     }
     /// Quiet bit of a NaN (IEEE formats: top fraction bit).
     #[inline]

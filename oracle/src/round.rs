@@ -95,7 +95,7 @@ pub(crate) struct Discarded<'a> {
 impl Discarded<'_> {
     /// Where the cut bits sit against half an ulp, from the lowest set bit
     /// and the top cut bit (no arithmetic on the value).
-    #[inline]
+    #[inline(always)]
     pub fn remainder(&self) -> Remainder {
         let b = self.bits;
         match self.x.sig_lowest_one() {
@@ -120,7 +120,7 @@ impl Discarded<'_> {
 
 /// The single rounding decision: move away from zero (to the upper
 /// neighbour in magnitude)?
-#[inline]
+#[inline(always)]
 pub(crate) fn decide(mode: Mode, neg: bool, lower_is_odd: bool, cut: &Discarded) -> bool {
     let rem = cut.remainder();
     if rem == Remainder::Exact {
@@ -165,7 +165,7 @@ impl Rounded {
 }
 
 /// Round the magnitude `x` of a value with sign `neg` onto `grid`.
-#[inline]
+#[inline(always)]
 pub(crate) fn round(neg: bool, x: &Dyadic, grid: Grid, mode: Mode) -> Rounded {
     let exact = |mag: Dyadic| Rounded { mag, remainder: Remainder::Exact, away: false, mode };
     let Some(msb) = x.msb_exp() else {

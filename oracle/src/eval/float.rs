@@ -22,7 +22,7 @@ fn sign(neg: bool) -> &'static str {
 }
 
 impl<D: Decisions + ?Sized> Ctx<'_, D> {
-    #[inline]
+    #[inline(always)]
     pub(super) fn int_to_float(&mut self, v: &Value) -> TypeResult {
         let Value::Num { neg, mag } = v else { unreachable!("integers are finite") };
         let l = self.dformat().float_layout().unwrap();
@@ -33,7 +33,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
 
     /// .ftz on an f32 source (docs/semantics.md §5.6), with the f16.f32 erratum.
     /// The flushed value, if the source is flushed.
-    #[inline]
+    #[inline(always)]
     pub(super) fn ftz_input(&mut self, v: &Value) -> Option<Value> {
         let how = self.d.flushes_source(self.c, self.answers);
         if how == SourceFlush::Keep || !is_subnormal(self.src, v) {
@@ -108,7 +108,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         r
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn float_to_float(&mut self, v: &Value) -> TypeResult {
         let c = *self.c;
         let d = self.dformat();
@@ -168,7 +168,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     }
 
     /// After rounding to a float destination: .sat, .relu, overflow, .ftz, encode.
-    #[inline]
+    #[inline(always)]
     pub(super) fn finish_float(&mut self, mut neg: bool, exact: &Dyadic, r: Rounded) -> TypeResult {
         let c = *self.c;
         let d = self.dformat();

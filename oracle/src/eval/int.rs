@@ -44,7 +44,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         TypeResult::Bits(bits)
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn float_to_int(&mut self, v: &Value) -> TypeResult {
         let d = self.c.dtype;
         let n = d.bits();

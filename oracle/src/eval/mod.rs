@@ -122,14 +122,17 @@ impl Evaluator {
                 self.c, self.src_width, o.width
             )));
         }
-        check_packed_widths(&self.c, srcs)?;
+        // Scalar forms have no packed operands to check (skips a call per conversion).
+        if !self.c.is_scalar() {
+            check_packed_widths(&self.c, srcs)?;
+        }
         Ok(explore(&self.c, srcs, self.dst_width, self.profile, &Ptx, false).accept)
     }
 }
 
 /// Run the policy layer on checked operands; under a profile that accepts
 /// every answer to the open questions, explore each combination the input reached.
-#[inline]
+#[inline(always)]
 fn explore<D: Decisions + ?Sized>(
     c: &Cvt,
     srcs: &[Operand],
@@ -237,7 +240,7 @@ struct Ctx<'a, D: ?Sized> {
 }
 
 impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
-    #[inline]
+    #[inline(always)]
     fn run(
         c: &'a Cvt,
         srcs: &[Operand],
@@ -360,7 +363,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
         AcceptSet { width: set.width, alts: alts.collect() }
     }
 
-    #[inline]
+    #[inline(always)]
     fn decode(&mut self, bits: u64) -> Value {
         let v = decode(self.src, bits);
         let w = if self.c.atype.is_packed() { self.c.atype.lane_bits() } else { self.src.container_bits() };
@@ -369,7 +372,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     }
 
     /// Convert one value (a scalar, or one lane) by its family.
-    #[inline]
+    #[inline(always)]
     fn convert(&mut self, v: &Value) -> TypeResult {
         if let Some(code) = self.scale {
             return self.convert_scaled(v, code);
@@ -397,7 +400,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     }
 
     /// Place the type-width result in the destination register (docs/semantics.md §4).
-    #[inline]
+    #[inline(always)]
     fn extend(&mut self, r: TypeResult, width: u32) -> AcceptSet {
         let d = self.c.dtype;
         let n = d.bits();
