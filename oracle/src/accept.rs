@@ -98,11 +98,15 @@ impl AcceptSet {
     /// A packed result from its lanes (high lane first): one exact value when
     /// every lane is exact, a lane-wise alternative otherwise.
     pub fn from_lanes(width: u32, lane_bits: u32, lanes: Vec<LaneSet>) -> AcceptSet {
+        AcceptSet::from_lane_slice(width, lane_bits, &lanes)
+    }
+    /// [`AcceptSet::from_lanes`] from borrowed lanes (copied only when some lane is not exact).
+    pub fn from_lane_slice(width: u32, lane_bits: u32, lanes: &[LaneSet]) -> AcceptSet {
         let mut value = 0u64;
         let mut mask = 0u64;
-        for l in &lanes {
+        for l in lanes {
             let LaneSet::Bits { value: v, mask: m } = l else {
-                return AcceptSet { width, alts: Alts::one(Alt::Lanes { bits: lane_bits, lanes }) };
+                return AcceptSet { width, alts: Alts::one(Alt::Lanes { bits: lane_bits, lanes: lanes.to_vec() }) };
             };
             value = (value << lane_bits) | v;
             mask = (mask << lane_bits) | m;

@@ -17,7 +17,7 @@ pub(crate) fn fits(l: &FloatLayout, mag: &Dyadic) -> bool {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn place(l: &FloatLayout, neg: bool, code: u64) -> u64 {
     ((if neg { l.sign_bit() } else { 0 }) | code) << l.shift
 }
@@ -42,7 +42,7 @@ pub fn encode_finite(format: Format, neg: bool, mag: &Dyadic) -> u64 {
 /// `mag / 2^q` for a magnitude on the grid of `2^q` that fits 64 bits
 /// (every code's significand does): shifted as a machine word when the
 /// significand is one, as a big integer otherwise.
-#[inline]
+#[inline(always)]
 fn multiple_of(mag: &Dyadic, q: i64) -> u64 {
     let d = mag.exp - q;
     match mag.sig_u64() {

@@ -73,7 +73,7 @@ impl Dyadic {
         }
     }
     /// The significand, when it fits a machine word.
-    #[inline]
+    #[inline(always)]
     pub fn sig_u64(&self) -> Option<u64> {
         match self.sig {
             Sig::Word(w) => Some(w),
@@ -124,14 +124,14 @@ impl Dyadic {
         }
     }
     /// The next multiple of 2^exp: the significand plus one.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn incremented(self) -> Dyadic {
         match self.sig {
             Sig::Word(w) if w < u64::MAX => Dyadic::word(w + 1, self.exp),
             _ => Dyadic::new(self.sig().into_owned() + 1u32, self.exp),
         }
     }
-    #[inline]
+    #[inline(always)]
     pub(crate) fn sig_is_odd(&self) -> bool {
         match &self.sig {
             Sig::Word(w) => w & 1 == 1,
@@ -139,7 +139,7 @@ impl Dyadic {
         }
     }
     /// Position of the significand's lowest set bit; None for zero.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn sig_lowest_one(&self) -> Option<u32> {
         match &self.sig {
             Sig::Word(0) => None,
@@ -148,7 +148,7 @@ impl Dyadic {
         }
     }
     /// Bit `b` of the significand.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn sig_bit(&self, b: u32) -> bool {
         match &self.sig {
             Sig::Word(w) => b < 64 && (w >> b) & 1 == 1,

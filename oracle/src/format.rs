@@ -191,7 +191,7 @@ impl Format {
     pub fn is_signed_int(self) -> bool {
         matches!(self.info().kind, Kind::Int { signed: true })
     }
-    #[inline]
+    #[inline(always)]
     pub fn float_layout(self) -> Option<&'static FloatLayout> {
         match &self.info().kind {
             Kind::Float(l) => Some(l),
@@ -232,7 +232,7 @@ impl Format {
 }
 
 /// A mask of the low `bits` bits (all ones for 64).
-#[inline]
+#[inline(always)]
 pub fn low_mask(bits: u32) -> u64 {
     // Without a branch: 2^bits − 1, wrapping to all ones from 64 bits on.
     1u64.checked_shl(bits).unwrap_or(0).wrapping_sub(1)
@@ -253,7 +253,7 @@ impl FloatLayout {
         (1u64 << self.exp_bits) - 1
     }
     /// Unbiased exponent of the smallest normal number.
-    #[inline]
+    #[inline(always)]
     pub fn emin(&self) -> i64 {
         if self.subnormals {
             1 - self.bias as i64
@@ -262,18 +262,18 @@ impl FloatLayout {
         }
     }
     /// Unbiased exponent of the largest finite value's top bit.
-    #[inline]
+    #[inline(always)]
     pub fn emax(&self) -> i64 {
         (self.max_finite_code() >> self.man_bits) as i64 - self.bias as i64
     }
     /// Exponent of the least significant bit at the bottom of the range: the
     /// quantum of subnormals (or of the smallest normal binade).
-    #[inline]
+    #[inline(always)]
     pub fn qmin(&self) -> i64 {
         self.emin() - self.man_bits as i64
     }
     /// The code (without sign) of the largest finite value.
-    #[inline]
+    #[inline(always)]
     pub fn max_finite_code(&self) -> u64 {
         let all_man = (1u64 << self.man_bits) - 1;
         let (e, m) = match self.specials {

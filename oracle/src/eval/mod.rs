@@ -205,6 +205,7 @@ pub fn evaluate_accept_with<D: Decisions + ?Sized>(
 }
 
 /// The result at the destination type's width, before register extension.
+#[derive(Clone, Copy)]
 enum TypeResult {
     Bits(u64),
     AnyNan,
@@ -299,14 +300,16 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     }
 
     /// Packed forms: convert lane by lane, high lane first, then pack (docs/semantics.md §5.11).
+    #[inline(always)]
     fn run_packed(mut self, srcs: &[Operand], dst_width: u32) -> Run {
         let c = self.c;
         let lanes = c.dtype.lanes().max(c.atype.lanes());
         let names = lane_names(c);
         let rbits = (c.rounding == Some(crate::instr::Rounding::Rs)).then(|| srcs[srcs.len() - 1].bits);
         let mut inputs = Vec::new();
-        let mut outs = Vec::new();
-        for i in (0..lanes).rev() {
+        // At most four lanes: held on the stack.
+        let mut outs = [TypeResult::AnyNan; 4];
+        for (k, i) in (0..lanes).rev().enumerate() {
             self.lane = names[i as usize];
             let j = self.d.source_lane(i, lanes);
             let bits = if c.atype.is_packed() {
@@ -321,21 +324,18 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
             }
             self.scale = self.lane_code(srcs, i);
             let v = self.decode(bits);
-            outs.push(self.convert(&v));
+            outs[k] = self.convert(&v);
             if self.tracing {
                 inputs.push((self.lane, v));
             }
         }
         self.lane = "";
         let lb = c.dtype.lane_bits();
-        let lane_sets: Vec<LaneSet> = outs
-            .into_iter()
-            .map(|r| match r {
-                TypeResult::Bits(b) => LaneSet::Bits { value: b & width_mask(lb), mask: width_mask(lb) },
-                TypeResult::AnyNan => LaneSet::AnyNan(c.dtype.format()),
-            })
-            .collect();
-        let mut set = AcceptSet::from_lanes(dst_width, lb, lane_sets);
+        let lane_sets = outs.map(|r| match r {
+            TypeResult::Bits(b) => LaneSet::Bits { value: b & width_mask(lb), mask: width_mask(lb) },
+            TypeResult::AnyNan => LaneSet::AnyNan(c.dtype.format()),
+        });
+        let mut set = AcceptSet::from_lane_slice(dst_width, lb, &lane_sets[..lanes as usize]);
         note!(
             self,
             Rule::Pack,
