@@ -132,6 +132,9 @@ impl Evaluator {
 
 /// Run the policy layer on checked operands; under a profile that accepts
 /// every answer to the open questions, explore each combination the input reached.
+// This and the policy functions down to the encoding are `inline(always)`:
+// one function for the optimiser, whose values then stay in registers (the
+// calls and the moves between them cost more than the rules themselves).
 #[inline(always)]
 fn explore<D: Decisions + ?Sized>(
     c: &Cvt,
