@@ -189,7 +189,7 @@ fn nearest_mag(t: Type, bits: u64) -> Dyadic {
         Value::Num { mag, .. } => mag,
         Value::Inf { .. } => {
             let mf = t.format().float_layout().expect("Inf only in floats").max_finite();
-            Dyadic::new(mf.sig + 1u32, mf.exp)
+            Dyadic::new(mf.sig().into_owned() + 1u32, mf.exp)
         }
         Value::Nan(_) => panic!("NaN result {}", show(t, bits)),
     }
@@ -282,7 +282,7 @@ fn float_bits(src: Format, aim: Aim) -> BoxedStrategy<u64> {
 /// edges, and the first ties ½, 1½, 2½.
 fn landmarks(aim: Aim) -> Vec<Dyadic> {
     let d = |sig: u128, exp: i64| {
-        let mut z = Dyadic::zero().sig;
+        let mut z = Dyadic::zero().sig().into_owned();
         z += sig;
         Dyadic::new(z, exp)
     };
@@ -290,7 +290,7 @@ fn landmarks(aim: Aim) -> Vec<Dyadic> {
         Aim::Float(f) => {
             let l = f.float_layout().unwrap();
             let mf = l.max_finite();
-            let (sig, exp) = (mf.sig.to_u128().unwrap(), mf.exp);
+            let (sig, exp) = (mf.sig().to_u128().unwrap(), mf.exp);
             let (q, m) = (l.qmin(), l.man_bits);
             vec![
                 d(sig, exp),
@@ -321,11 +321,11 @@ fn encode_normal(l: &FloatLayout, v: &Dyadic) -> Option<u64> {
     if e < 1 || e >= ((1i64 << l.exp_bits) - 1) {
         return None;
     }
-    let bits = v.sig.significant_bits();
+    let bits = v.sig_bits();
     if bits > l.precision() {
         return None;
     }
-    let m = (v.sig.to_u64()? << (l.precision() - bits)) & low_mask(l.man_bits);
+    let m = (v.sig_u64()? << (l.precision() - bits)) & low_mask(l.man_bits);
     Some(((e as u64) << l.man_bits) | m)
 }
 
@@ -354,7 +354,7 @@ fn int_bits(src: Type, dst: Format) -> BoxedStrategy<u64> {
     // Integral landmarks of a float destination (f16: 65504, 65520, 65536).
     if let Some(l) = dst.float_layout() {
         let mf = l.max_finite();
-        let (sig, exp) = (mf.sig.to_u64().unwrap(), mf.exp);
+        let (sig, exp) = (mf.sig_u64().unwrap(), mf.exp);
         for (s, e) in [(sig, exp), (2 * sig + 1, exp - 1), (sig + 1, exp)] {
             if (0..64).contains(&e) && s.leading_zeros() as i64 >= e {
                 let v = s << e;

@@ -12,8 +12,10 @@ use std::fmt;
 
 use crate::format::Format;
 
+mod alts;
 mod error;
 
+pub use alts::Alts;
 pub use error::{HexError, ResultParseError};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,7 +65,7 @@ impl LaneSet {
 pub struct AcceptSet {
     /// Register width in bits.
     pub width: u32,
-    pub alts: Vec<Alt>,
+    pub alts: Alts,
 }
 
 pub use crate::format::low_mask as width_mask;
@@ -89,27 +91,32 @@ impl Alt {
 }
 
 impl AcceptSet {
+    #[inline]
     pub fn exact(width: u32, value: u64) -> AcceptSet {
-        AcceptSet { width, alts: vec![Alt::Bits { value, mask: width_mask(width) }] }
+        AcceptSet { width, alts: Alts::one(Alt::Bits { value, mask: width_mask(width) }) }
     }
     /// A packed result from its lanes (high lane first): one exact value when
     /// every lane is exact, a lane-wise alternative otherwise.
     pub fn from_lanes(width: u32, lane_bits: u32, lanes: Vec<LaneSet>) -> AcceptSet {
+        AcceptSet::from_lane_slice(width, lane_bits, &lanes)
+    }
+    /// [`AcceptSet::from_lanes`] from borrowed lanes (copied only when some lane is not exact).
+    pub fn from_lane_slice(width: u32, lane_bits: u32, lanes: &[LaneSet]) -> AcceptSet {
         let mut value = 0u64;
         let mut mask = 0u64;
-        for l in &lanes {
+        for l in lanes {
             let LaneSet::Bits { value: v, mask: m } = l else {
-                return AcceptSet { width, alts: vec![Alt::Lanes { bits: lane_bits, lanes }] };
+                return AcceptSet { width, alts: Alts::one(Alt::Lanes { bits: lane_bits, lanes: lanes.to_vec() }) };
             };
             value = (value << lane_bits) | v;
             mask = (mask << lane_bits) | m;
         }
         // A wider register holds the lanes zero-extended.
         mask |= width_mask(width) & !width_mask(lane_bits * lanes.len() as u32);
-        AcceptSet { width, alts: vec![Alt::Bits { value, mask }] }
+        AcceptSet { width, alts: Alts::one(Alt::Bits { value, mask }) }
     }
     pub fn any_nan(width: u32, f: Format) -> AcceptSet {
-        AcceptSet { width, alts: vec![Alt::AnyNan(f)] }
+        AcceptSet { width, alts: Alts::one(Alt::AnyNan(f)) }
     }
     /// The single value, when the set has exactly one member.
     pub fn single(&self) -> Option<u64> {
@@ -158,7 +165,7 @@ impl AcceptSet {
             return Err(ResultParseError::Empty);
         }
         let mut width = None;
-        let mut alts = Vec::new();
+        let mut alts = Alts::new();
         for part in text.split('|') {
             let (alt, w) = parse_alt(part, nan_format)?;
             // Lanes that are all exact bits are one exact value: `3c00_3c00` is `3c003c00`.

@@ -7,6 +7,7 @@ use crate::format::{FloatLayout, Format, Kind};
 
 /// Whether a magnitude on the format's grid is at most its largest finite
 /// value (what happens otherwise is a decision: `decide::Decisions::overflow`).
+#[inline(always)]
 pub(crate) fn fits(l: &FloatLayout, mag: &Dyadic) -> bool {
     // By the top bit first: only the top binade needs the exact comparison.
     match mag.msb_exp() {
@@ -16,11 +17,13 @@ pub(crate) fn fits(l: &FloatLayout, mag: &Dyadic) -> bool {
     }
 }
 
+#[inline(always)]
 fn place(l: &FloatLayout, neg: bool, code: u64) -> u64 {
     ((if neg { l.sign_bit() } else { 0 }) | code) << l.shift
 }
 
 /// Bits of a finite magnitude that lies on the format's grid and within range.
+#[inline(always)]
 pub fn encode_finite(format: Format, neg: bool, mag: &Dyadic) -> u64 {
     let l = format.float_layout().expect("float format");
     let Some(msb) = mag.msb_exp() else {
@@ -39,9 +42,10 @@ pub fn encode_finite(format: Format, neg: bool, mag: &Dyadic) -> u64 {
 /// `mag / 2^q` for a magnitude on the grid of `2^q` that fits 64 bits
 /// (every code's significand does): shifted as a machine word when the
 /// significand is one, as a big integer otherwise.
+#[inline(always)]
 fn multiple_of(mag: &Dyadic, q: i64) -> u64 {
     let d = mag.exp - q;
-    match mag.sig.to_u64() {
+    match mag.sig_u64() {
         Some(s) if (0..64).contains(&d) && s.leading_zeros() as i64 >= d => s << d,
         Some(s) if (-63..0).contains(&d) => s >> -d,
         _ => mag.scaled_to(q).to_u64().expect("the code fits 64 bits"),

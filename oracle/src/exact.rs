@@ -1,6 +1,7 @@
 //! Exact values: every number a `cvt` operand can hold is a dyadic rational
 //! `sig × 2^exp`, kept in `rug` integers so that no host rounding ever enters.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -11,66 +12,211 @@ use crate::format::{low_mask, FloatLayout, Format, Kind};
 impl FloatLayout {
     /// Magnitude of the largest finite value, exactly (here, not in the
     /// format table: the table does not depend on exact values).
+    #[inline]
     pub fn max_finite(&self) -> Dyadic {
         let code = self.max_finite_code();
         let e = (code >> self.man_bits) as i64;
         let m = code & ((1u64 << self.man_bits) - 1);
-        Dyadic::new(Integer::from(m | (1u64 << self.man_bits)), e - self.bias as i64 - self.man_bits as i64)
+        Dyadic::word(m | (1u64 << self.man_bits), e - self.bias as i64 - self.man_bits as i64)
     }
 }
 
 /// A non-negative dyadic rational `sig × 2^exp`.
-#[derive(Clone, Debug)]
+///
+/// The significand lives in a machine word when it fits 64 bits (every
+/// decoded operand and rounded code does: no allocation, machine
+/// arithmetic), in a GMP integer otherwise; both are exact.
+#[derive(Clone)]
 pub struct Dyadic {
-    pub sig: Integer,
+    sig: Sig,
     pub exp: i64,
+}
+
+/// A significand: `Word` whenever the value fits 64 bits, so each value has
+/// one representation.
+#[derive(Clone)]
+enum Sig {
+    Word(u64),
+    Big(Integer),
+}
+
+impl Sig {
+    fn from_integer(i: Integer) -> Sig {
+        match i.to_u64() {
+            Some(w) => Sig::Word(w),
+            None => Sig::Big(i),
+        }
+    }
 }
 
 impl Dyadic {
     pub fn new(sig: Integer, exp: i64) -> Dyadic {
-        Dyadic { sig, exp }
+        Dyadic { sig: Sig::from_integer(sig), exp }
     }
+    /// `sig × 2^exp` from a machine word (no allocation).
+    #[inline]
+    pub fn word(sig: u64, exp: i64) -> Dyadic {
+        Dyadic { sig: Sig::Word(sig), exp }
+    }
+    #[inline]
     pub fn zero() -> Dyadic {
-        Dyadic { sig: Integer::new(), exp: 0 }
+        Dyadic::word(0, 0)
     }
     pub fn from_int(n: Integer) -> Dyadic {
-        Dyadic { sig: n, exp: 0 }
+        Dyadic::new(n, 0)
     }
+    /// The significand as a big integer (borrowed when it is one).
+    pub fn sig(&self) -> Cow<'_, Integer> {
+        match &self.sig {
+            Sig::Word(w) => Cow::Owned(Integer::from(*w)),
+            Sig::Big(i) => Cow::Borrowed(i),
+        }
+    }
+    /// The significand, when it fits a machine word.
+    #[inline(always)]
+    pub fn sig_u64(&self) -> Option<u64> {
+        match self.sig {
+            Sig::Word(w) => Some(w),
+            Sig::Big(_) => None,
+        }
+    }
+    #[inline(always)]
     pub fn is_zero(&self) -> bool {
-        self.sig == 0
+        matches!(self.sig, Sig::Word(0))
+    }
+    /// Bits of the significand (0 for zero).
+    #[inline(always)]
+    pub fn sig_bits(&self) -> u32 {
+        match &self.sig {
+            Sig::Word(w) => 64 - w.leading_zeros(),
+            Sig::Big(i) => i.significant_bits(),
+        }
     }
     /// Exponent of the most significant set bit (floor(log2(x))); None for zero.
+    #[inline(always)]
     pub fn msb_exp(&self) -> Option<i64> {
-        (!self.is_zero()).then(|| self.exp + self.sig.significant_bits() as i64 - 1)
+        (!self.is_zero()).then(|| self.exp + self.sig_bits() as i64 - 1)
+    }
+    /// The same significand times 2^k: the value scaled by 2^k exactly.
+    #[inline]
+    pub fn times_pow2(&self, k: i64) -> Dyadic {
+        Dyadic { sig: self.sig.clone(), exp: self.exp + k }
     }
     /// The significand scaled to quantum 2^q (exact only if q <= exp or bits vanish).
     pub fn scaled_to(&self, q: i64) -> Integer {
         let d = self.exp - q;
+        let sig = self.sig().into_owned();
         if d >= 0 {
-            self.sig.clone() << d as u32
+            sig << d as u32
         } else {
-            self.sig.clone() >> (-d) as u32
+            sig >> (-d) as u32
+        }
+    }
+    /// The value's multiples of 2^q, `x / 2^q` rounded down, as a dyadic of
+    /// exponent q (`q >= exp`: bits are only dropped).
+    #[inline(always)]
+    pub(crate) fn truncated_to(&self, q: i64) -> Dyadic {
+        debug_assert!(q >= self.exp);
+        let cut = q - self.exp;
+        match &self.sig {
+            Sig::Word(w) => Dyadic::word(if cut < 64 { w >> cut } else { 0 }, q),
+            Sig::Big(i) => Dyadic::new(Integer::from(i >> u32::try_from(cut).unwrap_or(u32::MAX)), q),
+        }
+    }
+    /// The next multiple of 2^exp: the significand plus one.
+    #[inline(always)]
+    pub(crate) fn incremented(self) -> Dyadic {
+        match self.sig {
+            Sig::Word(w) if w < u64::MAX => Dyadic::word(w + 1, self.exp),
+            _ => Dyadic::new(self.sig().into_owned() + 1u32, self.exp),
+        }
+    }
+    #[inline(always)]
+    pub(crate) fn sig_is_odd(&self) -> bool {
+        match &self.sig {
+            Sig::Word(w) => w & 1 == 1,
+            Sig::Big(i) => i.is_odd(),
+        }
+    }
+    /// Position of the significand's lowest set bit; None for zero.
+    #[inline(always)]
+    pub(crate) fn sig_lowest_one(&self) -> Option<u32> {
+        match &self.sig {
+            Sig::Word(0) => None,
+            Sig::Word(w) => Some(w.trailing_zeros()),
+            Sig::Big(i) => i.find_one(0),
+        }
+    }
+    /// Bit `b` of the significand.
+    #[inline(always)]
+    pub(crate) fn sig_bit(&self, b: u32) -> bool {
+        match &self.sig {
+            Sig::Word(w) => b < 64 && (w >> b) & 1 == 1,
+            Sig::Big(i) => i.get_bit(b),
         }
     }
     /// Integer part (floor) of the magnitude.
     pub fn floor_int(&self) -> Integer {
         self.scaled_to(0)
     }
+    /// The integer part, when it fits 128 bits.
+    #[inline]
+    pub(crate) fn floor_u128(&self) -> Option<u128> {
+        match self.sig {
+            Sig::Word(w) if self.exp <= 0 => Some(if self.exp > -64 { (w >> -self.exp) as u128 } else { 0 }),
+            Sig::Word(w) if self.sig_bits() as i64 + self.exp <= 128 => Some((w as u128) << self.exp),
+            Sig::Word(_) => None,
+            Sig::Big(_) => self.floor_int().to_u128(),
+        }
+    }
+    /// The low 64 bits of the integer part.
+    #[inline]
+    pub(crate) fn floor_low64(&self) -> u64 {
+        match self.sig {
+            Sig::Word(w) if self.exp <= 0 => w.checked_shr((-self.exp).try_into().unwrap_or(u32::MAX)).unwrap_or(0),
+            Sig::Word(w) => w.checked_shl(self.exp.try_into().unwrap_or(u32::MAX)).unwrap_or(0),
+            Sig::Big(_) => self.floor_int().keep_bits(64).to_u64().expect("64 bits kept"),
+        }
+    }
+}
+
+impl fmt::Debug for Dyadic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dyadic").field("sig", &*self.sig()).field("exp", &self.exp).finish()
+    }
 }
 
 impl PartialEq for Dyadic {
+    #[inline]
     fn eq(&self, o: &Self) -> bool {
         self.cmp(o) == Ordering::Equal
     }
 }
 impl Eq for Dyadic {}
 impl PartialOrd for Dyadic {
+    #[inline]
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
 }
 impl Ord for Dyadic {
+    #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
+        if let (Some(a), Some(b)) = (self.sig_u64(), o.sig_u64()) {
+            // Words: by the top bits, then aligned in 128 bits (equal top bits
+            // put the exponents less than 64 apart).
+            return match (self.msb_exp(), o.msb_exp()) {
+                (Some(ma), Some(mb)) if ma == mb => {
+                    let d = self.exp - o.exp;
+                    if d >= 0 {
+                        ((a as u128) << d).cmp(&(b as u128))
+                    } else {
+                        (a as u128).cmp(&((b as u128) << -d))
+                    }
+                }
+                (ma, mb) => ma.cmp(&mb),
+            };
+        }
         let q = self.exp.min(o.exp);
         self.scaled_to(q).cmp(&o.scaled_to(q))
     }
@@ -102,12 +248,15 @@ pub enum Value {
 }
 
 impl Value {
+    #[inline]
     pub fn num(neg: bool, mag: Dyadic) -> Value {
         Value::Num { neg, mag }
     }
+    #[inline]
     pub fn is_nan(&self) -> bool {
         matches!(self, Value::Nan(_))
     }
+    #[inline]
     pub fn is_negative(&self) -> bool {
         match self {
             Value::Num { neg, .. } | Value::Inf { neg } => *neg,
@@ -117,7 +266,7 @@ impl Value {
     /// Signed integer value when finite and integral.
     pub fn as_integer(&self) -> Option<Integer> {
         match self {
-            Value::Num { neg, mag } if mag.exp >= 0 || mag.scaled_to(0) << (-mag.exp) as u32 == mag.sig => {
+            Value::Num { neg, mag } if mag.exp >= 0 || mag.scaled_to(0) << (-mag.exp) as u32 == *mag.sig() => {
                 let i = mag.floor_int();
                 Some(if *neg { -i } else { i })
             }
@@ -132,20 +281,20 @@ impl Value {
 }
 
 /// Decode the low bits of a container as a value of `format`.
+#[inline(always)]
 pub fn decode(format: Format, bits: u64) -> Value {
     let n = format.container_bits();
     let bits = bits & low_mask(n);
     match format.info().kind {
         Kind::Int { signed } => {
-            let mut i = Integer::from(bits);
-            if signed && n < 65 && bits >> (n - 1) & 1 == 1 {
-                i -= Integer::from(1) << n;
-            }
-            Value::from_integer(i)
+            // A set sign bit means bits − 2^n, of magnitude 2^n − bits.
+            let neg = signed && bits >> (n - 1) & 1 == 1;
+            let mag = if neg { ((1u128 << n) - bits as u128) as u64 } else { bits };
+            Value::num(neg, Dyadic::word(mag, 0))
         }
         Kind::Fixed { frac_bits } => {
             let i = if bits >> (n - 1) & 1 == 1 { bits as i64 - (1i64 << n) } else { bits as i64 };
-            Value::num(i < 0, Dyadic::new(Integer::from(i.unsigned_abs()), -(frac_bits as i64)))
+            Value::num(i < 0, Dyadic::word(i.unsigned_abs(), -(frac_bits as i64)))
         }
         Kind::Float(l) => {
             let code = (bits >> l.shift) & low_mask(l.width());
@@ -169,12 +318,13 @@ pub fn decode(format: Format, bits: u64) -> Value {
             } else {
                 (m | (1u64 << l.man_bits), e as i64 - l.bias as i64 - l.man_bits as i64)
             };
-            Value::Num { neg, mag: Dyadic::new(Integer::from(sig), exp) }
+            Value::Num { neg, mag: Dyadic::word(sig, exp) }
         }
     }
 }
 
 /// Whether a finite float value is subnormal in `format` (nonzero, below the smallest normal).
+#[inline]
 pub(crate) fn is_subnormal(format: Format, v: &Value) -> bool {
     match (format.float_layout(), v) {
         (Some(l), Value::Num { mag, .. }) => l.subnormals && mag.msb_exp().is_some_and(|e| e < l.emin()),
@@ -191,10 +341,10 @@ impl fmt::Display for Dyadic {
         }
         // value = full × 10^-k exactly (full = sig × 5^k when exp < 0).
         let (full, k) = if self.exp >= 0 {
-            ((self.sig.clone() << self.exp as u32).to_string(), 0i64)
+            ((self.sig().into_owned() << self.exp as u32).to_string(), 0i64)
         } else {
             let k = (-self.exp) as u32;
-            ((self.sig.clone() * Integer::from(Integer::u_pow_u(5, k))).to_string(), k as i64)
+            ((self.sig().into_owned() * Integer::from(Integer::u_pow_u(5, k))).to_string(), k as i64)
         };
         let e10 = full.len() as i64 - 1 - k;
         let digits = full.trim_end_matches('0');

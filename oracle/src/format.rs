@@ -169,6 +169,7 @@ impl Format {
             _ => panic!("not a float format"),
         }
     }
+    #[inline]
     pub(crate) fn info(self) -> &'static FormatInfo {
         &TABLE[self as usize]
     }
@@ -178,15 +179,19 @@ impl Format {
     pub fn from_name(name: &str) -> Option<Format> {
         TABLE.iter().find(|f| f.name == name).map(|f| f.format)
     }
+    #[inline]
     pub fn container_bits(self) -> u32 {
         self.info().container_bits
     }
+    #[inline]
     pub fn is_float(self) -> bool {
         matches!(self.info().kind, Kind::Float(_))
     }
+    #[inline]
     pub fn is_signed_int(self) -> bool {
         matches!(self.info().kind, Kind::Int { signed: true })
     }
+    #[inline(always)]
     pub fn float_layout(self) -> Option<&'static FloatLayout> {
         match &self.info().kind {
             Kind::Float(l) => Some(l),
@@ -210,6 +215,7 @@ impl Format {
         }
     }
     /// Fractional bits of a fixed-point format.
+    #[inline]
     pub fn fixed_frac_bits(self) -> Option<u32> {
         match self.info().kind {
             Kind::Fixed { frac_bits } => Some(frac_bits),
@@ -226,26 +232,28 @@ impl Format {
 }
 
 /// A mask of the low `bits` bits (all ones for 64).
+#[inline(always)]
 pub fn low_mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
+    // Without a branch: 2^bits − 1, wrapping to all ones from 64 bits on.
+    1u64.checked_shl(bits).unwrap_or(0).wrapping_sub(1)
 }
 
 impl FloatLayout {
+    #[inline]
     pub fn precision(&self) -> u32 {
         self.man_bits + 1
     }
     /// Width of the encoding itself (sign + exponent + fraction).
+    #[inline]
     pub fn width(&self) -> u32 {
         self.signed as u32 + self.exp_bits + self.man_bits
     }
+    #[inline]
     pub fn exp_field_max(&self) -> u64 {
         (1u64 << self.exp_bits) - 1
     }
     /// Unbiased exponent of the smallest normal number.
+    #[inline(always)]
     pub fn emin(&self) -> i64 {
         if self.subnormals {
             1 - self.bias as i64
@@ -254,15 +262,18 @@ impl FloatLayout {
         }
     }
     /// Unbiased exponent of the largest finite value's top bit.
+    #[inline(always)]
     pub fn emax(&self) -> i64 {
         (self.max_finite_code() >> self.man_bits) as i64 - self.bias as i64
     }
     /// Exponent of the least significant bit at the bottom of the range: the
     /// quantum of subnormals (or of the smallest normal binade).
+    #[inline(always)]
     pub fn qmin(&self) -> i64 {
         self.emin() - self.man_bits as i64
     }
     /// The code (without sign) of the largest finite value.
+    #[inline(always)]
     pub fn max_finite_code(&self) -> u64 {
         let all_man = (1u64 << self.man_bits) - 1;
         let (e, m) = match self.specials {
@@ -272,20 +283,20 @@ impl FloatLayout {
         };
         (e << self.man_bits) | m
     }
+    #[inline]
     pub fn has_inf(&self) -> bool {
         self.specials == Specials::Ieee
     }
+    #[inline]
     pub fn has_nan(&self) -> bool {
         self.specials != Specials::None
     }
+    #[inline]
     pub fn sign_bit(&self) -> u64 {
-        if self.signed {
-            1u64 << (self.exp_bits + self.man_bits)
-        } else {
-            0
-        }
+        (self.signed as u64) << (self.exp_bits + self.man_bits)
     }
     /// Quiet bit of a NaN (IEEE formats: top fraction bit).
+    #[inline]
     pub fn quiet_bit(&self) -> u64 {
         if self.man_bits == 0 {
             0
@@ -298,6 +309,7 @@ impl FloatLayout {
         self.has_inf().then(|| self.exp_field_max() << self.man_bits)
     }
     /// Whether a code (without container shift) is a NaN.
+    #[inline]
     pub fn is_nan_code(&self, code: u64) -> bool {
         let mag = code & !self.sign_bit() & low_mask(self.width());
         let e = mag >> self.man_bits;

@@ -39,8 +39,9 @@
 //! [`eval`] (the semantics), [`accept`] and [`caseline`] (results and the
 //! text format).
 //!
-//! The exact layers speak GMP integers: [`exact::Dyadic`] holds a
-//! [`rug::Integer`] significand, and [`exact::Value`] and
+//! The exact layers speak GMP integers: [`exact::Dyadic`] gives its
+//! significand as a [`rug::Integer`] (held in a machine word when it fits
+//! 64 bits, so the common conversions allocate nothing), and [`exact::Value`] and
 //! [`format::Format::int_range`] give them. The crate re-exports [`rug`] for
 //! them; use `ptx_cvt::rug` rather than a `rug` dependency of your own, so
 //! that the versions match. [`round`] and [`encode`] show only what the

@@ -53,9 +53,11 @@ pub(crate) struct Grid {
 }
 
 impl Grid {
+    #[inline]
     pub fn float(l: &FloatLayout) -> Grid {
         Grid { precision: Some(l.precision()), qmin: l.qmin() }
     }
+    #[inline]
     pub fn integers() -> Grid {
         Grid { precision: None, qmin: 0 }
     }
@@ -64,6 +66,7 @@ impl Grid {
         Grid { precision: None, qmin: -(frac_bits as i64) }
     }
     /// Quantum exponent for a value whose top bit is at 2^msb.
+    #[inline]
     pub fn quantum(&self, msb: i64) -> i64 {
         match self.precision {
             Some(p) => (msb - (p as i64 - 1)).max(self.qmin),
@@ -81,21 +84,22 @@ pub enum Remainder {
     AboveHalf,
 }
 
-/// The bits cut off by rounding: the low `bits` bits of `sig`, read in
-/// place; `value / 2^bits` is the fraction of an ulp.
+/// The bits cut off by rounding: the low `bits` bits of `x`'s significand,
+/// read in place; `value / 2^bits` is the fraction of an ulp.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Discarded<'a> {
-    pub sig: &'a Integer,
+    pub x: &'a Dyadic,
     pub bits: u32,
 }
 
 impl Discarded<'_> {
     /// Where the cut bits sit against half an ulp, from the lowest set bit
     /// and the top cut bit (no arithmetic on the value).
+    #[inline(always)]
     pub fn remainder(&self) -> Remainder {
         let b = self.bits;
-        match self.sig.find_one(0) {
-            Some(low) if b > 0 && low < b => match (self.sig.get_bit(b - 1), low == b - 1) {
+        match self.x.sig_lowest_one() {
+            Some(low) if b > 0 && low < b => match (self.x.sig_bit(b - 1), low == b - 1) {
                 (false, _) => Remainder::BelowHalf,
                 (true, true) => Remainder::Half,
                 (true, false) => Remainder::AboveHalf,
@@ -105,7 +109,7 @@ impl Discarded<'_> {
     }
     /// The top `width` bits of the fraction (zero-padded when fewer were cut).
     pub fn top_bits(&self, width: u32) -> Integer {
-        let value = self.sig.clone().keep_bits(self.bits);
+        let value = self.x.sig().into_owned().keep_bits(self.bits);
         if self.bits >= width {
             value >> (self.bits - width)
         } else {
@@ -116,6 +120,7 @@ impl Discarded<'_> {
 
 /// The single rounding decision: move away from zero (to the upper
 /// neighbour in magnitude)?
+#[inline(always)]
 pub(crate) fn decide(mode: Mode, neg: bool, lower_is_odd: bool, cut: &Discarded) -> bool {
     let rem = cut.remainder();
     if rem == Remainder::Exact {
@@ -151,15 +156,16 @@ impl Rounded {
     }
     /// The grid neighbour toward zero of the exact value (itself when exact).
     pub fn lower(&self) -> Dyadic {
-        Dyadic::new(self.mag.sig.clone() - u32::from(self.away), self.mag.exp)
+        Dyadic::new(self.mag.sig().into_owned() - u32::from(self.away), self.mag.exp)
     }
     /// The grid neighbour away from zero (itself when exact).
     pub fn upper(&self) -> Dyadic {
-        Dyadic::new(self.mag.sig.clone() + u32::from(self.inexact() && !self.away), self.mag.exp)
+        Dyadic::new(self.mag.sig().into_owned() + u32::from(self.inexact() && !self.away), self.mag.exp)
     }
 }
 
 /// Round the magnitude `x` of a value with sign `neg` onto `grid`.
+#[inline(always)]
 pub(crate) fn round(neg: bool, x: &Dyadic, grid: Grid, mode: Mode) -> Rounded {
     let exact = |mag: Dyadic| Rounded { mag, remainder: Remainder::Exact, away: false, mode };
     let Some(msb) = x.msb_exp() else {
@@ -171,14 +177,12 @@ pub(crate) fn round(neg: bool, x: &Dyadic, grid: Grid, mode: Mode) -> Rounded {
         // On the grid already.
         return exact(x.clone());
     }
-    let cut = Discarded { sig: &x.sig, bits: cut_bits as u32 };
+    let cut = Discarded { x, bits: u32::try_from(cut_bits).unwrap_or(u32::MAX) };
     let remainder = cut.remainder();
-    let mut kept = Integer::from(&x.sig >> cut.bits);
-    let away = decide(mode, neg, kept.is_odd(), &cut);
-    if away {
-        kept += 1u32;
-    }
-    Rounded { mag: Dyadic::new(kept, q), remainder, away, mode }
+    let kept = x.truncated_to(q);
+    let away = decide(mode, neg, kept.sig_is_odd(), &cut);
+    let mag = if away { kept.incremented() } else { kept };
+    Rounded { mag, remainder, away, mode }
 }
 
 impl fmt::Display for Remainder {

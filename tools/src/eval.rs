@@ -68,7 +68,7 @@ fn one(a: &EvalArgs, instr_text: &str) -> u8 {
 
 /// A result that only asks for a destination register width.
 pub fn placeholder(width: u32) -> ptx_cvt::AcceptSet {
-    ptx_cvt::AcceptSet { width, alts: vec![ptx_cvt::accept::Alt::Bits { value: 0, mask: 0 }] }
+    ptx_cvt::AcceptSet { width, alts: vec![ptx_cvt::accept::Alt::Bits { value: 0, mask: 0 }].into() }
 }
 
 /// Stream stdin to stdout: one complete case line per input line (with

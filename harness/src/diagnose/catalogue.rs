@@ -159,7 +159,7 @@ pub static CATALOGUE: &[Hypothesis] = &[
             let bits = whole.single()?;
             let ops = [Operand { bits, width: p.ops[0].width }];
             let s = p.eval_ops(p.c, &ops, p.dst_width)?;
-            set.get_or_insert_with(|| AcceptSet { width: s.width, alts: Vec::new() }).union(s);
+            set.get_or_insert_with(|| AcceptSet { width: s.width, alts: Default::default() }).union(s);
         }
         set
     }),
@@ -209,7 +209,7 @@ pub static CATALOGUE: &[Hypothesis] = &[
         let e = p.expected_bits()?;
         wide_dst(p).then(|| AcceptSet {
             width: p.dst_width,
-            alts: vec![Bits::Bits { value: e, mask: width_mask(p.c.dtype.bits()) }],
+            alts: vec![Bits::Bits { value: e, mask: width_mask(p.c.dtype.bits()) }].into(),
         })
     }),
     row!(generic "high-lane-right", "in packed results the high lane is right, the low lane wrong", |p| lane_right(p, true)),
@@ -324,7 +324,7 @@ fn reread(p: &Probe, from: fn(Type) -> bool, to: fn(Type) -> bool) -> Option<Acc
     let mut set: Option<AcceptSet> = None;
     for t in types_of_width(a.bits()).filter(|t| *t != a && to(*t) && other_sign(a) != Some(*t)) {
         if let Some(s) = p.eval(&Cvt { atype: t, ..*p.c }) {
-            set.get_or_insert_with(|| AcceptSet { width: s.width, alts: Vec::new() }).union(s);
+            set.get_or_insert_with(|| AcceptSet { width: s.width, alts: Default::default() }).union(s);
         }
     }
     set
@@ -354,5 +354,5 @@ fn lane_right(p: &Probe, high: bool) -> Option<AcceptSet> {
     }
     let lb = d.lane_bits();
     let mask = if high { width_mask(lb) << lb } else { width_mask(lb) };
-    Some(AcceptSet { width: p.dst_width, alts: vec![Bits::Bits { value: e, mask }] })
+    Some(AcceptSet { width: p.dst_width, alts: vec![Bits::Bits { value: e, mask }].into() })
 }

@@ -8,7 +8,7 @@ use super::{Ctx, TypeResult};
 use crate::decide::{Decisions, SourceFlush, Special};
 use crate::encode;
 use crate::exact::{is_subnormal, Dyadic, Nan, Value};
-use crate::instr::{self, Family};
+use crate::instr::Family;
 use crate::operand::fmt_hex;
 use crate::policy::{NanOut, Question, Rule};
 use crate::round::{round, Grid, Mode, Rounded};
@@ -22,6 +22,7 @@ fn sign(neg: bool) -> &'static str {
 }
 
 impl<D: Decisions + ?Sized> Ctx<'_, D> {
+    #[inline(always)]
     pub(super) fn int_to_float(&mut self, v: &Value) -> TypeResult {
         let Value::Num { neg, mag } = v else { unreachable!("integers are finite") };
         let l = self.dformat().float_layout().unwrap();
@@ -32,6 +33,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
 
     /// .ftz on an f32 source (docs/semantics.md §5.6), with the f16.f32 erratum.
     /// The flushed value, if the source is flushed.
+    #[inline(always)]
     pub(super) fn ftz_input(&mut self, v: &Value) -> Option<Value> {
         let how = self.d.flushes_source(self.c, self.answers);
         if how == SourceFlush::Keep || !is_subnormal(self.src, v) {
@@ -106,6 +108,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         r
     }
 
+    #[inline(always)]
     pub(super) fn float_to_float(&mut self, v: &Value) -> TypeResult {
         let c = *self.c;
         let d = self.dformat();
@@ -127,7 +130,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
             Value::Nan(_) => unreachable!(),
         };
         let l = d.float_layout().unwrap();
-        let (grid, rule) = match (instr::family(self.src, self.dst), c.rounding) {
+        let (grid, rule) = match (self.family, c.rounding) {
             (Family::SameFloat, Some(r)) if r.is_integer() => (Grid::integers(), Rule::RoundToIntegral),
             (Family::SameFloat, _) => (Grid::float(l), Rule::Copy),
             (Family::Widen, _) => (Grid::float(l), Rule::Exact),
@@ -165,6 +168,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     }
 
     /// After rounding to a float destination: .sat, .relu, overflow, .ftz, encode.
+    #[inline(always)]
     pub(super) fn finish_float(&mut self, mut neg: bool, exact: &Dyadic, r: Rounded) -> TypeResult {
         let c = *self.c;
         let d = self.dformat();

@@ -4,9 +4,11 @@
 use rug::Integer;
 
 use super::{Ctx, Event, TypeResult};
+use crate::accept::width_mask;
 use crate::decide::{Decisions, IntToInt};
 use crate::encode;
 use crate::exact::Value;
+use crate::format::Format;
 use crate::operand::fmt_hex;
 use crate::policy::Rule;
 use crate::round::{round, Grid};
@@ -42,6 +44,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         TypeResult::Bits(bits)
     }
 
+    #[inline(always)]
     pub(super) fn float_to_int(&mut self, v: &Value) -> TypeResult {
         let d = self.c.dtype;
         let n = d.bits();
@@ -56,29 +59,47 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         }
         let flushed = self.ftz_input(v);
         let v = flushed.as_ref().unwrap_or(v);
+        // The integer stays an i128 (every destination range fits one).
         let i = match v {
             Value::Inf { neg } => {
-                let i = Integer::from(self.d.inf_to_int(d, *neg));
+                let i = self.d.inf_to_int(d, *neg);
                 note!(self, Rule::IntClamp, format!("{} → {}", v, i));
                 i
             }
             Value::Num { neg, mag } => {
                 let r = round(*neg, mag, Grid::integers(), self.mode);
                 self.note_rounding(Rule::RoundToInt, *neg, mag, &r);
-                let i = if *neg { -r.mag.floor_int() } else { r.mag.floor_int() };
-                let (lo, hi) = d.format().int_bounds().unwrap();
-                if i < *lo || i > *hi {
-                    let c = Integer::from(self.d.int_out_of_range(d, i < 0, encode::wrap(&i, 64)));
-                    if c != i {
-                        note!(self, Rule::IntClamp, format!("{i} is outside {} [{lo}, {hi}] → {c}", d.name()));
+                let (lo, hi) = int_range(d.format());
+                let i = r.mag.floor_u128().and_then(|m| i128::try_from(m).ok()).map(|m| if *neg { -m } else { m });
+                match i {
+                    Some(i) if (lo..=hi).contains(&i) => i,
+                    _ => {
+                        // Out of range (a nonzero value, so `neg` is its sign).
+                        let low = r.mag.floor_low64();
+                        let c = self.d.int_out_of_range(d, *neg, if *neg { low.wrapping_neg() } else { low });
+                        if i != Some(c) {
+                            note!(self, Rule::IntClamp, {
+                                let m = r.mag.floor_int();
+                                let i = if *neg { -m } else { m };
+                                format!("{i} is outside {} [{lo}, {hi}] → {c}", d.name())
+                            });
+                        }
+                        c
                     }
-                    c
-                } else {
-                    i
                 }
             }
             Value::Nan(_) => unreachable!(),
         };
-        TypeResult::Bits(encode::encode_int(d.format(), &i))
+        TypeResult::Bits(i as u64 & width_mask(d.format().container_bits()))
+    }
+}
+
+/// The smallest and largest value of an integer format.
+fn int_range(f: Format) -> (i128, i128) {
+    let n = f.container_bits();
+    if f.is_signed_int() {
+        (-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1)
+    } else {
+        (0, (1i128 << n) - 1)
     }
 }

@@ -25,7 +25,7 @@ pub use self::trace::{Event, RoundEvent, Step};
 
 use rug::Integer;
 
-use crate::accept::{width_mask, AcceptSet, Alt, LaneSet};
+use crate::accept::{width_mask, AcceptSet, Alt, Alts, LaneSet};
 use crate::decide::{self, Decisions, Ptx};
 use crate::exact::{decode, Value};
 use crate::format::Format;
@@ -122,13 +122,20 @@ impl Evaluator {
                 self.c, self.src_width, o.width
             )));
         }
-        check_packed_widths(&self.c, srcs)?;
+        // Scalar forms have no packed operands to check (skips a call per conversion).
+        if !self.c.is_scalar() {
+            check_packed_widths(&self.c, srcs)?;
+        }
         Ok(explore(&self.c, srcs, self.dst_width, self.profile, &Ptx, false).accept)
     }
 }
 
 /// Run the policy layer on checked operands; under a profile that accepts
 /// every answer to the open questions, explore each combination the input reached.
+// This and the policy functions down to the encoding are `inline(always)`:
+// one function for the optimiser, whose values then stay in registers (the
+// calls and the moves between them cost more than the rules themselves).
+#[inline(always)]
 fn explore<D: Decisions + ?Sized>(
     c: &Cvt,
     srcs: &[Operand],
@@ -201,6 +208,7 @@ pub fn evaluate_accept_with<D: Decisions + ?Sized>(
 }
 
 /// The result at the destination type's width, before register extension.
+#[derive(Clone, Copy)]
 enum TypeResult {
     Bits(u64),
     AnyNan,
@@ -228,12 +236,15 @@ struct Ctx<'a, D: ?Sized> {
     /// Lane formats and the rounding rule in force.
     src: Format,
     dst: Format,
+    /// The family of `src` → `dst`, derived once.
+    family: Family,
     mode: Mode,
     /// The ue8m0 scale byte of the lane being converted, for the scaled and s2f6x2 forms.
     scale: Option<u64>,
 }
 
 impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
+    #[inline(always)]
     fn run(
         c: &'a Cvt,
         srcs: &[Operand],
@@ -254,6 +265,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
             lane: "",
             src: c.atype.format(),
             dst: c.dtype.format(),
+            family: instr::family(c.atype.format(), c.dtype.format()),
             mode: decide::mode_of(d, c),
             scale: None,
         };
@@ -291,14 +303,16 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     }
 
     /// Packed forms: convert lane by lane, high lane first, then pack (docs/semantics.md §5.11).
+    #[inline(always)]
     fn run_packed(mut self, srcs: &[Operand], dst_width: u32) -> Run {
         let c = self.c;
         let lanes = c.dtype.lanes().max(c.atype.lanes());
         let names = lane_names(c);
         let rbits = (c.rounding == Some(crate::instr::Rounding::Rs)).then(|| srcs[srcs.len() - 1].bits);
         let mut inputs = Vec::new();
-        let mut outs = Vec::new();
-        for i in (0..lanes).rev() {
+        // At most four lanes: held on the stack.
+        let mut outs = [TypeResult::AnyNan; 4];
+        for (k, i) in (0..lanes).rev().enumerate() {
             self.lane = names[i as usize];
             let j = self.d.source_lane(i, lanes);
             let bits = if c.atype.is_packed() {
@@ -313,21 +327,18 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
             }
             self.scale = self.lane_code(srcs, i);
             let v = self.decode(bits);
-            outs.push(self.convert(&v));
+            outs[k] = self.convert(&v);
             if self.tracing {
                 inputs.push((self.lane, v));
             }
         }
         self.lane = "";
         let lb = c.dtype.lane_bits();
-        let lane_sets: Vec<LaneSet> = outs
-            .into_iter()
-            .map(|r| match r {
-                TypeResult::Bits(b) => LaneSet::Bits { value: b & width_mask(lb), mask: width_mask(lb) },
-                TypeResult::AnyNan => LaneSet::AnyNan(c.dtype.format()),
-            })
-            .collect();
-        let mut set = AcceptSet::from_lanes(dst_width, lb, lane_sets);
+        let lane_sets = outs.map(|r| match r {
+            TypeResult::Bits(b) => LaneSet::Bits { value: b & width_mask(lb), mask: width_mask(lb) },
+            TypeResult::AnyNan => LaneSet::AnyNan(c.dtype.format()),
+        });
+        let mut set = AcceptSet::from_lane_slice(dst_width, lb, &lane_sets[..lanes as usize]);
         note!(
             self,
             Rule::Pack,
@@ -355,6 +366,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
         AcceptSet { width: set.width, alts: alts.collect() }
     }
 
+    #[inline(always)]
     fn decode(&mut self, bits: u64) -> Value {
         let v = decode(self.src, bits);
         let w = if self.c.atype.is_packed() { self.c.atype.lane_bits() } else { self.src.container_bits() };
@@ -363,11 +375,12 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     }
 
     /// Convert one value (a scalar, or one lane) by its family.
+    #[inline(always)]
     fn convert(&mut self, v: &Value) -> TypeResult {
         if let Some(code) = self.scale {
             return self.convert_scaled(v, code);
         }
-        match instr::family(self.src, self.dst) {
+        match self.family {
             Family::IntToInt => self.int_to_int(v),
             Family::IntToFloat => self.int_to_float(v),
             Family::FloatToInt => self.float_to_int(v),
@@ -390,11 +403,12 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     }
 
     /// Place the type-width result in the destination register (docs/semantics.md §4).
+    #[inline(always)]
     fn extend(&mut self, r: TypeResult, width: u32) -> AcceptSet {
         let d = self.c.dtype;
         let n = d.bits();
         match r {
-            TypeResult::AnyNan => AcceptSet { width, alts: vec![Alt::AnyNan(d.format())] },
+            TypeResult::AnyNan => AcceptSet { width, alts: Alts::one(Alt::AnyNan(d.format())) },
             TypeResult::Bits(b) if d == Type::Tf32 => {
                 let mask = self.profile.tf32_low_bits_mask();
                 note!(
@@ -402,7 +416,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
                     Rule::Tf32LowBits,
                     format!("bits 12..0 {}", if mask == u32::MAX as u64 { "are zero" } else { "are left open" })
                 );
-                AcceptSet { width, alts: vec![Alt::Bits { value: b & mask, mask }] }
+                AcceptSet { width, alts: Alts::one(Alt::Bits { value: b & mask, mask }) }
             }
             TypeResult::Bits(b) => {
                 let mut bits = b & width_mask(n);

@@ -53,7 +53,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         let event = if k == 0 { Event::ScaleOne } else { Event::ScaleOther };
         let k = if self.d.scale_divides(self.dst) { -k } else { k };
         let v = match v {
-            Value::Num { neg, mag } if !mag.is_zero() => Value::num(*neg, Dyadic::new(mag.sig.clone(), mag.exp + k)),
+            Value::Num { neg, mag } if !mag.is_zero() => Value::num(*neg, mag.times_pow2(k)),
             other => other.clone(),
         };
         note!(
@@ -96,7 +96,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         let k = code as i64 - UNIT_CODE as i64;
         let event = if k == 0 { Event::ScaleOne } else { Event::ScaleOther };
         let v = match v {
-            Value::Num { neg, mag } if !mag.is_zero() => Value::num(neg, Dyadic::new(mag.sig.clone(), mag.exp - k)),
+            Value::Num { neg, mag } if !mag.is_zero() => Value::num(neg, mag.times_pow2(-k)),
             other => other,
         };
         note!(self, Rule::ScaleN1, format!("scale byte {code:02x}: ÷ 2^{k} → {v}"); event);

@@ -70,10 +70,14 @@ impl<D: ?Sized> Ctx<'_, D> {
         self.trace.push(Step { rule, detail, event, rounding: None, lane: self.lane });
     }
 
+    #[inline(always)]
     pub(super) fn note_rounding(&mut self, rule: Rule, neg: bool, exact: &Dyadic, r: &Rounded) {
-        if !self.tracing {
-            return;
+        if self.tracing {
+            self.push_rounding(rule, neg, exact, r);
         }
+    }
+
+    fn push_rounding(&mut self, rule: Rule, neg: bool, exact: &Dyadic, r: &Rounded) {
         let detail = if r.inexact() {
             format!(
                 "{} lies between {} and {}, {}; {} → {}",

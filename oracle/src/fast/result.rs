@@ -28,7 +28,7 @@ impl FastResult {
     pub fn to_accept(&self, width: u32) -> AcceptSet {
         match *self {
             FastResult::Bits(v) => AcceptSet::exact(width, v),
-            FastResult::Pattern { value, mask } => AcceptSet { width, alts: vec![Alt::Bits { value, mask }] },
+            FastResult::Pattern { value, mask } => AcceptSet { width, alts: vec![Alt::Bits { value, mask }].into() },
             FastResult::AnyNan(f) => AcceptSet::any_nan(width, f),
             FastResult::Lanes { lane_bits, count, nan_lanes, format, value } => {
                 let lb = lane_bits as u32;
@@ -42,7 +42,7 @@ impl FastResult {
                         }
                     })
                     .collect();
-                AcceptSet { width, alts: vec![Alt::Lanes { bits: lb, lanes }] }
+                AcceptSet { width, alts: vec![Alt::Lanes { bits: lb, lanes }].into() }
             }
         }
     }

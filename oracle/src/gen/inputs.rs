@@ -40,7 +40,7 @@ fn thresholds(d: Format) -> Vec<Dyadic> {
         Kind::Float(l) => {
             let max = l.max_finite();
             let ulp_max = pow2(max.msb_exp().unwrap() - l.man_bits as i64);
-            let half_ulp_max = Dyadic::new(ulp_max.sig.clone(), ulp_max.exp - 1);
+            let half_ulp_max = ulp_max.times_pow2(-1);
             let over = Dyadic::new(max.scaled_to(half_ulp_max.exp) + 1u32, half_ulp_max.exp);
             let q = l.qmin();
             let one_ulp = l.man_bits as i64;

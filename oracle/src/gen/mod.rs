@@ -171,7 +171,7 @@ fn rbits_edges(c: &Cvt, lane_bits: u64, lane: u32) -> [u32; 2] {
             if cut <= 0 {
                 return [0, u32::MAX];
             }
-            crate::round::Discarded { sig: &mag.sig, bits: cut as u32 }.top_bits(width).to_u64().unwrap()
+            crate::round::Discarded { x: mag, bits: cut as u32 }.top_bits(width).to_u64().unwrap()
         }
         _ => return [0, u32::MAX],
     };

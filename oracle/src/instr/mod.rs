@@ -7,6 +7,7 @@ mod parse;
 mod target;
 
 use std::fmt;
+use std::sync::OnceLock;
 
 pub use legality::{check, Illegal, LegalityRule};
 pub use parse::{parse, ParseError};
@@ -293,6 +294,7 @@ impl Cvt {
         self.dtype.is_scalar() && self.atype.is_scalar()
     }
     /// How the conversion relates its (lane) formats (Table 15's families).
+    #[inline]
     pub fn family(&self) -> Family {
         family(self.atype.format(), self.dtype.format())
     }
@@ -321,7 +323,16 @@ impl Cvt {
 }
 
 /// The family of a conversion from format `a` to format `d`.
+#[inline]
 pub fn family(a: Format, d: Format) -> Family {
+    // Derived once per pair: the exact engine asks on every conversion.
+    static TABLE: OnceLock<Vec<Family>> = OnceLock::new();
+    let n = Format::ALL.len();
+    let t = TABLE.get_or_init(|| Format::ALL.iter().flat_map(|&a| Format::ALL.map(|d| derive_family(a, d))).collect());
+    t[a as usize * n + d as usize]
+}
+
+fn derive_family(a: Format, d: Format) -> Family {
     match (a.float_layout(), d.float_layout()) {
         (None, None) => Family::IntToInt,
         (None, Some(_)) => Family::IntToFloat,
