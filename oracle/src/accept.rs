@@ -12,7 +12,7 @@ use std::fmt;
 
 use crate::format::Format;
 
-mod alts;
+pub(crate) mod alts;
 mod error;
 
 pub use alts::Alts;
@@ -93,7 +93,7 @@ impl Alt {
 impl AcceptSet {
     #[inline]
     pub fn exact(width: u32, value: u64) -> AcceptSet {
-        AcceptSet { width, alts: Alts::one(Alt::Bits { value, mask: width_mask(width) }) }
+        AcceptSet { width, alts: alts::one(Alt::Bits { value, mask: width_mask(width) }) }
     }
     /// A packed result from its lanes (high lane first): one exact value when
     /// every lane is exact, a lane-wise alternative otherwise.
@@ -106,17 +106,17 @@ impl AcceptSet {
         let mut mask = 0u64;
         for l in lanes {
             let LaneSet::Bits { value: v, mask: m } = l else {
-                return AcceptSet { width, alts: Alts::one(Alt::Lanes { bits: lane_bits, lanes: lanes.to_vec() }) };
+                return AcceptSet { width, alts: alts::one(Alt::Lanes { bits: lane_bits, lanes: lanes.to_vec() }) };
             };
             value = (value << lane_bits) | v;
             mask = (mask << lane_bits) | m;
         }
         // A wider register holds the lanes zero-extended.
         mask |= width_mask(width) & !width_mask(lane_bits * lanes.len() as u32);
-        AcceptSet { width, alts: Alts::one(Alt::Bits { value, mask }) }
+        AcceptSet { width, alts: alts::one(Alt::Bits { value, mask }) }
     }
     pub fn any_nan(width: u32, f: Format) -> AcceptSet {
-        AcceptSet { width, alts: Alts::one(Alt::AnyNan(f)) }
+        AcceptSet { width, alts: alts::one(Alt::AnyNan(f)) }
     }
     /// The single value, when the set has exactly one member.
     pub fn single(&self) -> Option<u64> {

@@ -25,7 +25,7 @@ pub use self::trace::{Event, RoundEvent, Step};
 
 use rug::Integer;
 
-use crate::accept::{width_mask, AcceptSet, Alt, Alts, LaneSet};
+use crate::accept::{alts, width_mask, AcceptSet, Alt, LaneSet};
 use crate::decide::{self, Decisions, Ptx};
 use crate::exact::{decode, Value};
 use crate::format::Format;
@@ -408,7 +408,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
         let d = self.c.dtype;
         let n = d.bits();
         match r {
-            TypeResult::AnyNan => AcceptSet { width, alts: Alts::one(Alt::AnyNan(d.format())) },
+            TypeResult::AnyNan => AcceptSet { width, alts: alts::one(Alt::AnyNan(d.format())) },
             TypeResult::Bits(b) if d == Type::Tf32 => {
                 let mask = self.profile.tf32_low_bits_mask();
                 note!(
@@ -416,7 +416,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
                     Rule::Tf32LowBits,
                     format!("bits 12..0 {}", if mask == u32::MAX as u64 { "are zero" } else { "are left open" })
                 );
-                AcceptSet { width, alts: Alts::one(Alt::Bits { value: b & mask, mask }) }
+                AcceptSet { width, alts: alts::one(Alt::Bits { value: b & mask, mask }) }
             }
             TypeResult::Bits(b) => {
                 let mut bits = b & width_mask(n);
