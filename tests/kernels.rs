@@ -1,18 +1,19 @@
 //! The batch paths added for issue 14 (kernels with .sat/.relu/.satfinite
 //! as compile-time flags, tf32, widening and same-format float forms,
 //! int→int, int→float .sat/.ftz; per-lane tables for packed forms) against
-//! the generic lane path (`fast::evaluate(..).representative()`), which
+//! the generic lane path (`Plan::eval_generic(..).representative()`), which
 //! tests/fast.rs proves equal to the exact engine: every input of sources of
 //! at most 16 bits, `STRUCTURED` seeded structured inputs (plus every
 //! boundary value) of wider ones, on every vector unit this CPU has; and
 //! `fast::fold_range` (the sweep's buffer-free path) against the same
-//! results on consecutive ranges.
+//! results on consecutive ranges. And the single-value route (`Plan::eval`
+//! through a kernel lane, issue 27) against the generic lane path.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ptx_cvt::fast::{self, Isa};
+use ptx_cvt::fast::{self, Isa, Plan};
 use ptx_cvt::gen::{self, SeededRng as Rng};
-use ptx_cvt::instr::{self, Family};
+use ptx_cvt::instr::{self, Family, REG_WIDTHS};
 use ptx_cvt::{Cvt, Operand, PtxVersion, Target, Type};
 use ptx_cvt_harness::atlas;
 use rayon::prelude::*;
@@ -89,9 +90,15 @@ fn structured(c: &Cvt, bounds: &[u64], rng: &mut Rng) -> u64 {
     })
 }
 
-fn lane_path(c: &Cvt, x: u64) -> u64 {
+/// A plan at natural register widths, and the width of its (first) source.
+fn natural_plan(c: &Cvt) -> (Plan, u32) {
     let w = instr::shape(c).srcs[0];
-    fast::evaluate(c, &[Operand { bits: x, width: w }], c.dtype.bits()).unwrap().representative()
+    (Plan::new(c, w, c.dtype.bits()).unwrap(), w)
+}
+
+/// The generic lane path of a single-operand form.
+fn lane_path(p: &(Plan, u32), x: u64) -> u64 {
+    p.0.eval_generic(&[Operand { bits: x, width: p.1 }]).representative()
 }
 
 /// A fold that depends on each input's place and result (not a plain sum).
@@ -126,6 +133,7 @@ fn scaled_pair_tables_equal_the_lane_path() {
             let a_mask = (1u64 << widths[0]) - 1;
             let mut rng = Rng::new(0x5343_4c44 ^ i as u64);
             let bounds = gen::boundary_values(c);
+            let plan = natural_plan(c);
             // Every pair of a narrow source (e2m1x2), else structured ones.
             let pairs: Vec<u64> = if a_mask < PAIRS * 4 {
                 (0..=a_mask).collect()
@@ -136,12 +144,12 @@ fn scaled_pair_tables_equal_the_lane_path() {
             for a in pairs {
                 let first = a << 16;
                 let got = fast::fold_range(c, first, 1 << 16, 7, mix).unwrap();
-                let want = (first..first + (1 << 16)).fold(7, |acc, x| mix(acc, x, lane(c, x)));
+                let want = (first..first + (1 << 16)).fold(7, |acc, x| mix(acc, x, lane(&plan, x)));
                 if got != want {
                     // Name the first differing input.
                     let x = (0..1u64 << 16)
                         .map(|s| first | s)
-                        .find(|&x| fast::fold_range(c, x, 1, 0, mix).unwrap() != mix(0, x, lane(c, x)))
+                        .find(|&x| fast::fold_range(c, x, 1, 0, mix).unwrap() != mix(0, x, lane(&plan, x)))
                         .unwrap_or(first);
                     bad.push(format!("{c}: a={a:04x} scale={:04x}", x & 0xffff));
                 }
@@ -152,10 +160,10 @@ fn scaled_pair_tables_equal_the_lane_path() {
     assert!(fails.is_empty(), "{} differences, e.g.:\n{}", fails.len(), fails[..fails.len().min(20)].join("\n"));
 }
 
-/// The lane path of a scaled pair form on input number `x`.
-fn lane(c: &Cvt, x: u64) -> u64 {
-    let ops = [Operand { bits: x >> 16, width: c.atype.bits() }, Operand { bits: x & 0xffff, width: 16 }];
-    fast::evaluate(c, &ops, 32).unwrap().representative()
+/// The generic lane path of a scaled pair form on input number `x`.
+fn lane(p: &(Plan, u32), x: u64) -> u64 {
+    let ops = [Operand { bits: x >> 16, width: p.1 }, Operand { bits: x & 0xffff, width: 16 }];
+    p.0.eval_generic(&ops).representative()
 }
 
 #[test]
@@ -171,6 +179,7 @@ fn new_kernels_equal_the_lane_path() {
             let bits = instr::shape(c).srcs[0];
             let mut rng = Rng::new(0x4b45_524e ^ i as u64);
             let bounds = gen::boundary_values(c);
+            let plan = natural_plan(c);
             let mut inputs: Vec<u64> = if bits <= 16 {
                 (0..1u64 << bits).collect()
             } else {
@@ -181,7 +190,7 @@ fn new_kernels_equal_the_lane_path() {
                 v
             };
             inputs.iter_mut().for_each(|x| *x &= u64::MAX >> (64 - bits));
-            let want: Vec<u64> = inputs.iter().map(|&x| lane_path(c, x)).collect();
+            let want: Vec<u64> = inputs.iter().map(|&x| lane_path(&plan, x)).collect();
             let mut bad = Vec::new();
             for &isa in &isas {
                 let mut out = vec![0u64; inputs.len()];
@@ -195,7 +204,7 @@ fn new_kernels_equal_the_lane_path() {
             let n = if top < 5000 { top + 1 } else { 5000 };
             for first in [0, (rng.next() & top).min(top - (n - 1)), top - (n - 1)] {
                 let got = fast::fold_range(c, first, n, 7, mix).unwrap();
-                let want = (0..n).fold(7, |a, j| mix(a, first + j, lane_path(c, first + j)));
+                let want = (0..n).fold(7, |a, j| mix(a, first + j, lane_path(&plan, first + j)));
                 if got != want {
                     bad.push(format!("{c}: fold_range from {first:x} gives {got:x}, the lane path {want:x}"));
                 }
@@ -205,6 +214,69 @@ fn new_kernels_equal_the_lane_path() {
         })
         .collect();
     eprintln!("{} variants, {} cases on {isas:?}", all.len(), cases.into_inner());
+    assert!(fails.is_empty(), "{} differences, e.g.:\n{}", fails.len(), fails[..fails.len().min(20)].join("\n"));
+}
+
+/// Structured inputs per form and register widths for the single-value route.
+const SINGLE: usize = 1 << 16;
+
+/// The single-value route (`Plan::eval` through the form's kernel lane,
+/// fast/single.rs) against the generic lane path, whole results compared
+/// (any-NaN sets, tf32 patterns): every single-operand scalar variant whose
+/// plan holds a kernel lane, at every legal pair of register widths; every
+/// source value of types of at most 16 bits, else `SINGLE` structured inputs
+/// and every boundary; in a register wider than the type, each also with
+/// random bits above the type.
+#[test]
+fn single_value_route_equals_the_generic_path() {
+    for text in ["cvt.rzi.s32.f32", "cvt.rn.f32.f64", "cvt.rn.f16.f32", "cvt.rn.bf16.f32", "cvt.rn.f32.u64"] {
+        let (plan, _) = natural_plan(&instr::parse(text).unwrap());
+        assert!(plan.holds_kernel(), "{text}: no kernel lane");
+    }
+    let all: Vec<Cvt> = variants().into_iter().filter(|c| c.is_scalar()).collect();
+    let (plans, wide, cases) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
+    let fails: Vec<String> = all
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, c)| {
+            let mut rng = Rng::new(0x5349_4e47 ^ i as u64);
+            let bounds = gen::boundary_values(c);
+            let bits = c.atype.bits();
+            let typ = u64::MAX >> (64 - bits);
+            let base: Vec<u64> = if bits <= 16 {
+                (0..=typ).collect()
+            } else {
+                (0..SINGLE).map(|_| structured(c, &bounds, &mut rng)).chain(bounds.iter().copied()).collect()
+            };
+            let mut bad = Vec::new();
+            for (src, dst) in REG_WIDTHS.into_iter().flat_map(|s| REG_WIDTHS.map(|d| (s, d))) {
+                let Some(plan) = Plan::new(c, src, dst).ok().filter(|p| p.holds_kernel()) else {
+                    continue;
+                };
+                let reg = u64::MAX >> (64 - src);
+                let above = |x: u64, rng: &mut Rng| if src > bits { x | (rng.next() & reg & !typ) } else { x };
+                let inputs = base.iter().map(|&x| x & typ).chain(base.iter().map(|&x| above(x & typ, &mut rng)));
+                let mut n = 0;
+                for x in inputs {
+                    let ops = [Operand { bits: x & reg, width: src }];
+                    let (got, want) = (plan.eval(&ops), plan.eval_generic(&ops));
+                    if got != want && bad.len() < 5 {
+                        bad.push(format!(
+                            "{c} (registers {dst} <- {src}) {x:x}: kernel lane {got:?}, generic {want:?}"
+                        ));
+                    }
+                    n += 1;
+                }
+                plans.fetch_add(1, Ordering::Relaxed);
+                wide.fetch_add(usize::from((src, dst) != (bits, c.dtype.bits())), Ordering::Relaxed);
+                cases.fetch_add(n, Ordering::Relaxed);
+            }
+            bad
+        })
+        .collect();
+    let (plans, wide) = (plans.into_inner(), wide.into_inner());
+    eprintln!("single-value route: {plans} plans ({wide} at wider registers), {} cases", cases.into_inner());
+    assert!(plans >= 300 && wide >= 50, "{plans} plans hold a kernel lane, {wide} of them at wider registers");
     assert!(fails.is_empty(), "{} differences, e.g.:\n{}", fails.len(), fails[..fails.len().min(20)].join("\n"));
 }
 

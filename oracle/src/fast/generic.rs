@@ -22,9 +22,28 @@ pub(super) enum LaneOut {
 
 impl<D: Decisions> Plan<D> {
     /// Evaluate on operands (their count and widths are the caller's to check,
-    /// see [`super::evaluate`]).
+    /// see [`super::evaluate`]): through the form's batch kernel lane where
+    /// the plan holds one (fast/single.rs), else the generic lane path.
     #[inline(always)]
     pub fn eval(&self, ops: &[Operand]) -> FastResult {
+        match &self.single {
+            Some(s) => s.eval(ops[0].bits),
+            None => self.eval_lanes(ops),
+        }
+    }
+
+    /// The generic lane path, not inlined: inlined, its size (and stack
+    /// frame) would slow every single-value call on a kernel lane.
+    #[inline(never)]
+    fn eval_lanes(&self, ops: &[Operand]) -> FastResult {
+        self.eval_generic(ops)
+    }
+
+    /// [`Plan::eval`] on the generic lane path only (the reference the
+    /// kernels are tested against).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn eval_generic(&self, ops: &[Operand]) -> FastResult {
         if !self.packed {
             return self.finish_scalar(self.lane(ops[0].bits, self.mode));
         }

@@ -1,7 +1,9 @@
 //! The batch kernels' lane rules, one generic type per shape; the format
 //! layouts, the rounding mode and the modifiers (.sat, .relu, .satfinite)
 //! are compile-time constants, so each form gets its own branch-free,
-//! vectorisable loop (`kernels::run`).
+//! vectorisable loop (`kernels::run`). Conditions on values combine with
+//! `&` and `|`, not `&&` and `||`: branch-free also where a lane runs on
+//! one value (fast/single.rs), whose branches would follow random data.
 //!
 //! Each rule is an instance of the fast engine's one rounding rule
 //! (`arith::round`): the result's quantum `q` is found from the value's top
@@ -12,6 +14,7 @@
 //! codes.
 
 use super::arith::Fl;
+use super::single::Held;
 use crate::format::{low_mask, Format};
 use crate::round::Mode;
 
@@ -65,7 +68,7 @@ fn cut_round<const M: u8>(neg: bool, sig: u64, cut: u32) -> (u64, bool) {
     let kept = sig >> cut;
     let rest = sig & ((1u64 << cut) - 1);
     let half = (1u64 << cut) >> 1;
-    (kept, rounds_away::<M>(neg, kept & 1 == 1, rest > half, rest != 0 && rest == half, rest != 0))
+    (kept, rounds_away::<M>(neg, kept & 1 == 1, rest > half, (rest != 0) & (rest == half), rest != 0))
 }
 
 /// [`cut_round`] in 32-bit lanes (`cut < 32`).
@@ -114,11 +117,11 @@ fn add_round32<const M: u8>(neg: bool, sig: u32, cut: u32) -> u32 {
 #[inline(always)]
 fn rounds_away<const M: u8>(neg: bool, odd: bool, above_half: bool, tie: bool, inexact: bool) -> bool {
     match M {
-        RN => above_half || (tie && odd),
-        RNA => above_half || tie,
+        RN => above_half | (tie & odd),
+        RNA => above_half | tie,
         RZ => false,
-        RM => neg && inexact,
-        _ => !neg && inexact,
+        RM => neg & inexact,
+        _ => !neg & inexact,
     }
 }
 
@@ -152,7 +155,7 @@ fn fields(s: &Fl, x: u64) -> Fields {
 #[inline(always)]
 fn value(s: &Fl, f: &Fields, flush: bool) -> (u64, i64, i64) {
     let sub = f.e == 0;
-    let sig = sel(sub && flush, 0, f.m | sel(sub, 0, 1u64 << s.man_bits));
+    let sig = sel(sub & flush, 0, f.m | sel(sub, 0, 1u64 << s.man_bits));
     let field = f.e as i64 + sub as i64;
     (sig, field - s.bias as i64 - s.man_bits as i64, field - s.bias as i64)
 }
@@ -170,7 +173,7 @@ fn encode_exact(d: &Fl, n: u64, e: i64) -> u64 {
 }
 
 /// How NaN sources come out of a float→float lane (`NanPlan`, as data).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct NanBits {
     /// These bits (unshifted), unless `payload` or `copy`.
     pub fixed: u64,
@@ -207,6 +210,11 @@ pub(super) trait Lane: Copy {
     fn lane32(&self, x: u32) -> u32 {
         self.lane(x as u64) as u32
     }
+    /// This lane as a plan holds it for one value at a time (kernel lanes;
+    /// not the table lookups, which borrow thread-local tables).
+    fn held(&self) -> Option<Held> {
+        None
+    }
 }
 
 /// Float → narrower float (f64→f32/f16/bf16, f32→f16/bf16/tf32) with the
@@ -224,6 +232,10 @@ pub(super) struct Narrow<const S: u8, const D: u8, const M: u8, const P: u8> {
 }
 
 impl<const S: u8, const D: u8, const M: u8, const P: u8> Lane for Narrow<S, D, M, P> {
+    fn held(&self) -> Option<Held> {
+        Some(Held::of(*self))
+    }
+
     #[inline(always)]
     fn lane(&self, x: u64) -> u64 {
         let (s, d) = const {
@@ -244,17 +256,17 @@ impl<const S: u8, const D: u8, const M: u8, const P: u8> Lane for Narrow<S, D, M
         let code = (((q - d.qmin as i64) as u64) << d.man_bits) + add_round::<M>(f.neg, sig, cut);
         let inf = d.exp_max << d.man_bits;
         let special = f.e == s.exp_max;
-        let nan = special && f.m != 0;
+        let nan = special & (f.m != 0);
         let bits = if P & SAT != 0 {
             // Clamp to [0, 1]: NaN and every negative (-0 too) give +0.
             let one = (d.bias as u64) << d.man_bits;
-            sel(nan || f.neg, 0, sel(special, inf, code).min(one))
+            sel(nan | f.neg, 0, sel(special, inf, code).min(one))
         } else {
-            let big = sel(P & SATFINITE == 0 && overflow_to_inf::<M>(f.neg), inf, d.max_code);
+            let big = sel((P & SATFINITE == 0) & overflow_to_inf::<M>(f.neg), inf, d.max_code);
             let finite = sel(code > d.max_code, big, code);
             let mag = sel(special, sel(P & SATFINITE != 0, d.max_code, inf), finite);
-            let relu = P & RELU != 0 && f.neg && (mag != 0 || self.relu_neg_zero);
-            let bits = sel(relu || (pzo && mag == 0), 0, mag | sel(f.neg, d.sign_bit, 0));
+            let relu = (P & RELU != 0) & f.neg & ((mag != 0) | self.relu_neg_zero);
+            let bits = sel(relu | (pzo & (mag == 0)), 0, mag | sel(f.neg, d.sign_bit, 0));
             sel(nan, self.nan.of(&s, &d, &f), bits)
         };
         (bits << d.shift) & self.out_mask
@@ -277,7 +289,7 @@ impl<const S: u8, const D: u8, const M: u8, const P: u8> Lane for Narrow<S, D, M
         let neg = x >> 31 != 0;
         let (e, m) = ((x >> man) & s.exp_max as u32, x & ((1u32 << man) - 1));
         let sub = e == 0;
-        let sig = sel32(sub && self.flush, 0, m | sel32(sub, 0, 1 << man));
+        let sig = sel32(sub & self.flush, 0, m | sel32(sub, 0, 1 << man));
         let field = e as i32 + sub as i32;
         let (exp, top) = (field - bias - man as i32, field - bias);
         let q = (top - (d.prec as i32 - 1)).max(d.qmin);
@@ -285,16 +297,16 @@ impl<const S: u8, const D: u8, const M: u8, const P: u8> Lane for Narrow<S, D, M
         let code = (((q - d.qmin) as u32) << d.man_bits) + add_round32::<M>(neg, sig, cut);
         let (inf, max) = ((d.exp_max << d.man_bits) as u32, d.max_code as u32);
         let special = e == s.exp_max as u32;
-        let nan = special && m != 0;
+        let nan = special & (m != 0);
         if P & SAT != 0 {
             let one = (d.bias as u32) << d.man_bits;
-            return sel32(nan || neg, 0, sel32(special, inf, code).min(one));
+            return sel32(nan | neg, 0, sel32(special, inf, code).min(one));
         }
-        let big = sel32(P & SATFINITE == 0 && overflow_to_inf::<M>(neg), inf, max);
+        let big = sel32((P & SATFINITE == 0) & overflow_to_inf::<M>(neg), inf, max);
         let finite = sel32(code > max, big, code);
         let mag = sel32(special, sel32(P & SATFINITE != 0, max, inf), finite);
-        let relu = P & RELU != 0 && neg && (mag != 0 || self.relu_neg_zero);
-        let bits = sel32(relu || (self.pzo && mag == 0), 0, mag | sel32(neg, d.sign_bit as u32, 0));
+        let relu = (P & RELU != 0) & neg & ((mag != 0) | self.relu_neg_zero);
+        let bits = sel32(relu | (self.pzo & (mag == 0)), 0, mag | sel32(neg, d.sign_bit as u32, 0));
         sel32(nan, self.nan.fixed as u32, bits) & self.out_mask as u32
     }
 }
@@ -318,6 +330,10 @@ pub(super) struct Exact<const S: u8, const D: u8, const M: u8, const INT: bool, 
 }
 
 impl<const S: u8, const D: u8, const M: u8, const INT: bool, const P: u8> Lane for Exact<S, D, M, INT, P> {
+    fn held(&self) -> Option<Held> {
+        Some(Held::of(*self))
+    }
+
     #[inline(always)]
     fn lane(&self, x: u64) -> u64 {
         let (s, d) = const {
@@ -339,10 +355,10 @@ impl<const S: u8, const D: u8, const M: u8, const INT: bool, const P: u8> Lane f
         };
         let inf = d.exp_max << d.man_bits;
         let special = f.e == s.exp_max;
-        let nan = special && f.m != 0;
+        let nan = special & (f.m != 0);
         if P & SAT != 0 {
             let one = (d.bias as u64) << d.man_bits;
-            return sel(nan || f.neg, 0, sel(special, inf, mag).min(one));
+            return sel(nan | f.neg, 0, sel(special, inf, mag).min(one));
         }
         let bits = sel(special, inf, mag) | sel(f.neg, d.sign_bit, 0);
         sel(nan, self.nan.of(&s, &d, &f), bits)
@@ -362,6 +378,10 @@ pub(super) struct ToInt<const S: u8, const M: u8> {
 }
 
 impl<const S: u8, const M: u8> Lane for ToInt<S, M> {
+    fn held(&self) -> Option<Held> {
+        Some(Held::of(*self))
+    }
+
     #[inline(always)]
     fn lane(&self, x: u64) -> u64 {
         let s = const {
@@ -374,11 +394,11 @@ impl<const S: u8, const M: u8> Lane for ToInt<S, M> {
         let (kept, away) = cut_round::<M>(f.neg, sig, (-exp).clamp(0, s.prec as i64 + 1) as u32);
         let mag = (kept << exp.clamp(0, 63) as u32) + away as u64;
         // 2^64 and above (and ±Inf) saturate every destination.
-        let big = top >= 64 || f.e == s.exp_max;
-        let pos = sel(big || mag > self.pos_max, self.pos_max, mag);
-        let neg = sel(big || mag > self.neg_max, self.neg_limit, mag.wrapping_neg());
+        let big = (top >= 64) | (f.e == s.exp_max);
+        let pos = sel(big | (mag > self.pos_max), self.pos_max, mag);
+        let neg = sel(big | (mag > self.neg_max), self.neg_limit, mag.wrapping_neg());
         let r = sel(f.neg, neg, pos);
-        sel(f.e == s.exp_max && f.m != 0, self.nan, r) & self.mask
+        sel((f.e == s.exp_max) & (f.m != 0), self.nan, r) & self.mask
     }
 
     #[inline(always)]
@@ -419,6 +439,10 @@ pub(super) struct FromInt<const D: u8, const M: u8, const P: u8> {
 }
 
 impl<const D: u8, const M: u8, const P: u8> Lane for FromInt<D, M, P> {
+    fn held(&self) -> Option<Held> {
+        Some(Held::of(*self))
+    }
+
     #[inline(always)]
     fn lane(&self, x: u64) -> u64 {
         let d = const {
@@ -426,9 +450,11 @@ impl<const D: u8, const M: u8, const P: u8> Lane for FromInt<D, M, P> {
             assert!(plain_ieee(&d) && d.qmin <= 0);
             d
         };
-        let v = x & low_mask(self.bits);
-        let neg = self.signed && (v >> (self.bits - 1)) & 1 == 1;
-        let mag = sel(neg, (v | !low_mask(self.bits)).wrapping_neg(), v);
+        // Sources have 1 to 64 bits: a shift, not `low_mask`'s branch.
+        let mask = u64::MAX >> (64 - self.bits);
+        let v = x & mask;
+        let neg = self.signed & ((v >> (self.bits - 1)) & 1 == 1);
+        let mag = sel(neg, (v | !mask).wrapping_neg(), v);
         let top = 63 - mag.leading_zeros() as i64;
         let q = (top - (d.prec as i64 - 1)).max(d.qmin as i64);
         let (kept, away) = cut_round::<M>(neg, mag, q.clamp(0, 63) as u32);
@@ -436,7 +462,7 @@ impl<const D: u8, const M: u8, const P: u8> Lane for FromInt<D, M, P> {
         if P & SAT != 0 {
             // Integers are 0 or at least 1: clamped to [0, 1], never rounded to it.
             let one = (d.bias as u64) << d.man_bits;
-            return sel(mag == 0 || neg, 0, code.min(one));
+            return sel((mag == 0) | neg, 0, code.min(one));
         }
         let inf = d.exp_max << d.man_bits;
         let finite = sel(code > d.max_code, sel(overflow_to_inf::<M>(neg), inf, d.max_code), code);
@@ -458,6 +484,10 @@ pub(super) struct IntToInt<const SAT_: bool> {
 }
 
 impl<const SAT_: bool> Lane for IntToInt<SAT_> {
+    fn held(&self) -> Option<Held> {
+        Some(Held::of(*self))
+    }
+
     #[inline(always)]
     fn lane(&self, x: u64) -> u64 {
         let up = 64 - self.bits;

@@ -31,6 +31,7 @@ mod lanes;
 mod plan;
 mod result;
 mod scaled;
+mod single;
 mod table;
 mod word;
 
@@ -68,33 +69,66 @@ fn check_widths(c: &Cvt, ops: &[Operand]) -> Result<(), EvalError> {
     check_packed_widths(c, ops)
 }
 
+/// A plan cached for [`evaluate`], with what its operand checks need.
+struct Cached {
+    plan: Plan,
+    src_width: u32,
+    /// The operand registers' widths the form takes (`instr::shape`), their
+    /// count, and whether the form is scalar (no widths to compare).
+    srcs: instr::Widths,
+    count: usize,
+    scalar: bool,
+}
+
+impl Cached {
+    /// Whether `ops` pass `evaluate`'s operand checks, on the widths kept
+    /// with the plan (else the full checks run, and make the error).
+    #[inline(always)]
+    fn takes(&self, ops: &[Operand]) -> bool {
+        ops.len() == self.count && (self.scalar || ops.iter().map(|o| o.width).eq(self.srcs.iter().copied()))
+    }
+}
+
 thread_local! {
     /// The last plan built on this thread, keyed by instruction and register
     /// widths. Evaluated in place: copying a plan out on every call costs more
     /// than evaluating it.
-    static LAST: RefCell<Option<(u32, Plan)>> = const { RefCell::new(None) };
+    static LAST: RefCell<Option<Cached>> = const { RefCell::new(None) };
 }
 
 /// Evaluate `c` on its operands, writing a register of `dst_width` bits,
 /// under the sm90 profile.
 #[inline]
 pub fn evaluate(c: &Cvt, ops: &[Operand], dst_width: u32) -> Result<FastResult, EvalError> {
-    check_count(c, ops)?;
     let src_width = ops.first().map_or(c.atype.bits(), |o| o.width);
-    let cached = LAST.with(|l| match &*l.borrow() {
-        // A cached plan passed the legality check for these widths.
-        Some((w, p)) if p.c == *c && p.dst_width == dst_width && *w == src_width => {
-            Some(check_widths(c, ops).map(|()| p.eval(ops)))
+    LAST.with(|last| {
+        if let Some(k) = &*last.borrow() {
+            // A cached plan passed the legality check for these widths.
+            if k.plan.dst_width == dst_width && k.src_width == src_width && k.plan.c == *c && k.takes(ops) {
+                return Ok(k.plan.eval(ops));
+            }
         }
-        _ => None,
-    });
-    if let Some(r) = cached {
-        return r;
-    }
+        evaluate_new(last, c, ops, src_width, dst_width)
+    })
+}
+
+/// [`evaluate`] with the full checks on a new plan, cached for the calls
+/// that follow (kept out of line: the cached path stays small).
+#[cold]
+#[inline(never)]
+fn evaluate_new(
+    last: &RefCell<Option<Cached>>,
+    c: &Cvt,
+    ops: &[Operand],
+    src_width: u32,
+    dst_width: u32,
+) -> Result<FastResult, EvalError> {
+    check_count(c, ops)?;
     let plan = Plan::new(c, src_width, dst_width)?;
     check_widths(c, ops)?;
     let r = plan.eval(ops);
-    LAST.with(|l| *l.borrow_mut() = Some((src_width, plan)));
+    let srcs = instr::shape(c).srcs;
+    *last.borrow_mut() = Some(Cached { plan, src_width, srcs, count: srcs.len(), scalar: c.is_scalar() });
     Ok(r)
 }
 

@@ -5,6 +5,7 @@
 
 use super::arith::{encode_finite, encode_max, encode_nan, Lf};
 use super::scaled;
+use super::single::Single;
 use crate::accept::width_mask;
 use crate::decide::{self, Decisions, IntToInt, Ptx};
 use crate::instr::{self, Cvt, Family, Regs, Rounding, Type};
@@ -70,6 +71,8 @@ pub struct Plan<D = Ptx> {
     pub(super) dst_signed_int: bool,
     /// The lane scale and the s2f6 rules (fast/scaled.rs).
     pub(super) scale: scaled::ScalePlan,
+    /// The batch kernel's lane that evaluates one value (fast/single.rs), if the form has one.
+    pub(super) single: Option<Single>,
 }
 
 fn int_range(bits: u32, signed: bool) -> (i128, i128) {
@@ -83,7 +86,9 @@ fn int_range(bits: u32, signed: bool) -> (i128, i128) {
 impl Plan {
     /// Check legality for the registers and prepare the evaluation.
     pub fn new(c: &Cvt, src_width: u32, dst_width: u32) -> Result<Plan, EvalError> {
-        Plan::with_decisions(c, src_width, dst_width, Ptx)
+        let mut plan = Plan::with_decisions(c, src_width, dst_width, Ptx)?;
+        plan.single = Single::new(&plan);
+        Ok(plan)
     }
 }
 
@@ -175,6 +180,7 @@ impl<D: Decisions> Plan<D> {
             dst_mask,
             dst_signed_int,
             scale: scaled::ScalePlan::new(c, &d, profile),
+            single: None,
             d,
         }
     }
@@ -182,5 +188,12 @@ impl<D: Decisions> Plan<D> {
     /// The instruction this plan evaluates.
     pub fn cvt(&self) -> &Cvt {
         &self.c
+    }
+
+    /// Whether [`Plan::eval`] runs the form's batch kernel lane (else the
+    /// generic lane path).
+    #[doc(hidden)]
+    pub fn holds_kernel(&self) -> bool {
+        self.single.is_some()
     }
 }

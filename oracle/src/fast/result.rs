@@ -9,6 +9,10 @@ use crate::format::Format;
 
 /// What the destination register may hold: the fast engine's counterpart of
 /// an [`AcceptSet`], small and `Copy`.
+// A fixed layout, the tag a word and the payloads in the words after it:
+// with Rust's own (small fields beside the tag) a move copies a result in odd
+// pieces whose loads stall on the stores just made (a third of `evaluate`).
+#[repr(C, u64)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FastResult {
     /// Exactly these bits.
