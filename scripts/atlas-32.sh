@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Adds every variant with 32-bit sources (451 today) to the atlas folder
 # (default vectors/atlas) with the fast engine on all cores, then rewrites its
-# MANIFEST. About 12 minutes on an idle 2-core machine (BENCHMARKS.md,
+# MANIFEST. About 9 minutes on an idle 2-core AVX-512 machine (BENCHMARKS.md,
 # "Digest atlas"); deploy/ spreads it over a cluster.
 #   scripts/atlas-32.sh [DIR] [--filter GLOB ...]
 set -euo pipefail
