@@ -134,7 +134,7 @@ impl Isa {
 
     /// The unit the kernels run on: for `Best`, [`Isa::chosen`]; `self` if
     /// the CPU has it; the baseline otherwise.
-    pub fn resolve(self) -> Isa {
+    fn resolve(self) -> Isa {
         match self {
             Isa::Best => Isa::chosen(),
             Isa::Avx512 | Isa::Avx2 if self.available() => self,

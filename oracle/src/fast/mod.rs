@@ -73,10 +73,9 @@ fn check_widths(c: &Cvt, ops: &[Operand]) -> Result<(), EvalError> {
 struct Cached {
     plan: Plan,
     src_width: u32,
-    /// The operand registers' widths the form takes (`instr::shape`), their
-    /// count, and whether the form is scalar (no widths to compare).
+    /// The operand registers' widths the form takes (`instr::shape`), and
+    /// whether the form is scalar (no widths to compare).
     srcs: instr::Widths,
-    count: usize,
     scalar: bool,
 }
 
@@ -85,7 +84,7 @@ impl Cached {
     /// with the plan (else the full checks run, and make the error).
     #[inline(always)]
     fn takes(&self, ops: &[Operand]) -> bool {
-        ops.len() == self.count && (self.scalar || ops.iter().map(|o| o.width).eq(self.srcs.iter().copied()))
+        ops.len() == self.srcs.len() && (self.scalar || ops.iter().map(|o| o.width).eq(self.srcs.iter().copied()))
     }
 }
 
@@ -128,7 +127,7 @@ fn evaluate_new(
     check_widths(c, ops)?;
     let r = plan.eval(ops);
     let srcs = instr::shape(c).srcs;
-    *last.borrow_mut() = Some(Cached { plan, src_width, srcs, count: srcs.len(), scalar: c.is_scalar() });
+    *last.borrow_mut() = Some(Cached { plan, src_width, srcs, scalar: c.is_scalar() });
     Ok(r)
 }
 
