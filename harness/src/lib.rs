@@ -21,6 +21,7 @@ pub mod attribution;
 pub mod crash_note;
 pub mod diagnose;
 pub mod digest;
+pub mod group;
 pub mod implementation;
 pub mod lines;
 pub mod process;

@@ -7,7 +7,7 @@ use ptx_cvt::{gen, AcceptSet, Case, Cvt, Outcome, Profile, PtxVersion, Rule, Tar
 use serde_json::{json, Value};
 
 use crate::attribution::deciding_rule_for;
-use crate::diagnose::{diagnose, Hyps};
+use crate::diagnose::{diagnose, Hyps, Unit};
 use crate::reproducer::{case_line, default_target, ptx_snippet};
 
 /// Human reading of result bits in the destination type, e.g. `3c00 (1)`,
@@ -69,8 +69,13 @@ pub struct Mismatch {
     pub class: String,
     /// The one-line reproducer: the case with the expected result.
     pub repro: String,
-    /// The catalogue hypotheses that reproduce the answer (docs/diagnosis.md).
+    /// The catalogue hypotheses that reproduce the answer (docs/diagnosis.md):
+    /// of some wrong lane, for packed results.
     pub hyps: Hyps,
+    /// The wrong parts (the result, or each wrong lane) and their hypotheses.
+    pub units: Vec<Unit>,
+    /// Hypotheses the answer's right lanes contradict.
+    pub refuted: Hyps,
 }
 
 impl Mismatch {
@@ -82,12 +87,13 @@ impl Mismatch {
             Some(bits) => deciding_rule_for(&case.instr, &case.operands, profile, &outcome, bits, got.width),
             None => outcome.deciding_rule(),
         };
-        let hyps = diagnose(&case.instr, &case.operands, got.width, profile, &outcome.accept, &got);
+        let d = diagnose(&case.instr, &case.operands, got.width, profile, &outcome.accept, &got);
+        let hyps = d.hyps();
         let class = comment_class(case.comment.as_deref())
             .map(str::to_string)
             .unwrap_or_else(|| gen::coverage::classify(&case.instr, &outcome));
         let repro = case_line(&case, &outcome.accept);
-        Mismatch { origin, case, outcome, got, rule, class, repro, hyps }
+        Mismatch { origin, case, outcome, got, rule, class, repro, hyps, units: d.units, refuted: d.refuted }
     }
 
     /// A PTX module that runs just this case, on `target` if that has the

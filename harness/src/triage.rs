@@ -12,11 +12,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use ptx_cvt::instr::Family;
-use ptx_cvt::{Cvt, Rule, Type};
+use ptx_cvt::{Cvt, Operand, Profile, Rule, Type};
 use serde_json::{json, Value};
 
-use crate::diagnose::{self, Hyps, CATALOGUE, CONSTANT};
+use crate::diagnose::{self, Hyps, CATALOGUE};
+use crate::group::Evidence;
+pub use crate::group::{family_name, BugClass, Explanation, Grouping};
 use crate::report::Mismatch;
 
 /// Mismatches kept for grouping; later ones are only counted.
@@ -25,26 +26,6 @@ const MAX_KEPT: usize = 1_000_000;
 const SHOWN_CLASSES: usize = 40;
 /// Decline reasons shown in the text report (JSON has them all).
 const SHOWN_REASONS: usize = 6;
-
-/// Short family names for reports.
-pub fn family_name(c: &Cvt) -> &'static str {
-    let base = match c.family() {
-        Family::IntToInt => "int→int",
-        Family::IntToFloat => "int→float",
-        Family::FloatToInt => "float→int",
-        Family::SameFloat => "float→same-float",
-        Family::Widen => "float→float-widen",
-        Family::Narrow => "float→float-narrow",
-    };
-    if c.dtype.is_packed() || c.atype.is_packed() {
-        match base {
-            "float→float-widen" => "packed-widen",
-            _ => "packed-narrow",
-        }
-    } else {
-        base
-    }
-}
 
 /// What happened to the cases of a run. `unsupported`: cases the
 /// implementation declined (it answered that it does not handle them).
@@ -112,84 +93,6 @@ impl VariantTally {
     }
 }
 
-/// What explains a bug class.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Explanation {
-    /// A catalogue hypothesis (its index) reproduces every answer.
-    Hypothesis(usize),
-    /// No hypothesis does, but every answer is these bits.
-    Constant(u64),
-    /// Nothing explains the answers: the class is the deciding rule's.
-    None,
-}
-
-/// One bug class of a [`Grouping`].
-#[derive(Clone, Debug)]
-pub struct BugClass {
-    /// 1-based, most cases first: `--class N`, JSON `bug_class`.
-    pub id: usize,
-    pub family: &'static str,
-    pub explanation: Explanation,
-    /// Other hypotheses that reproduce every answer of the class.
-    pub alternatives: Vec<&'static str>,
-    /// The rule that decides the wrong bits of the example.
-    pub rule: Rule,
-    /// The source type, for classes that the deciding rule names.
-    pub source: Option<Type>,
-    pub variants: BTreeSet<Cvt>,
-    /// Indices into [`Triage::mismatches`], in the order met.
-    pub members: Vec<usize>,
-    /// Every hypothesis that reproduces some case of the class.
-    pub seen: Hyps,
-}
-
-impl BugClass {
-    pub fn count(&self) -> usize {
-        self.members.len()
-    }
-    /// The explanation's name (`None` for the deciding rule's classes).
-    pub fn name(&self) -> Option<&'static str> {
-        match self.explanation {
-            Explanation::Hypothesis(i) => Some(CATALOGUE[i].name),
-            Explanation::Constant(_) => Some(CONSTANT),
-            Explanation::None => None,
-        }
-    }
-    /// The explanation in words, its placeholders filled from the variants.
-    pub fn text(&self, width: u32) -> String {
-        match self.explanation {
-            Explanation::Hypothesis(i) => diagnose::explain_text(&CATALOGUE[i], &self.variants, self.seen),
-            Explanation::Constant(b) => {
-                format!("every answer is {} whatever the input (a constant)", ptx_cvt::eval::fmt_hex(b, width))
-            }
-            Explanation::None => format!(
-                "{} from {}: no hypothesis reproduces these answers; the rule deciding the wrong bits: {} [{}]",
-                self.family,
-                self.source.map_or("?", Type::name),
-                self.rule.name(),
-                self.rule.evidence().tag()
-            ),
-        }
-    }
-    /// The variants as one brace glob (`cvt.{rz,rm}.f32.s32`); `within …`
-    /// when the glob also spans spellings the class does not hold.
-    pub fn scope(&self) -> String {
-        let (glob, exact) = diagnose::variants_glob(&self.variants);
-        if exact {
-            glob
-        } else {
-            format!("within {glob}")
-        }
-    }
-}
-
-/// The bug classes of a triage, most cases first, and each mismatch's class.
-pub struct Grouping {
-    pub classes: Vec<BugClass>,
-    /// The class id of each of [`Triage::mismatches`].
-    pub class_of: Vec<usize>,
-}
-
 #[derive(Default)]
 pub struct Triage {
     pub variants: BTreeMap<String, VariantTally>,
@@ -208,11 +111,27 @@ pub struct Triage {
     pub extra: Counts,
     /// The last decline: its variant, reason as given, and key in `declines`.
     last_decline: Option<(Cvt, String, String)>,
+    /// Right answers kept as evidence for and against the hypotheses.
+    evidence: Evidence,
+    /// The profile the answers are checked under (the hypotheses are computed under it).
+    pub profile: Profile,
 }
 
 impl Triage {
+    /// An empty triage of answers checked under `profile`.
+    pub fn new(profile: Profile) -> Triage {
+        Triage { profile, ..Triage::default() }
+    }
+
     pub fn passed(&mut self, c: &Cvt) {
         self.passed_n(c, 1);
+    }
+
+    /// Count a passed case and keep it (a sample per variant) as evidence
+    /// for the diagnosis: `got` is what the implementation answered.
+    pub fn passed_case(&mut self, c: &Cvt, ops: &[Operand], dst_width: u32, got: u64) {
+        self.passed_n(c, 1);
+        self.evidence.passed(c, ops, dst_width, got);
     }
 
     /// Count `n` passed cases of one variant at once.
@@ -277,6 +196,8 @@ impl Triage {
                 class: m.class.clone(),
                 repro: m.repro.clone(),
                 hyps: m.hyps,
+                units: m.units.clone(),
+                refuted: m.refuted,
             });
         } else {
             self.other += 1;
@@ -309,79 +230,9 @@ impl Triage {
         (n("passed"), n("failed"), n("unsupported"))
     }
 
-    /// The bug classes of the mismatches kept.
+    /// The bug classes of the mismatches kept (docs/diagnosis.md).
     pub fn group(&self) -> Grouping {
-        // Choose explanations within each pair of types.
-        let mut scopes: BTreeMap<(&'static str, Type, Type), Vec<usize>> = BTreeMap::new();
-        for (k, m) in self.mismatches.iter().enumerate() {
-            let c = &m.case.instr;
-            scopes.entry((family_name(c), c.atype, c.dtype)).or_default().push(k);
-        }
-        let mut chosen: Vec<Option<usize>> = vec![None; self.mismatches.len()];
-        for members in scopes.values() {
-            let hyps: Vec<Hyps> = members.iter().map(|&k| self.mismatches[k].hyps).collect();
-            for (k, h) in members.iter().zip(diagnose::choose(&hyps)) {
-                chosen[*k] = h;
-            }
-        }
-        // One class per explanation and family (per rule, family and source type unexplained).
-        #[derive(PartialEq, Eq, PartialOrd, Ord)]
-        enum Key {
-            Explained(usize, &'static str),
-            Rule(&'static str, &'static str, Type),
-        }
-        let mut by_key: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
-        for (k, m) in self.mismatches.iter().enumerate() {
-            let c = &m.case.instr;
-            let key = match chosen[k] {
-                Some(h) => Key::Explained(h, family_name(c)),
-                None => Key::Rule(m.rule.name(), family_name(c), c.atype),
-            };
-            by_key.entry(key).or_default().push(k);
-        }
-        let mut classes: Vec<BugClass> = by_key
-            .into_iter()
-            .map(|(key, members)| {
-                let first = &self.mismatches[members[0]];
-                let variants: BTreeSet<Cvt> = members.iter().map(|&k| self.mismatches[k].case.instr).collect();
-                let (explanation, alternatives, source) = match key {
-                    Key::Explained(h, _) => {
-                        let alts = diagnose::alternatives(members.iter().map(|&k| self.mismatches[k].hyps), h);
-                        (Explanation::Hypothesis(h), alts, None)
-                    }
-                    Key::Rule(_, _, t) => {
-                        let got = |k: usize| self.mismatches[k].got.single();
-                        let same =
-                            members.len() > 1 && members.iter().all(|&k| got(k).is_some() && got(k) == got(members[0]));
-                        let e =
-                            if same { Explanation::Constant(got(members[0]).unwrap_or(0)) } else { Explanation::None };
-                        (e, Vec::new(), Some(t))
-                    }
-                };
-                let seen = Hyps(members.iter().fold(0, |acc, &k| acc | self.mismatches[k].hyps.0));
-                BugClass {
-                    id: 0,
-                    seen,
-                    family: family_name(&first.case.instr),
-                    explanation,
-                    alternatives,
-                    rule: first.rule,
-                    source,
-                    variants,
-                    members,
-                }
-            })
-            .collect();
-        // Most cases first; ties in the order of the first mismatch.
-        classes.sort_by_key(|b| (std::cmp::Reverse(b.members.len()), b.members[0]));
-        let mut class_of = vec![0; self.mismatches.len()];
-        for (i, b) in classes.iter_mut().enumerate() {
-            b.id = i + 1;
-            for &k in &b.members {
-                class_of[k] = b.id;
-            }
-        }
-        Grouping { classes, class_of }
+        crate::group::group(&self.mismatches, &self.evidence, self.profile)
     }
 
     /// The totals: `cases: …; variants: …` with what "unsupported" means.
@@ -484,7 +335,13 @@ impl Triage {
                     }
                 };
                 let (glob, exact) = diagnose::variants_glob(&b.variants);
+                let hypotheses: Vec<Value> = b
+                    .hypotheses
+                    .iter()
+                    .map(|h| json!({"name": CATALOGUE[h.index].name, "support": h.support, "refuted": h.refuted}))
+                    .collect();
                 json!({"id": b.id, "explanation": explanation, "alternatives": b.alternatives,
+                       "hypotheses": hypotheses, "lane_units": b.lane_units,
                        "family": b.family, "rule": b.rule.name(), "evidence": b.rule.evidence().tag(),
                        "source": b.source.map(|t| t.name()),
                        "scope": glob, "scope_exact": exact,

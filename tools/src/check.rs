@@ -156,7 +156,7 @@ pub fn run(a: CheckArgs) -> u8 {
     };
     let mut r = Run {
         a: &a,
-        triage: Triage::default(),
+        triage: Triage::new(a.opts.profile),
         filter,
         imp,
         errors: 0,
@@ -447,7 +447,9 @@ fn ask(r: &mut Run, name: &str, pending: &mut Vec<Pending>) {
             return;
         }
         match outcome {
-            Outcome::Answered(Answer::Bits(bits)) if p.accept.contains(bits) => r.triage.passed(&c),
+            Outcome::Answered(Answer::Bits(bits)) if p.accept.contains(bits) => {
+                r.triage.passed_case(&c, &p.case.operands, p.case.dst_width(), bits)
+            }
             Outcome::Answered(Answer::Bits(bits)) => {
                 let w = p.case.dst_width();
                 let case = Case { result: Some(AcceptSet::exact(w, bits)), ..p.case.clone() };

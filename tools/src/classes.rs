@@ -48,13 +48,20 @@ pub fn print_reports(
         if json {
             let mut v = m.json(ptx.as_deref());
             v["bug_class"] = json!(class);
+            v["bug_classes"] = json!(g.classes_of[k]);
             say!("{}", json!({"mismatch": v}));
         } else {
             if i > 0 {
                 say!("");
             }
             say!("{}", m.text(ptx.as_deref()));
-            say!("  bug      class {class} of the summary");
+            match g.classes_of[k].as_slice() {
+                [_, _, ..] => say!(
+                    "  bug      classes {} of the summary (its lanes are wrong for different reasons)",
+                    g.classes_of[k].iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
+                ),
+                _ => say!("  bug      class {class} of the summary"),
+            }
         }
     }
     chosen.len()

@@ -288,8 +288,16 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
     } else {
         say!("{plan}");
     }
-    let mut r =
-        Run { a, version, triage: Triage::default(), mismatches: 0, cases: 0, errors: 0, record, record_error: None };
+    let mut r = Run {
+        a,
+        version,
+        triage: Triage::new(a.profile),
+        mismatches: 0,
+        cases: 0,
+        errors: 0,
+        record,
+        record_error: None,
+    };
     if let Some(w) = r.record.as_mut() {
         let line = format!(
             "# ptx-cvt fuzz record: {}\n# seed {seed}, profile {}, target {}; results are the implementation's answers\n",
@@ -413,7 +421,7 @@ fn run_batch(r: &mut Run, imp: &mut dyn Implementation, v: &mut Variant, batch: 
             }
         }
         if o.contains(bits) {
-            r.triage.passed(&v.c);
+            r.triage.passed_case(&v.c, ops, *w, bits);
             continue;
         }
         let case = Case { instr: v.c, operands: ops.clone(), result: Some(AcceptSet::exact(*w, bits)), comment: None };

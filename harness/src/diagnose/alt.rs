@@ -27,6 +27,8 @@ pub enum Alt {
     NanToInt(NanInt),
     /// Out-of-range float → integer wraps modulo 2^n.
     Wraps,
+    /// Negative values into an unsigned integer wrap (two's complement) instead of giving 0.
+    WrapsNegative,
     /// The integer clamp bounds off by one (MAX−1, MIN+1).
     ClampOffByOne,
     /// A signed ↔ unsigned mix-up of the clamp: the other signedness's range.
@@ -139,6 +141,7 @@ impl Decisions for Alt {
             Alt::NanToInt(NanInt::Indefinite) => indefinite(dst),
             Alt::Wraps if dst.format().is_signed_int() && low >> (n - 1) == 1 => low as i128 - (1i128 << n),
             Alt::Wraps => low as i128,
+            Alt::WrapsNegative if neg && !dst.format().is_signed_int() => low as i128,
             Alt::ClampOffByOne => ptx::int_out_of_range(self, dst, neg, low_bits) + if neg { 1 } else { -1 },
             Alt::ClampOtherSign => {
                 let v = low_bits as i64 as i128;

@@ -15,6 +15,8 @@ use ptx_cvt::round::Mode;
 use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rounding, Type};
 
 use super::alt::{Alt, NanInt};
+use super::lanes::Lanes;
+use super::mechanism::{fault, overflows, special_as_finite, LaneCase, Mechanism};
 use super::probe::{types_of_width, Probe};
 
 /// One alternative semantics that may explain a wrong answer.
@@ -105,6 +107,11 @@ pub static CATALOGUE: &[Hypothesis] = &[
     row!("wraps", "out-of-range values wrap modulo 2^n instead of clamping", |p| {
         (p.family() == Family::FloatToInt).then(|| p.with(&Alt::Wraps)).flatten()
     }),
+    row!("wraps-negative", "negative values into an unsigned type wrap (two's complement) instead of giving 0", |p| {
+        (p.family() == Family::FloatToInt && !p.c.dtype.format().is_signed_int())
+            .then(|| p.with(&Alt::WrapsNegative))
+            .flatten()
+    }),
     row!("clamp-off-by-one", "the clamp bound is off by one (MAX−1, MIN+1)", |p| {
         (p.family() == Family::FloatToInt).then(|| p.with(&Alt::ClampOffByOne)).flatten()
     }),
@@ -117,6 +124,70 @@ pub static CATALOGUE: &[Hypothesis] = &[
     row!("overflow-to-inf", "overflow gives ±Inf where the rounding gives ±MAX_NORM", |p| {
         (p.c.dtype.is_float() && p.rounds()).then(|| p.with(&Alt::OverflowToInf)).flatten()
     }),
+    // The mechanisms of hand-written converters (mechanism.rs), lane by lane.
+    row!("carry-lost", "a rounding carry out of the fraction is lost: the exponent is not incremented", |p| {
+        mech(p, Mechanism::CarryLost)
+    }),
+    row!("carry-ored", "the rounding carry is OR-ed into the exponent field (lost where the field is odd)", |p| mech(
+        p,
+        Mechanism::CarryOred
+    )),
+    row!("overflow-keeps-fraction", "overflow sets the exponent field to all ones and keeps the fraction", |p| {
+        mech(p, Mechanism::OverflowKeepsFraction)
+    }),
+    row!("overflow-all-ones", "overflow sets every exponent and fraction bit", |p| {
+        mech(p, Mechanism::OverflowAllOnes)
+    }),
+    row!("overflow-exponent-wraps", "overflow wraps the exponent field (no range check)", |p| {
+        mech(p, Mechanism::OverflowExponentWraps)
+    }),
+    row!("overflow-into-sign", "overflow carries the exponent field into the sign bit (no range check)", |p| {
+        mech(p, Mechanism::OverflowIntoSign)
+    }),
+    row!(
+        "subnormal-round-then-shift",
+        "subnormal results are rounded at the normal position, then shifted right (truncated)",
+        |p| mech(p, Mechanism::SubnormalRoundThenShift)
+    ),
+    row!("subnormal-truncated", "subnormal results are shifted right without rounding (truncated)", |p| {
+        mech(p, Mechanism::SubnormalTruncated)
+    }),
+    row!(
+        "sticky-ignored",
+        "to nearest even, but ties are judged by the rounding bit alone (sticky bits ignored)",
+        |p| { mech(p, Mechanism::StickyIgnored) }
+    ),
+    row!("inexact-by-round-bit", "directed rounding judges inexactness by the rounding bit alone", |p| {
+        mech(p, Mechanism::InexactByRoundBit)
+    }),
+    row!("increment-too-low", "the rounding increment is added one bit too low (rounds up only from 3/4 ulp)", |p| {
+        mech(p, Mechanism::IncrementTooLow)
+    }),
+    row!("bias-high", "the result's exponent field is one too high (exponent bias off by one)", |p| {
+        mech(p, Mechanism::BiasHigh)
+    }),
+    row!("bias-low", "the result's exponent field is one too low (exponent bias off by one)", |p| {
+        mech(p, Mechanism::BiasLow)
+    }),
+    row!(
+        "subnormal-source-as-normal",
+        "subnormal sources are decoded as normal (an implicit leading 1, exponent field 1)",
+        subnormal_source_as_normal
+    ),
+    row!("normalised-kept-subnormal", "a subnormal source is normalised but written with exponent field 0", |p| mech(
+        p,
+        Mechanism::NormalisedKeptSubnormal
+    )),
+    row!(
+        "specials-as-finite",
+        "NaN and Inf sources go through the finite path (their exponent read as a number)",
+        specials_as_finite
+    ),
+    row!(
+        "value-as-integer",
+        "the value is converted to an integer of the destination's width, not to its format",
+        |p| { mech(p, Mechanism::ValueAsInteger) }
+    ),
     // Computed through another format first (before the rounding replaced:
     // these change fewer answers, so they are the more specific).
     row!("via-f32", "computed through f32 first (rounded twice)", |p| via_float(p, Type::F32)),
@@ -212,8 +283,6 @@ pub static CATALOGUE: &[Hypothesis] = &[
             alts: vec![Bits::Bits { value: e, mask: width_mask(p.c.dtype.bits()) }].into(),
         })
     }),
-    row!(generic "high-lane-right", "in packed results the high lane is right, the low lane wrong", |p| lane_right(p, true)),
-    row!(generic "low-lane-right", "in packed results the low lane is right, the high lane wrong", |p| lane_right(p, false)),
 ];
 
 /// The name of the group-level explanation of a class that no catalogue
@@ -346,13 +415,86 @@ fn lanes_swapped(p: &Probe) -> Option<AcceptSet> {
     Some(set)
 }
 
-fn lane_right(p: &Probe, high: bool) -> Option<AcceptSet> {
-    let e = p.expected_bits()?;
-    let d = p.c.dtype;
-    if !d.is_packed() || d.lanes() != 2 {
+/// A mechanism of a faulty converter in every lane it applies to (float
+/// destinations; not the scaled forms, whose value is divided first).
+fn mech(p: &Probe, m: Mechanism) -> Option<AcceptSet> {
+    let c = p.c;
+    if !c.dtype.is_float() || c.lane_scale() {
         return None;
     }
-    let lb = d.lane_bits();
-    let mask = if high { width_mask(lb) << lb } else { width_mask(lb) };
-    Some(AcceptSet { width: p.dst_width, alts: vec![Bits::Bits { value: e, mask }].into() })
+    let expected = p.expected_bits()?;
+    let lanes = Lanes::of(c);
+    let mode = ptx_cvt::decide::mode_of(&ptx_cvt::decide::Ptx, c);
+    let mut out = expected;
+    for i in 0..lanes.n {
+        let x = LaneCase {
+            src: lanes.src,
+            dst: lanes.dst,
+            mode,
+            relu: c.relu,
+            src_bits: lanes.source(p.ops, i)?,
+            expected: lanes.lane(expected, i),
+        };
+        if let Some(code) = fault(m, &x) {
+            out = lanes.with_lane(out, i, code);
+        }
+    }
+    (out != expected).then(|| AcceptSet::exact(p.dst_width, out))
+}
+
+/// Every subnormal float source lane read with exponent field 1 (an
+/// implicit leading 1), through the oracle.
+fn subnormal_source_as_normal(p: &Probe) -> Option<AcceptSet> {
+    let lanes = Lanes::of(p.c);
+    let l = lanes.src.float_layout().filter(|l| l.subnormals && !p.c.lane_scale())?;
+    let mut ops = p.ops.to_vec();
+    for i in 0..lanes.n {
+        let code = (lanes.source(&ops, i)? >> l.shift) & width_mask(l.width());
+        if code >> l.man_bits & l.exp_field_max() == 0 && code & width_mask(l.man_bits) != 0 {
+            ops = lanes.with_source(&ops, i, (code + (1 << l.man_bits)) << l.shift);
+        }
+    }
+    (ops != p.ops).then(|| p.eval_ops(p.c, &ops, p.dst_width)).flatten()
+}
+
+/// NaN and Inf source lanes read as the finite value their exponent field
+/// would mean: exact where it fits the destination, else the oracle's
+/// overflow (the source's largest finite value, same sign, in its place).
+fn specials_as_finite(p: &Probe) -> Option<AcceptSet> {
+    let c = p.c;
+    if !(c.dtype.is_float() && c.atype.is_float()) || c.lane_scale() {
+        return None;
+    }
+    let lanes = Lanes::of(c);
+    let s = lanes.src.float_layout()?;
+    let mode = ptx_cvt::decide::mode_of(&ptx_cvt::decide::Ptx, c);
+    let mut ops = p.ops.to_vec();
+    let mut exact = Vec::new();
+    for i in 0..lanes.n {
+        let bits = lanes.source(p.ops, i)?;
+        match special_as_finite(lanes.src, bits, lanes.dst, mode) {
+            None => {}
+            Some(Ok(code)) => exact.push((i, code)),
+            Some(Err(())) => {
+                let neg = (bits >> s.shift) & s.sign_bit() != 0;
+                // The largest finite source stands for the value only where it overflows too.
+                let max = (s.max_finite_code() | if neg { s.sign_bit() } else { 0 }) << s.shift;
+                if overflows(lanes.src, max, lanes.dst, mode) != Some(true) {
+                    return None;
+                }
+                ops = lanes.with_source(&ops, i, max);
+            }
+        }
+    }
+    if exact.is_empty() && ops == p.ops {
+        return None;
+    }
+    let mut out = if ops == p.ops { p.expected_bits()? } else { p.eval_ops(c, &ops, p.dst_width)?.single()? };
+    for (i, code) in exact {
+        if c.relu && code & lanes.dst.float_layout()?.sign_bit() != 0 {
+            continue;
+        }
+        out = lanes.with_lane(out, i, code);
+    }
+    Some(AcceptSet::exact(p.dst_width, out))
 }

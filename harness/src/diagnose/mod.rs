@@ -8,6 +8,8 @@
 mod alt;
 pub mod catalogue;
 mod glob;
+pub mod lanes;
+pub mod mechanism;
 mod probe;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -16,6 +18,7 @@ use ptx_cvt::{AcceptSet, Cvt, Operand, Profile};
 
 pub use catalogue::{Hypothesis, CATALOGUE, CONSTANT};
 pub use glob::variants_glob;
+pub use lanes::Lanes;
 pub use probe::{legalize, Probe};
 
 /// The hypotheses that reproduce one answer: bit `i` for `CATALOGUE[i]`.
@@ -38,8 +41,36 @@ impl Hyps {
     }
 }
 
+/// One wrong part of a mismatch, diagnosed on its own: the whole result,
+/// or one wrong lane of a packed result (a scalar conversion of that lane's
+/// source into that lane's format).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unit {
+    /// The lane (0 the lowest), or `None` for the whole result.
+    pub lane: Option<u8>,
+    /// The hypotheses that reproduce this part of the answer.
+    pub hyps: Hyps,
+}
+
+/// What the hypotheses say of one answer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Diagnosis {
+    /// The wrong parts (none for a right answer).
+    pub units: Vec<Unit>,
+    /// The hypotheses that the answer's right parts contradict: they
+    /// predict something else where the implementation was right.
+    pub refuted: Hyps,
+}
+
+impl Diagnosis {
+    /// Every hypothesis that reproduces some wrong part.
+    pub fn hyps(&self) -> Hyps {
+        Hyps(self.units.iter().fold(0, |acc, u| acc | u.hyps.0))
+    }
+}
+
 /// Every hypothesis that reproduces `got` for the case (`expected` is the
-/// oracle's answer, which `got` is not in).
+/// oracle's answer), lane by lane for packed results.
 pub fn diagnose(
     c: &Cvt,
     ops: &[Operand],
@@ -47,24 +78,78 @@ pub fn diagnose(
     profile: Profile,
     expected: &AcceptSet,
     got: &AcceptSet,
-) -> Hyps {
+) -> Diagnosis {
+    diagnose_only(c, ops, dst_width, profile, expected, got, Hyps(u128::MAX))
+}
+
+/// [`diagnose`] with only the hypotheses of `only`: on a right answer, which
+/// of them it refutes (the evidence of the passed cases).
+pub fn diagnose_only(
+    c: &Cvt,
+    ops: &[Operand],
+    dst_width: u32,
+    profile: Profile,
+    expected: &AcceptSet,
+    got: &AcceptSet,
+    only: Hyps,
+) -> Diagnosis {
     let p = Probe { c, ops, dst_width, profile, expected };
-    let mut h = 0u128;
-    for (i, hyp) in CATALOGUE.iter().enumerate() {
-        if let Some(alt) = (hyp.compute)(&p) {
-            if alt.width == got.width && got.is_subset_of(&alt) && !got.is_subset_of(expected) {
-                h |= 1 << i;
+    let lanes = Lanes::of(c);
+    let bits = got.single();
+    // A packed answer is judged lane by lane; the whole register otherwise
+    // (and where only bits outside the lanes are wrong).
+    let (mut wrong, mut right) = (Vec::new(), Vec::new());
+    if let (true, Some(b)) = (lanes.is_packed(), bits) {
+        for i in 0..lanes.n {
+            let g = lanes.lane(b, i);
+            if lanes.accepts(expected, i, g) {
+                right.push((i, g));
+            } else {
+                wrong.push((i, g));
             }
         }
     }
-    Hyps(h)
+    let passed = got.is_subset_of(expected);
+    let whole = wrong.is_empty() && !passed;
+    let mut units: Vec<Unit> = wrong.iter().map(|&(i, _)| Unit { lane: Some(i as u8), hyps: Hyps(0) }).collect();
+    if whole {
+        units.push(Unit { lane: None, hyps: Hyps(0) });
+    }
+    let mut refuted = 0u128;
+    for (i, hyp) in CATALOGUE.iter().enumerate().filter(|(i, _)| only.has(*i)) {
+        let Some(alt) = (hyp.compute)(&p) else { continue };
+        if alt.width != got.width {
+            continue;
+        }
+        if whole {
+            if got.is_subset_of(&alt) {
+                units[0].hyps.0 |= 1 << i;
+            }
+            continue;
+        }
+        for (u, &(lane, g)) in units.iter_mut().zip(&wrong) {
+            if lanes.accepts(&alt, lane, g) {
+                u.hyps.0 |= 1 << i;
+            }
+        }
+        let contradicted = if lanes.is_packed() && bits.is_some() {
+            right.iter().any(|&(lane, g)| !lanes.accepts(&alt, lane, g))
+        } else {
+            passed && !got.is_subset_of(&alt)
+        };
+        if contradicted {
+            refuted |= 1 << i;
+        }
+    }
+    Diagnosis { units, refuted: Hyps(refuted) }
 }
 
 /// The explanation chosen for each of `cases` (their hypothesis sets), all
 /// of one scope: greedily, the hypothesis that reproduces the most cases not
-/// yet explained (ties: the earlier in the catalogue), until none is left;
+/// yet explained (ties: the one the fewest right answers refute,
+/// `refuted[i]`, then the earlier in the catalogue), until none is left;
 /// `None` for cases no hypothesis reproduces.
-pub fn choose(cases: &[Hyps]) -> Vec<Option<usize>> {
+pub fn choose(cases: &[Hyps], refuted: &[u64]) -> Vec<Option<usize>> {
     let mut out: Vec<Option<usize>> = vec![None; cases.len()];
     let mut left: Vec<usize> = (0..cases.len()).filter(|&k| !cases[k].is_empty()).collect();
     while !left.is_empty() {
@@ -74,8 +159,9 @@ pub fn choose(cases: &[Hyps]) -> Vec<Option<usize>> {
                 *counts.entry(i).or_default() += 1;
             }
         }
-        // Most cases first, then catalogue order.
-        let Some((&best, _)) = counts.iter().max_by_key(|(i, n)| (**n, std::cmp::Reverse(**i))) else { break };
+        let rank =
+            |i: usize, n: usize| (n, std::cmp::Reverse(refuted.get(i).copied().unwrap_or(0)), std::cmp::Reverse(i));
+        let Some((&best, _)) = counts.iter().max_by_key(|(i, n)| rank(**i, **n)) else { break };
         left.retain(|&k| {
             if cases[k].has(best) {
                 out[k] = Some(best);
@@ -139,7 +225,7 @@ mod tests {
         let c = instr::parse(instr_text).unwrap();
         let ops = [Operand { bits: src.0, width: src.1 }];
         let e = evaluate_accept(&c, &ops, dst, Profile::Sm90).unwrap();
-        diagnose(&c, &ops, dst, Profile::Sm90, &e, &AcceptSet::exact(dst, got)).names()
+        diagnose(&c, &ops, dst, Profile::Sm90, &e, &AcceptSet::exact(dst, got)).hyps().names()
     }
 
     #[test]
@@ -194,7 +280,7 @@ mod tests {
         let ops = [one, one, Operand { bits: 0x80, width: 8 }];
         let e = evaluate_accept(&c, &ops, 16, Profile::Sm90).unwrap();
         assert_eq!(e.single(), Some(0x3030));
-        let names = diagnose(&c, &ops, 16, Profile::Sm90, &e, &AcceptSet::exact(16, 0x3838)).names();
+        let names = diagnose(&c, &ops, 16, Profile::Sm90, &e, &AcceptSet::exact(16, 0x3838)).hyps().names();
         assert!(names.contains(&"no-scale"), "{names:?}");
     }
 
@@ -226,6 +312,8 @@ mod tests {
         let a = Hyps(0b011);
         let b = Hyps(0b010);
         let c = Hyps(0b100);
-        assert_eq!(choose(&[a, b, c, Hyps(0)]), vec![Some(1), Some(1), Some(2), None]);
+        assert_eq!(choose(&[a, b, c, Hyps(0)], &[]), vec![Some(1), Some(1), Some(2), None]);
+        // Of two that reproduce as many, the one fewer right answers refute.
+        assert_eq!(choose(&[a], &[3, 1]), vec![Some(1)]);
     }
 }

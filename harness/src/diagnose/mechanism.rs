@@ -1,0 +1,374 @@
+//! Faulty converters: the decode → round → encode of one lane with one
+//! mechanism changed, the way hand-written converters go wrong (the carry
+//! lost, the exponent saturated, subnormals rounded at the normal
+//! position, ...). Everything is derived from the format table's layouts,
+//! so one definition serves every pair of formats.
+//!
+//! A mechanism answers only where it changes something; elsewhere the lane
+//! keeps the oracle's answer. To stay honest it first recomputes the
+//! correct rounding itself and gives up (`None`) where that does not equal
+//! the oracle's answer (a policy it does not model decided the lane:
+//! `.ftz`, `.satfinite`, NaN, the sign of ue8m0, ...). Overflow mechanisms
+//! answer only for values that overflow.
+
+use ptx_cvt::exact::{decode, Value};
+use ptx_cvt::format::{low_mask, FloatLayout, Format};
+use ptx_cvt::round::Mode;
+
+/// One mechanism of a faulty converter (each a catalogue row).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mechanism {
+    /// Subnormal results rounded to full precision first, then shifted right (truncated).
+    SubnormalRoundThenShift,
+    /// Subnormal results truncated (shifted right without rounding).
+    SubnormalTruncated,
+    /// A rounding carry out of the fraction is lost: the exponent is not incremented.
+    CarryLost,
+    /// The rounding carry is OR-ed into the exponent field (lost where the field is odd).
+    CarryOred,
+    /// Overflow clamps the exponent field to all ones and keeps the fraction.
+    OverflowKeepsFraction,
+    /// Overflow gives every exponent and fraction bit set.
+    OverflowAllOnes,
+    /// Overflow wraps the exponent field modulo its width.
+    OverflowExponentWraps,
+    /// No range check: the exponent field overflows into the sign bit.
+    OverflowIntoSign,
+    /// The result's exponent field one too high (a bias off by one).
+    BiasHigh,
+    /// The result's exponent field one too low.
+    BiasLow,
+    /// To nearest even, but a tie is judged by the rounding bit alone (the sticky bits ignored).
+    StickyIgnored,
+    /// Directed rounding judges "inexact" by the rounding bit alone.
+    InexactByRoundBit,
+    /// The rounding increment added one bit too low: rounds up only from 3/4 ulp.
+    IncrementTooLow,
+    /// The value converted to an integer of the destination's width, not to its format.
+    ValueAsInteger,
+    /// A subnormal source normalised, but its fraction written with exponent field 0.
+    NormalisedKeptSubnormal,
+}
+
+/// One lane of a case as a mechanism sees it.
+pub struct LaneCase {
+    pub src: Format,
+    pub dst: Format,
+    pub mode: Mode,
+    pub relu: bool,
+    /// The lane's source bits and the oracle's answer for the lane (its container bits).
+    pub src_bits: u64,
+    pub expected: u64,
+}
+
+/// A finite nonzero magnitude `sig · 2^exp`.
+#[derive(Clone, Copy)]
+struct Fin {
+    neg: bool,
+    sig: u64,
+    exp: i64,
+}
+
+impl Fin {
+    fn msb(&self) -> i64 {
+        self.exp + 63 - self.sig.leading_zeros() as i64
+    }
+}
+
+/// `|v| / 2^q` cut to an integer: what is kept and what is dropped.
+#[derive(Clone, Copy)]
+struct Cut {
+    kept: u64,
+    q: i64,
+    /// The top dropped bit (the rounding bit), the next one, and any below.
+    round: bool,
+    next: bool,
+    sticky: bool,
+}
+
+impl Cut {
+    fn inexact(&self) -> bool {
+        self.round || self.next || self.sticky
+    }
+}
+
+fn cut(v: Fin, q: i64) -> Option<Cut> {
+    let d = q - v.exp;
+    if d <= 0 {
+        // On the grid already (the significand shifted up, if it fits).
+        let s = u32::try_from(-d).ok().filter(|&s| s < 64 && v.sig.leading_zeros() >= s)?;
+        return Some(Cut { kept: v.sig << s, q, round: false, next: false, sticky: false });
+    }
+    let bit = |k: i64| k >= 0 && k < 64 && v.sig >> k & 1 == 1;
+    let below = |k: i64| k > 0 && v.sig & low_mask(k.min(64) as u32) != 0;
+    Some(Cut {
+        kept: if d >= 64 { 0 } else { v.sig >> d },
+        q,
+        round: bit(d - 1),
+        next: bit(d - 2),
+        sticky: below(d - 2),
+    })
+}
+
+/// Whether the rounding goes away from zero (`None`: stochastic, not modelled).
+fn away(mode: Mode, neg: bool, c: &Cut) -> Option<bool> {
+    Some(match mode {
+        Mode::NearestEven => c.round && (c.next || c.sticky || c.kept & 1 == 1),
+        Mode::NearestAway => c.round,
+        Mode::TowardZero => false,
+        Mode::Down => neg && c.inexact(),
+        Mode::Up => !neg && c.inexact(),
+        Mode::Stochastic { .. } => return None,
+    })
+}
+
+/// An encoding before its range is checked: the exponent field may be
+/// past the format's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Enc {
+    field: i64,
+    frac: u64,
+}
+
+/// `kept · 2^q` as exponent field and fraction (a carry renormalised).
+fn encode(l: &FloatLayout, mut kept: u64, mut q: i64) -> Enc {
+    if kept == 0 {
+        return Enc { field: 0, frac: 0 };
+    }
+    let p = l.precision();
+    let bits = 64 - kept.leading_zeros();
+    if bits > p {
+        kept >>= bits - p;
+        q += (bits - p) as i64;
+    }
+    let msb = q + (64 - kept.leading_zeros()) as i64 - 1;
+    if l.subnormals && msb < l.emin() {
+        return Enc { field: 0, frac: kept };
+    }
+    Enc { field: msb + l.bias as i64, frac: kept & low_mask(l.man_bits) }
+}
+
+fn quantum(l: &FloatLayout, v: Fin) -> i64 {
+    (v.msb() - l.man_bits as i64).max(l.qmin())
+}
+
+/// The container bits of an encoding with the sign, if it is a finite code of the format.
+fn place(l: &FloatLayout, neg: bool, e: Enc) -> Option<u64> {
+    let mag = u64::try_from(e.field).ok()?.checked_shl(l.man_bits)? | e.frac;
+    if e.field < 0 || mag > l.max_finite_code() {
+        return None;
+    }
+    Some(raw(l, neg, mag))
+}
+
+/// The container bits of a magnitude code and sign, whatever the code means.
+fn raw(l: &FloatLayout, neg: bool, mag: u64) -> u64 {
+    let sign = if neg { l.sign_bit() } else { 0 };
+    ((sign | mag) & low_mask(l.width())) << l.shift
+}
+
+/// The answer of the lane under the mechanism, where it differs from
+/// the oracle's; `None` where the mechanism does not apply.
+pub fn fault(m: Mechanism, x: &LaneCase) -> Option<u64> {
+    let l = x.dst.float_layout()?;
+    let (neg, mag) = match decode(x.src, x.src_bits) {
+        Value::Num { neg, mag } if !mag.is_zero() => (neg, mag),
+        _ => return None,
+    };
+    if x.relu && neg || l.shift != 0 && m == Mechanism::ValueAsInteger {
+        return None;
+    }
+    let v = Fin { neg, sig: mag.sig_u64()?, exp: mag.exp };
+    let c = cut(v, quantum(l, v))?;
+    let up = away(x.mode, neg, &c)?;
+    let t = encode(l, c.kept, c.q);
+    let r = encode(l, c.kept + up as u64, c.q);
+    let rounded = place(l, neg, r);
+    // The lane as the oracle has it, else a policy decided it: not ours to model.
+    if rounded.is_some_and(|b| b != x.expected & low_mask(x.dst.container_bits())) {
+        return None;
+    }
+    let out = match (m, rounded) {
+        (Mechanism::OverflowKeepsFraction, None) => raw(l, neg, l.exp_field_max() << l.man_bits | r.frac),
+        (Mechanism::OverflowAllOnes, None) => raw(l, neg, low_mask(l.exp_bits + l.man_bits)),
+        (Mechanism::OverflowExponentWraps, None) => {
+            raw(l, neg, ((r.field as u64) & l.exp_field_max()) << l.man_bits | r.frac)
+        }
+        (Mechanism::OverflowIntoSign, None) => {
+            let sign = if neg { l.sign_bit() } else { 0 };
+            let code = sign.wrapping_add((r.field as u64) << l.man_bits | r.frac);
+            (code & low_mask(l.width())) << l.shift
+        }
+        (_, None) => return None,
+        (Mechanism::SubnormalRoundThenShift, Some(_)) if l.subnormals && v.msb() < l.emin() => {
+            // Rounded at the normal position (precision p), then shifted to the subnormal grid.
+            let q = v.msb() - l.man_bits as i64;
+            let full = cut(v, q)?;
+            let r1 = full.kept + away(x.mode, neg, &full)? as u64;
+            let shifted = r1.checked_shr(u32::try_from(l.qmin() - q).ok()?).unwrap_or(0);
+            place(l, neg, encode(l, shifted, l.qmin()))?
+        }
+        (Mechanism::SubnormalTruncated, Some(_)) if l.subnormals && v.msb() < l.emin() => place(l, neg, t)?,
+        (Mechanism::CarryLost | Mechanism::CarryOred, Some(b)) if up && r.field > t.field => {
+            // The fraction wrapped to 0; the exponent field stays (or gets bit 0 OR-ed in).
+            let field = if m == Mechanism::CarryOred { t.field | 1 } else { t.field };
+            let lost = place(l, neg, Enc { field, frac: 0 })?;
+            if lost == b {
+                return None;
+            }
+            lost
+        }
+        (Mechanism::BiasHigh | Mechanism::BiasLow, Some(_)) if r.field > 0 => {
+            let field = r.field + if m == Mechanism::BiasHigh { 1 } else { -1 };
+            if field < 0 || field as u64 > l.exp_field_max() {
+                return None;
+            }
+            raw(l, neg, (field as u64) << l.man_bits | r.frac)
+        }
+        (Mechanism::StickyIgnored, Some(_)) if x.mode == Mode::NearestEven && up && (c.next || c.sticky) => {
+            // Taken for a tie: to even.
+            if c.kept & 1 == 1 {
+                return None;
+            }
+            place(l, neg, t)?
+        }
+        (Mechanism::InexactByRoundBit, Some(_)) if matches!(x.mode, Mode::Up | Mode::Down) && up && !c.round => {
+            place(l, neg, t)?
+        }
+        (Mechanism::IncrementTooLow, Some(_))
+            if matches!(x.mode, Mode::NearestEven | Mode::NearestAway) && up != (c.round && c.next) =>
+        {
+            place(l, neg, encode(l, c.kept + (c.round && c.next) as u64, c.q))?
+        }
+        (Mechanism::ValueAsInteger, Some(_)) => {
+            let int = if v.exp >= 0 {
+                v.sig.checked_shl(v.exp as u32)?
+            } else {
+                v.sig.checked_shr(-v.exp as u32).unwrap_or(0)
+            };
+            if v.exp >= 0 && int >> v.exp != v.sig {
+                return None;
+            }
+            let bits = if neg { int.wrapping_neg() } else { int };
+            bits & low_mask(x.dst.container_bits())
+        }
+        (Mechanism::NormalisedKeptSubnormal, Some(_)) if r.field > 0 => {
+            let s = x.src.float_layout()?;
+            let code = (x.src_bits >> s.shift) & low_mask(s.width());
+            if (code >> s.man_bits) & s.exp_field_max() != 0 {
+                return None;
+            }
+            raw(l, neg, r.frac)
+        }
+        _ => return None,
+    };
+    (out != x.expected).then_some(out)
+}
+
+/// The bits of the finite value an `Inf` or NaN source lane means when its
+/// exponent field is read as an ordinary one (`(1.f) · 2^(emax+1)`) in
+/// the destination under `mode`: `Ok(code)`, or `Err(())` when it
+/// overflows there; `None` for other sources.
+pub fn special_as_finite(src: Format, src_bits: u64, dst: Format, mode: Mode) -> Option<Result<u64, ()>> {
+    let s = src.float_layout()?;
+    if !matches!(decode(src, src_bits), Value::Nan(_) | Value::Inf { .. }) {
+        return None;
+    }
+    let code = (src_bits >> s.shift) & low_mask(s.width());
+    let field = (code >> s.man_bits) & s.exp_field_max();
+    let v = Fin {
+        neg: code & s.sign_bit() != 0,
+        sig: code & low_mask(s.man_bits) | 1 << s.man_bits,
+        exp: field as i64 - s.bias as i64 - s.man_bits as i64,
+    };
+    round_to(dst, v, mode)
+}
+
+/// Whether the finite source `src_bits` overflows `dst` under `mode`.
+pub fn overflows(src: Format, src_bits: u64, dst: Format, mode: Mode) -> Option<bool> {
+    let Value::Num { neg, mag } = decode(src, src_bits) else { return None };
+    Some(round_to(dst, Fin { neg, sig: mag.sig_u64()?, exp: mag.exp }, mode)?.is_err())
+}
+
+fn round_to(dst: Format, v: Fin, mode: Mode) -> Option<Result<u64, ()>> {
+    let l = dst.float_layout()?;
+    let c = cut(v, quantum(l, v))?;
+    let r = encode(l, c.kept + away(mode, v.neg, &c)? as u64, c.q);
+    Some(place(l, v.neg, r).ok_or(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lane(src: Format, dst: Format, mode: Mode, src_bits: u64, expected: u64) -> LaneCase {
+        LaneCase { src, dst, mode, relu: false, src_bits, expected }
+    }
+
+    // Known answers worked by hand from the formats' definitions (OCP FP8: e4m3
+    // bias 7, max 448 = 0x7e; IEEE binary16 bias 15).
+    #[test]
+    fn the_carry_ored_into_an_odd_exponent_is_lost() {
+        // f32 1.97 (3ffc28f6) rounds to e4m3 2.0 (40): from 1.111 × 2^0, field 7 (odd).
+        let x = lane(Format::F32, Format::E4m3, Mode::NearestEven, 0x3ffc_28f6, 0x40);
+        assert_eq!(fault(Mechanism::CarryOred, &x), Some(0x38)); // 1.0
+        assert_eq!(fault(Mechanism::CarryLost, &x), Some(0x38));
+        // 3.9 (40799999) rounds to 4.0 (48) from field 8 (even): OR-ing sets it right.
+        let y = lane(Format::F32, Format::E4m3, Mode::NearestEven, 0x4079_9999, 0x48);
+        assert_eq!(fault(Mechanism::CarryOred, &y), None);
+        assert_eq!(fault(Mechanism::CarryLost, &y), Some(0x40));
+    }
+
+    #[test]
+    fn overflow_by_exponent_saturation() {
+        // f32 1000.0 (447a0000) = 1.953125 × 2^9: e4m3 .satfinite gives 7e (448);
+        // the exponent clamped at field 15 with the fraction kept (1.111 rounds to 10.00: the carry
+        // renormalises to 1.000 × 2^10, fraction 0) gives 78 (256).
+        let x = lane(Format::F32, Format::E4m3, Mode::NearestEven, 0x447a_0000, 0x7e);
+        assert_eq!(fault(Mechanism::OverflowKeepsFraction, &x), Some(0x78));
+        assert_eq!(fault(Mechanism::OverflowAllOnes, &x), Some(0x7f));
+        // In range: no answer.
+        assert_eq!(
+            fault(
+                Mechanism::OverflowKeepsFraction,
+                &lane(Format::F32, Format::E4m3, Mode::NearestEven, 0x3f80_0000, 0x38)
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn subnormal_results() {
+        // f16 smallest subnormal 2^-24 (0001). f32 1.5 × 2^-24 (33c00000): to nearest even 0002;
+        // truncated 0001. f32 1.75 × 2^-25 (33600000) = 0.875 × 2^-24: rn 0001; rounded
+        // at the normal position first: 1.75 × 2^-25 exact in 11 bits, then shifted: 0000.
+        let x = lane(Format::F32, Format::F16, Mode::NearestEven, 0x33c0_0000, 0x0002);
+        assert_eq!(fault(Mechanism::SubnormalTruncated, &x), Some(0x0001));
+        let y = lane(Format::F32, Format::F16, Mode::NearestEven, 0x3360_0000, 0x0001);
+        assert_eq!(fault(Mechanism::SubnormalRoundThenShift, &y), Some(0x0000));
+    }
+
+    #[test]
+    fn the_value_instead_of_the_bits() {
+        // 1.5 → f16 bits 0001.
+        let x = lane(Format::F32, Format::F16, Mode::NearestEven, 0x3fc0_0000, 0x3e00);
+        assert_eq!(fault(Mechanism::ValueAsInteger, &x), Some(0x0001));
+    }
+
+    #[test]
+    fn a_policy_it_does_not_model_is_left_alone() {
+        // 1.0 → e4m3 is 38; an expected answer that is not the plain rounding (as if a policy
+        // decided it) makes every mechanism give up.
+        let x = lane(Format::F32, Format::E4m3, Mode::NearestEven, 0x3f80_0000, 0x00);
+        assert_eq!(fault(Mechanism::BiasHigh, &x), None);
+    }
+
+    #[test]
+    fn specials_read_as_finite() {
+        // e4m3 NaN 7f read as 1.875 × 2^8 = 480: f16 5f80.
+        assert_eq!(special_as_finite(Format::E4m3, 0x7f, Format::F16, Mode::NearestEven), Some(Ok(0x5f80)));
+        // f32 Inf read as 2^128: overflows f16.
+        assert_eq!(special_as_finite(Format::F32, 0x7f80_0000, Format::F16, Mode::NearestEven), Some(Err(())));
+        assert_eq!(special_as_finite(Format::F32, 0x3f80_0000, Format::F16, Mode::NearestEven), None);
+    }
+}

@@ -1,0 +1,460 @@
+//! Bug classes: the mismatches of a run grouped by cause (docs/diagnosis.md).
+//!
+//! 1. Each mismatch is one or more *units*: the whole answer, or each wrong
+//!    lane of a packed answer, with the hypotheses that reproduce it.
+//! 2. *Evidence before a name*: a hypothesis may explain the units of a
+//!    variant only if the implementation's right answers of that variant
+//!    (kept passed cases, and right lanes of wrong answers) do not refute
+//!    it, that is where it predicts another answer than the oracle's, the
+//!    implementation gave the oracle's (near) never.
+//! 3. Within each variant, the admissible hypothesis that reproduces the
+//!    most units is chosen first (ties: catalogue order), then the next.
+//! 4. One cause, one class: every unit explained by the same hypothesis is
+//!    one class, whatever the variant, lane, source type or family, and two
+//!    explanations merge where one admissible hypothesis reproduces all
+//!    their units. Units nothing explains form classes by the rule that
+//!    decides their wrong bits, family and source format.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rule, Type};
+
+use crate::diagnose::{self, diagnose_only, Hyps, Lanes, CATALOGUE, CONSTANT};
+use crate::report::Mismatch;
+
+/// Passed cases kept per variant as evidence.
+const KEPT_PER_VARIANT: usize = 256;
+/// A hypothesis stays admissible in a variant while the right answers that
+/// refute it are at most this share of the wrong ones it reproduces (1/8:
+/// an implementation may get a special input right by a branch of its own,
+/// NaN say, while the defect holds for the rest).
+const REFUTED_PER_SUPPORTED: u64 = 8;
+
+/// One right answer kept as evidence.
+#[derive(Clone, Debug)]
+struct PassedCase {
+    ops: Vec<Operand>,
+    dst_width: u32,
+    got: u64,
+}
+
+/// Right answers, a deterministic sample per variant.
+#[derive(Default)]
+pub struct Evidence {
+    per_variant: HashMap<Cvt, (u64, Vec<PassedCase>)>,
+}
+
+impl Evidence {
+    /// Keep (a sample of) a right answer.
+    pub fn passed(&mut self, c: &Cvt, ops: &[Operand], dst_width: u32, got: u64) {
+        let (seen, kept) = self.per_variant.entry(*c).or_default();
+        *seen += 1;
+        let case = PassedCase { ops: ops.to_vec(), dst_width, got };
+        if kept.len() < KEPT_PER_VARIANT {
+            kept.push(case);
+        } else {
+            // Reservoir sampling with a fixed hash of the count (runs are reproducible).
+            let j = splitmix(*seen) % *seen;
+            if let Some(slot) = kept.get_mut(j as usize) {
+                *slot = case;
+            }
+        }
+    }
+
+    /// For each hypothesis of `only`, how many kept right answers of `c` it
+    /// is refuted by; a hypothesis stops being tried once it reaches `limit[i]`.
+    fn refutations(&self, c: &Cvt, only: Hyps, limit: &[u64], profile: Profile) -> Vec<u64> {
+        let mut out = vec![0u64; CATALOGUE.len()];
+        let Some((_, kept)) = self.per_variant.get(c) else { return out };
+        let mut live = only;
+        for p in kept {
+            if live.is_empty() {
+                break;
+            }
+            let got = AcceptSet::exact(p.dst_width, p.got);
+            let d = diagnose_only(c, &p.ops, p.dst_width, profile, &got, &got, live);
+            for i in (0..CATALOGUE.len()).filter(|&i| d.refuted.has(i)) {
+                out[i] += 1;
+                if out[i] > limit[i] {
+                    live.0 &= !(1 << i);
+                }
+            }
+        }
+        out
+    }
+
+    /// The variants with kept right answers.
+    fn variants(&self) -> impl Iterator<Item = &Cvt> {
+        self.per_variant.keys()
+    }
+
+    /// The kept right answers of `c` (their result bits).
+    fn answers(&self, c: &Cvt) -> impl Iterator<Item = u64> + '_ {
+        self.per_variant.get(c).into_iter().flat_map(|(_, k)| k.iter().map(|p| p.got))
+    }
+}
+
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// What explains a bug class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Explanation {
+    /// A catalogue hypothesis (its index) reproduces every unit, unrefuted.
+    Hypothesis(usize),
+    /// No hypothesis does, but every answer is these bits, and no right
+    /// answer of the same variants says otherwise.
+    Constant(u64),
+    /// Nothing explains the answers: the class is the deciding rule's.
+    None,
+}
+
+/// A hypothesis's record on a class: the units it reproduces and the right
+/// answers of the class's variants that refute it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HypothesisRecord {
+    pub index: usize,
+    pub support: u64,
+    pub refuted: u64,
+}
+
+/// One bug class of a [`Grouping`].
+#[derive(Clone, Debug)]
+pub struct BugClass {
+    /// 1-based, most cases first: `--class N`, JSON `bug_class`.
+    pub id: usize,
+    pub family: &'static str,
+    pub explanation: Explanation,
+    /// Other hypotheses that reproduce every unit of the class, unrefuted.
+    pub alternatives: Vec<&'static str>,
+    /// Every hypothesis that reproduces some unit, most support first.
+    pub hypotheses: Vec<HypothesisRecord>,
+    /// The rule that decides the wrong bits of the example.
+    pub rule: Rule,
+    /// The source type, for classes that the deciding rule names.
+    pub source: Option<Type>,
+    pub variants: BTreeSet<Cvt>,
+    /// Indices into the triage's mismatches, in the order met, each once.
+    pub members: Vec<usize>,
+    /// Wrong lanes of packed answers among the class's units (0: none).
+    pub lane_units: usize,
+    /// Every hypothesis that reproduces some unit of the class.
+    pub seen: Hyps,
+}
+
+impl BugClass {
+    pub fn count(&self) -> usize {
+        self.members.len()
+    }
+    /// The explanation's name (`None` for the deciding rule's classes).
+    pub fn name(&self) -> Option<&'static str> {
+        match self.explanation {
+            Explanation::Hypothesis(i) => Some(CATALOGUE[i].name),
+            Explanation::Constant(_) => Some(CONSTANT),
+            Explanation::None => None,
+        }
+    }
+    /// The explanation in words, its placeholders filled from the variants.
+    pub fn text(&self, width: u32) -> String {
+        let lanes = if self.lane_units > 0 { " (in the lanes of packed results)" } else { "" };
+        match self.explanation {
+            Explanation::Hypothesis(i) => {
+                format!("{}{lanes}", diagnose::explain_text(&CATALOGUE[i], &self.variants, self.seen))
+            }
+            Explanation::Constant(b) => {
+                format!("every answer is {} whatever the input (a constant)", ptx_cvt::eval::fmt_hex(b, width))
+            }
+            Explanation::None => format!(
+                "{} from {}{lanes}: no hypothesis reproduces these answers; the rule deciding the wrong bits: {} [{}]",
+                self.family,
+                self.source.map_or("?", Type::name),
+                self.rule.name(),
+                self.rule.evidence().tag()
+            ),
+        }
+    }
+    /// The variants as one brace glob (`cvt.{rz,rm}.f32.s32`); `within …`
+    /// when the glob also spans spellings the class does not hold.
+    pub fn scope(&self) -> String {
+        let (glob, exact) = diagnose::variants_glob(&self.variants);
+        if exact {
+            glob
+        } else {
+            format!("within {glob}")
+        }
+    }
+}
+
+/// The bug classes of a run, most cases first, and each mismatch's classes.
+pub struct Grouping {
+    pub classes: Vec<BugClass>,
+    /// The first class id of each mismatch.
+    pub class_of: Vec<usize>,
+    /// Every class id of each mismatch (two for a packed answer whose lanes
+    /// are wrong for different reasons), ascending.
+    pub classes_of: Vec<Vec<usize>>,
+}
+
+/// Short family names for reports.
+pub fn family_name(c: &Cvt) -> &'static str {
+    use ptx_cvt::instr::Family;
+    let base = match c.family() {
+        Family::IntToInt => "int→int",
+        Family::IntToFloat => "int→float",
+        Family::FloatToInt => "float→int",
+        Family::SameFloat => "float→same-float",
+        Family::Widen => "float→float-widen",
+        Family::Narrow => "float→float-narrow",
+    };
+    if c.dtype.is_packed() || c.atype.is_packed() {
+        match base {
+            "float→float-widen" => "packed-widen",
+            _ => "packed-narrow",
+        }
+    } else {
+        base
+    }
+}
+
+/// One unit of one mismatch.
+struct UnitRef {
+    k: usize,
+    hyps: Hyps,
+    lane: bool,
+}
+
+struct VariantStats {
+    support: Vec<u64>,
+    refuted: Vec<u64>,
+}
+
+impl Default for VariantStats {
+    fn default() -> Self {
+        VariantStats { support: vec![0; CATALOGUE.len()], refuted: vec![0; CATALOGUE.len()] }
+    }
+}
+
+/// Group `mismatches` into bug classes with the right answers in `evidence`.
+pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> Grouping {
+    let mut units: Vec<UnitRef> = Vec::new();
+    for (k, m) in mismatches.iter().enumerate() {
+        if m.units.is_empty() {
+            units.push(UnitRef { k, hyps: Hyps(0), lane: false });
+        }
+        for u in &m.units {
+            units.push(UnitRef { k, hyps: u.hyps, lane: u.lane.is_some() });
+        }
+    }
+    // Support and refutation per variant and hypothesis.
+    let mut stats: HashMap<Cvt, VariantStats> = HashMap::new();
+    for u in &units {
+        let s = stats.entry(mismatches[u.k].case.instr).or_default();
+        for i in (0..CATALOGUE.len()).filter(|&i| u.hyps.has(i)) {
+            s.support[i] += 1;
+        }
+    }
+    for m in mismatches {
+        let s = stats.entry(m.case.instr).or_default();
+        for i in (0..CATALOGUE.len()).filter(|&i| m.refuted.has(i)) {
+            s.refuted[i] += 1;
+        }
+    }
+    for (c, s) in stats.iter_mut() {
+        let candidates = Hyps((0..CATALOGUE.len()).filter(|&i| s.support[i] > 0).fold(0, |a, i| a | 1 << i));
+        let limit: Vec<u64> =
+            (0..CATALOGUE.len()).map(|i| (s.support[i] / REFUTED_PER_SUPPORTED).saturating_sub(s.refuted[i])).collect();
+        let r = evidence.refutations(c, candidates, &limit, profile);
+        for i in 0..CATALOGUE.len() {
+            s.refuted[i] += r[i];
+        }
+    }
+    let admissible = |c: &Cvt, i: usize| {
+        let s = &stats[c];
+        s.support[i] > 0 && s.refuted[i] * REFUTED_PER_SUPPORTED <= s.support[i]
+    };
+    let adm: Vec<Hyps> = units
+        .iter()
+        .map(|u| {
+            let c = &mismatches[u.k].case.instr;
+            Hyps((0..CATALOGUE.len()).filter(|&i| u.hyps.has(i) && admissible(c, i)).fold(0, |a, i| a | 1 << i))
+        })
+        .collect();
+    // Choose within each variant (where the implementation's code is one
+    // path), then merge what one cause explains across variants.
+    let mut scopes: BTreeMap<Cvt, Vec<usize>> = BTreeMap::new();
+    for (j, u) in units.iter().enumerate() {
+        scopes.entry(mismatches[u.k].case.instr).or_default().push(j);
+    }
+    let mut chosen: Vec<Option<usize>> = vec![None; units.len()];
+    for (c, members) in &scopes {
+        let hyps: Vec<Hyps> = members.iter().map(|&j| adm[j]).collect();
+        for (&j, h) in members.iter().zip(diagnose::choose(&hyps, &stats[c].refuted)) {
+            chosen[j] = h;
+        }
+    }
+    // A cause is one class across families only where it holds wherever it
+    // can be tested (no right answer of any variant refutes it); else one per family.
+    let mut everywhere: HashMap<usize, bool> = HashMap::new();
+    let scoped: Vec<Option<(usize, Option<&'static str>)>> = units
+        .iter()
+        .zip(&chosen)
+        .map(|(u, h)| {
+            let h = (*h)?;
+            let global = *everywhere.entry(h).or_insert_with(|| holds_everywhere(h, &stats, evidence, profile));
+            Some((h, (!global).then(|| family_name(&mismatches[u.k].case.instr))))
+        })
+        .collect();
+    let chosen = merge_shared_causes(scoped, &adm, &everywhere);
+    #[derive(PartialEq, Eq, PartialOrd, Ord)]
+    enum Key {
+        Explained(usize, Option<&'static str>),
+        Rule(&'static str, &'static str, ptx_cvt::format::Format),
+    }
+    let mut by_key: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
+    for (j, u) in units.iter().enumerate() {
+        let m = &mismatches[u.k];
+        let c = &m.case.instr;
+        let key = match chosen[j] {
+            Some((h, family)) => Key::Explained(h, family),
+            None => Key::Rule(m.rule.name(), family_name(c), Lanes::of(c).src),
+        };
+        by_key.entry(key).or_default().push(j);
+    }
+    let mut classes: Vec<BugClass> = by_key
+        .into_iter()
+        .map(|(key, js)| {
+            let mut members: Vec<usize> = js.iter().map(|&j| units[j].k).collect();
+            let mut seen_k = std::collections::HashSet::new();
+            members.retain(|k| seen_k.insert(*k));
+            let first = &mismatches[members[0]];
+            let variants: BTreeSet<Cvt> = members.iter().map(|&k| mismatches[k].case.instr).collect();
+            let seen = Hyps(js.iter().fold(0, |acc, &j| acc | units[j].hyps.0));
+            let mut hypotheses: Vec<HypothesisRecord> = (0..CATALOGUE.len())
+                .filter(|&i| seen.has(i))
+                .map(|i| HypothesisRecord {
+                    index: i,
+                    support: js.iter().filter(|&&j| units[j].hyps.has(i)).count() as u64,
+                    refuted: variants.iter().map(|c| stats[c].refuted[i]).sum(),
+                })
+                .collect();
+            hypotheses.sort_by_key(|h| (std::cmp::Reverse(h.support), h.refuted, h.index));
+            let (explanation, alternatives, source) = match key {
+                Key::Explained(h, _) => {
+                    let all = js.iter().fold(u128::MAX, |acc, &j| acc & adm[j].0) & !(1 << h);
+                    (Explanation::Hypothesis(h), Hyps(all).names(), None)
+                }
+                Key::Rule(_, _, _) => {
+                    let got = |k: usize| mismatches[k].got.single();
+                    let x = got(members[0]);
+                    let same = members.len() > 1 && members.iter().all(|&k| got(k).is_some() && got(k) == x);
+                    // "Whatever the input" is refuted by right answers that are other bits.
+                    let others = variants.iter().flat_map(|c| evidence.answers(c)).filter(|b| Some(*b) != x).count();
+                    let e = match x {
+                        Some(b) if same && others * 20 <= members.len() => Explanation::Constant(b),
+                        _ => Explanation::None,
+                    };
+                    (e, Vec::new(), Some(first.case.instr.atype))
+                }
+            };
+            BugClass {
+                id: 0,
+                family: family_name(&first.case.instr),
+                explanation,
+                alternatives,
+                hypotheses,
+                rule: first.rule,
+                source,
+                variants,
+                lane_units: js.iter().filter(|&&j| units[j].lane).count(),
+                members,
+                seen,
+            }
+        })
+        .collect();
+    // Most cases first; ties in the order of the first mismatch.
+    classes.sort_by_key(|b| (std::cmp::Reverse(b.members.len()), b.members[0]));
+    let mut classes_of: Vec<Vec<usize>> = vec![Vec::new(); mismatches.len()];
+    for (i, b) in classes.iter_mut().enumerate() {
+        b.id = i + 1;
+        for &k in &b.members {
+            classes_of[k].push(b.id);
+        }
+    }
+    let class_of = classes_of.iter().map(|ids| ids.first().copied().unwrap_or(0)).collect();
+    Grouping { classes, class_of, classes_of }
+}
+
+/// Whether hypothesis `h` holds wherever the answers can test it: admissible
+/// in every variant where it reproduces a wrong answer, and refuted by no
+/// right answer of any other variant.
+fn holds_everywhere(h: usize, stats: &HashMap<Cvt, VariantStats>, evidence: &Evidence, profile: Profile) -> bool {
+    let ok = stats.values().all(|s| {
+        if s.support[h] > 0 {
+            s.refuted[h] * REFUTED_PER_SUPPORTED <= s.support[h]
+        } else {
+            s.refuted[h] == 0
+        }
+    });
+    let mut limit = vec![0u64; CATALOGUE.len()];
+    limit[h] = 0;
+    ok && evidence
+        .variants()
+        .filter(|c| !stats.contains_key(c))
+        .all(|c| evidence.refutations(c, Hyps(1 << h), &limit, profile)[h] == 0)
+}
+
+/// One cause, one class: where one admissible hypothesis reproduces every
+/// unit of two explanations (a hypothesis and its family, or none where it
+/// holds everywhere), they are one class, named by the larger one's
+/// hypothesis if it covers the other's units, else by the shared one (the
+/// earliest in the catalogue); explanations of different families merge
+/// only under a hypothesis that holds everywhere. Largest first, until
+/// nothing merges.
+type Scoped = Option<(usize, Option<&'static str>)>;
+
+fn merge_shared_causes(mut chosen: Vec<Scoped>, adm: &[Hyps], everywhere: &HashMap<usize, bool>) -> Vec<Scoped> {
+    loop {
+        // Each explanation's units and the hypotheses admissible on all of them.
+        let mut groups: BTreeMap<(usize, Option<&'static str>), (usize, u128)> = BTreeMap::new();
+        for (j, key) in chosen.iter().enumerate() {
+            if let Some(key) = key {
+                let g = groups.entry(*key).or_insert((0, u128::MAX));
+                g.0 += 1;
+                g.1 &= adm[j].0;
+            }
+        }
+        let mut order: Vec<_> = groups.into_iter().map(|(key, (n, all))| (key, n, all)).collect();
+        order.sort_by_key(|&(key, n, _)| (std::cmp::Reverse(n), key));
+        let merged = |a: (usize, Option<&'static str>), ia: u128, b: (usize, Option<&'static str>), ib: u128| {
+            let name = if ib >> a.0 & 1 == 1 {
+                a.0
+            } else if ia >> b.0 & 1 == 1 {
+                b.0
+            } else {
+                (ia & ib).trailing_zeros() as usize
+            };
+            let global = everywhere.get(&name).copied().unwrap_or(false);
+            match (a.1, b.1) {
+                _ if global => Some((name, None)),
+                (Some(fa), Some(fb)) if fa == fb => Some((name, Some(fa))),
+                _ => None,
+            }
+        };
+        let pair = order.iter().enumerate().find_map(|(i, &(ka, _, ia))| {
+            order[i + 1..]
+                .iter()
+                .filter(|&&(_, _, ib)| ia & ib != 0)
+                .find_map(|&(kb, _, ib)| merged(ka, ia, kb, ib).map(|to| (ka, kb, to)))
+        });
+        let Some((ka, kb, to)) = pair else { return chosen };
+        for key in chosen.iter_mut().flatten() {
+            if *key == ka || *key == kb {
+                *key = to;
+            }
+        }
+    }
+}
