@@ -1,0 +1,213 @@
+//! ptx-cvt calibration adapter for the `half` crate (=2.7.1): each PTX form
+//! it can express is mapped to the crate's one natural conversion
+//! (`f16::from_f32`, `f16::from_f64`, `bf16::from_f32`, `bf16::from_f64`,
+//! `to_f32`, `to_f64`), as a naive porter would. See calib/libs/README.md.
+//!
+//! Ground truth: with HALF_CALIB_LOG set, each case whose answer differs
+//! from PTX's is appended there as `KEY<TAB>DEFECT`.
+
+#[path = "../../common/adapter.rs"]
+mod adapter;
+#[path = "../../common/ptxref.rs"]
+mod ptxref;
+
+use adapter::{Answer, Form};
+use half::{bf16, f16};
+use ptxref::*;
+use std::ffi::c_char;
+
+const LOG_ENV: &str = "HALF_CALIB_LOG";
+
+// The documented differences (README.md, "half").
+const NAN: &str = "nan-payload-kept";
+const RND: &str = "rounding-modifier-ignored";
+const F64_F16: &str = "f64-f16-via-f32";
+const F64_BF16: &str = "f64-bf16-low-word-dropped";
+const FTZ: &str = "ftz-ignored";
+const UNEXPLAINED: &str = "unexplained";
+
+fn fmt_of(t: &str) -> Option<Fmt> {
+    Some(match t {
+        "f16" => F16,
+        "bf16" => BF16,
+        "f32" => F32,
+        "f64" => F64,
+        _ => return None,
+    })
+}
+
+fn rnd_of(r: Option<&str>) -> Rnd {
+    match r {
+        Some("rz") => Rnd::Z,
+        Some("rm") => Rnd::M,
+        Some("rp") => Rnd::P,
+        _ => Rnd::N,
+    }
+}
+
+/// The library's narrowing of one source value to f16/bf16 (16 bits).
+fn lib_narrow(d: &str, a: &str, x: u64) -> u16 {
+    match (d, a) {
+        ("f16", "f32") => f16::from_f32(f32::from_bits(x as u32)).to_bits(),
+        ("f16", "f64") => f16::from_f64(f64::from_bits(x)).to_bits(),
+        ("bf16", "f32") => bf16::from_f32(f32::from_bits(x as u32)).to_bits(),
+        ("bf16", "f64") => bf16::from_f64(f64::from_bits(x)).to_bits(),
+        // No direct f16 <-> bf16 conversion: through f32, as the docs suggest.
+        ("bf16", "f16") => bf16::from_f32(f16::from_bits(x as u16).to_f32()).to_bits(),
+        ("f16", "bf16") => f16::from_f32(bf16::from_bits(x as u16).to_f32()).to_bits(),
+        _ => unreachable!(),
+    }
+}
+
+/// One lane of a narrowing form: the library's answer (with the simple
+/// `.relu`/`.satfinite` emulation) and the cause of a difference from PTX.
+fn narrow_lane(f: &Form, d: &str, a: &str, x: u64) -> (u64, Option<&'static str>) {
+    let (df, af) = (fmt_of(d).unwrap(), fmt_of(a).unwrap());
+    let x = x & (if af.width() == 64 { u64::MAX } else { (1u64 << af.width()) - 1 });
+    let mut got = lib_narrow(d, a, x) as u64;
+    let is_nan = |b: u64| matches!(decode(df, b), Val::Nan);
+    // `.satfinite`: an infinite result becomes the largest finite value of its sign.
+    if f.has("satfinite") && matches!(decode(df, got), Val::Inf(_)) {
+        got = (got & df.sign_bit()) | df.max_enc;
+    }
+    // `.relu`: a negative (non-NaN) result becomes +0.
+    if f.has("relu") && got & df.sign_bit() != 0 && !is_nan(got) {
+        got = 0;
+    }
+    // PTX: the exact source rounded once; `.ftz` flushes an f32 subnormal
+    // source for a bf16 destination (for f16 it does not: ptx-cvt's
+    // `ftz-f16-f32-erratum`, sm_90 hardware).
+    let mut v = decode(af, x);
+    let ftz_hit = f.has("ftz") && af == F32 && df == BF16 && matches!(v, Val::Fin(_, m, _) if m != 0 && m < 1 << 23);
+    if ftz_hit {
+        if let Val::Fin(s, _, _) = v {
+            v = Val::Fin(s, 0, 0);
+        }
+    }
+    let want = ptx_convert(df, v, rnd_of(f.rnd), f.has("satfinite"), f.has("relu"), Ans::Bits(canonical_nan(df)));
+    if want == Ans::Bits(got) {
+        return (got, None);
+    }
+    let cause = if matches!(decode(af, x), Val::Nan) {
+        NAN
+    } else if f.rnd != Some("rn") {
+        RND
+    } else if ftz_hit {
+        FTZ
+    } else if (d, a) == ("f16", "f64") {
+        // The F16C path rounds to f32 first: does that model reproduce it?
+        let via = decode(F32, (f64::from_bits(x) as f32).to_bits() as u64);
+        if ptx_convert(df, via, Rnd::N, f.has("satfinite"), f.has("relu"), Ans::AnyNan) == Ans::Bits(got) {
+            F64_F16
+        } else {
+            UNEXPLAINED
+        }
+    } else if (d, a) == ("bf16", "f64") {
+        let trunc = decode(F64, x & !0xffff_ffff);
+        if ptx_convert(df, trunc, Rnd::N, f.has("satfinite"), f.has("relu"), Ans::AnyNan) == Ans::Bits(got) {
+            F64_BF16
+        } else {
+            UNEXPLAINED
+        }
+    } else {
+        UNEXPLAINED
+    };
+    (got, Some(cause))
+}
+
+fn convert(f: &Form, ops: &[u64], _dst_width: u32) -> Result<Answer, String> {
+    let unsupported = || Err(format!("half has no conversion for {}", cvt_name(f)));
+    let mut defects = Vec::new();
+    match (f.d, f.a) {
+        // Narrowing to f16/bf16 (scalar).
+        ("f16" | "bf16", "f32" | "f64" | "f16" | "bf16") if f.d != f.a => {
+            if !matches!(f.rnd, Some("rn" | "rz" | "rm" | "rp")) || !f.only(&["relu", "satfinite", "ftz"]) || ops.len() != 1 {
+                return unsupported();
+            }
+            let (bits, cause) = narrow_lane(f, f.d, f.a, ops[0]);
+            defects.extend(cause);
+            Ok(Answer { bits, defects })
+        }
+        // Two f32 -> packed f16x2/bf16x2: a in the upper half, b in the lower.
+        ("f16x2" | "bf16x2", "f32") => {
+            if !matches!(f.rnd, Some("rn" | "rz")) || !f.only(&["relu", "satfinite"]) || ops.len() != 2 {
+                return unsupported();
+            }
+            let d = &f.d[..f.d.len() - 2];
+            let (hi, c1) = narrow_lane(f, d, "f32", ops[0]);
+            let (lo, c2) = narrow_lane(f, d, "f32", ops[1]);
+            defects.extend(c1);
+            defects.extend(c2);
+            Ok(Answer { bits: hi << 16 | lo, defects })
+        }
+        // Widening f16/bf16 -> f32/f64 (exact; any rounding modifier is moot).
+        ("f32" | "f64", "f16" | "bf16") => {
+            if !f.only(&["ftz"]) || ops.len() != 1 || !matches!(f.rnd, None | Some("rn" | "rz" | "rm" | "rp")) {
+                return unsupported();
+            }
+            let x = ops[0] & 0xffff;
+            let got = match (f.d, f.a) {
+                ("f32", "f16") => f16::from_bits(x as u16).to_f32().to_bits() as u64,
+                ("f64", "f16") => f16::from_bits(x as u16).to_f64().to_bits(),
+                ("f32", "bf16") => bf16::from_bits(x as u16).to_f32().to_bits() as u64,
+                _ => bf16::from_bits(x as u16).to_f64().to_bits(),
+            };
+            let (df, af) = (fmt_of(f.d).unwrap(), fmt_of(f.a).unwrap());
+            let mut v = decode(af, x);
+            // .ftz flushes an f32 subnormal result (only bf16 subnormals give one).
+            let ftz_hit = f.has("ftz") && f.d == "f32" && matches!(v, Val::Fin(_, m, e) if m != 0 && (127 - m.leading_zeros() as i32 + e) < -126);
+            if ftz_hit {
+                if let Val::Fin(s, _, _) = v {
+                    v = Val::Fin(s, 0, 0);
+                }
+            }
+            // PTX: f16 -> f32 NaN is the canonical NaN; other widenings accept any NaN.
+            let nan = if (f.d, f.a) == ("f32", "f16") { Ans::Bits(canonical_nan(F32)) } else { Ans::AnyNan };
+            let want = ptx_convert(df, v, Rnd::N, false, false, nan);
+            let ok = want == Ans::Bits(got) || (want == Ans::AnyNan && matches!(decode(df, got), Val::Nan));
+            if !ok {
+                defects.push(if v == Val::Nan {
+                    NAN
+                } else if ftz_hit {
+                    FTZ
+                } else {
+                    UNEXPLAINED
+                });
+            }
+            Ok(Answer { bits: got, defects })
+        }
+        _ => unsupported(),
+    }
+}
+
+fn cvt_name(f: &Form) -> String {
+    let mut s = String::from("cvt");
+    if let Some(r) = f.rnd {
+        s.push('.');
+        s.push_str(r);
+    }
+    for m in &f.mods {
+        s.push('.');
+        s.push_str(m);
+    }
+    format!("{s}.{}.{}", f.d, f.a)
+}
+
+/// # Safety
+/// The cvt_impl contract of capi/include/ptx_cvt_impl.h.
+#[no_mangle]
+pub unsafe extern "C" fn cvt_impl(
+    instruction: *const c_char,
+    operands: *const u64,
+    operand_widths: *const u32,
+    n_operands: usize,
+    dst_width: u32,
+    result: *mut u64,
+) -> i32 {
+    adapter::entry(convert, LOG_ENV, instruction, operands, operand_widths, n_operands, dst_width, result)
+}
+
+#[no_mangle]
+pub extern "C" fn cvt_impl_reason() -> *const c_char {
+    adapter::reason()
+}
