@@ -41,7 +41,7 @@ const C_DEFECTS: &[(&str, &[&str])] = &[
     ("sat", &["modifiers-ignored"]),
     ("zext", &["int-extend-flipped"]),
     ("rz-f64", &["rounding-rn"]),
-    ("u32-wraps", &["wraps"]),
+    ("u32-wraps", &["wraps-negative"]),
 ];
 
 fn scratch(name: &str) -> PathBuf {

@@ -76,13 +76,13 @@ pub static CATALOGUE: &[Hypothesis] = &[
         (p.family() == Family::FloatToInt).then(|| p.with(&Alt::NanToInt(NanInt::Indefinite))).flatten()
     }),
     row!("nan-payload-kept", "a NaN keeps its payload instead of becoming the canonical NaN", |p| {
-        (p.source_is_nan() && p.c.dtype.is_float()).then(|| p.with(&Alt::NanPayload)).flatten()
+        nan_into_float(p).then(|| p.with(&Alt::NanPayload)).flatten()
     }),
     row!("nan-canonical", "a NaN becomes the canonical NaN instead of keeping its payload", |p| {
-        (p.source_is_nan() && p.c.dtype.is_float()).then(|| p.with(&Alt::NanCanonical)).flatten()
+        nan_into_float(p).then(|| p.with(&Alt::NanCanonical)).flatten()
     }),
     row!("nan-sign-kept", "the canonical NaN keeps the source's sign", |p| {
-        (p.source_is_nan() && p.c.dtype.is_float()).then(|| p.with(&Alt::NanSignKept)).flatten()
+        nan_into_float(p).then(|| p.with(&Alt::NanSignKept)).flatten()
     }),
     row!("nan-to-inf", "a NaN source gives ±Inf", nan_to_inf),
     // Registers.
@@ -307,6 +307,11 @@ fn no_scale(p: &Probe) -> Option<AcceptSet> {
     let mut ops = p.ops.to_vec();
     ops.last_mut()?.bits = if p.c.scaled_n1 { 0x7f } else { 0x7f7f };
     p.eval_ops(p.c, &ops, p.dst_width)
+}
+
+/// A NaN source into a float format with a fraction to hold a NaN payload.
+fn nan_into_float(p: &Probe) -> bool {
+    p.source_is_nan() && p.c.dtype.format().float_layout().is_some_and(|l| l.has_nan() && l.man_bits > 0)
 }
 
 fn nan_int(p: &Probe, how: NanInt) -> Option<AcceptSet> {

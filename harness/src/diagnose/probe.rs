@@ -57,8 +57,10 @@ impl Probe<'_> {
         self.scalar().then(|| decode(self.c.atype.format(), self.ops[0].bits & width_mask(self.c.atype.bits())))
     }
 
+    /// Whether the source (some source lane, for packed forms) is a NaN.
     pub fn source_is_nan(&self) -> bool {
-        matches!(self.source(), Some(Value::Nan(_)))
+        let lanes = super::Lanes::of(self.c);
+        (0..lanes.n).any(|i| lanes.source(self.ops, i).is_some_and(|b| decode(lanes.src, b).is_nan()))
     }
 
     /// Whether the rounding in force rounds (a float result narrower than
