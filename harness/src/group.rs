@@ -17,7 +17,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rule, Type};
+use ptx_cvt::format::Format;
+use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rule};
 
 use crate::diagnose::{self, diagnose_only, Hyps, Lanes, CATALOGUE, CONSTANT};
 use crate::report::Mismatch;
@@ -135,8 +136,8 @@ pub struct BugClass {
     pub hypotheses: Vec<HypothesisRecord>,
     /// The rule that decides the wrong bits of the example.
     pub rule: Rule,
-    /// The source type, for classes that the deciding rule names.
-    pub source: Option<Type>,
+    /// Where the answers of a class nothing explains come from.
+    pub source: Option<Hub>,
     pub variants: BTreeSet<Cvt>,
     /// Indices into the triage's mismatches, in the order met, each once.
     pub members: Vec<usize>,
@@ -169,9 +170,8 @@ impl BugClass {
                 format!("every answer is {} whatever the input (a constant)", ptx_cvt::eval::fmt_hex(b, width))
             }
             Explanation::None => format!(
-                "{} from {}{lanes}: no hypothesis reproduces these answers; the rule deciding the wrong bits: {} [{}]",
-                self.family,
-                self.source.map_or("?", Type::name),
+                "{}{lanes}: no hypothesis reproduces these answers (the rule deciding the first one's wrong bits: {} [{}])",
+                self.source.map_or_else(|| self.family.to_string(), Hub::text),
                 self.rule.name(),
                 self.rule.evidence().tag()
             ),
@@ -225,6 +225,7 @@ struct UnitRef {
     k: usize,
     hyps: Hyps,
     lane: bool,
+    lane_index: Option<u8>,
 }
 
 struct VariantStats {
@@ -243,10 +244,10 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
     let mut units: Vec<UnitRef> = Vec::new();
     for (k, m) in mismatches.iter().enumerate() {
         if m.units.is_empty() {
-            units.push(UnitRef { k, hyps: Hyps(0), lane: false });
+            units.push(UnitRef { k, hyps: Hyps(0), lane: false, lane_index: None });
         }
         for u in &m.units {
-            units.push(UnitRef { k, hyps: u.hyps, lane: u.lane.is_some() });
+            units.push(UnitRef { k, hyps: u.hyps, lane: u.lane.is_some(), lane_index: u.lane });
         }
     }
     // Support and refutation per variant and hypothesis.
@@ -276,7 +277,7 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
         let s = &stats[c];
         s.support[i] > 0 && s.refuted[i] * REFUTED_PER_SUPPORTED <= s.support[i]
     };
-    let adm: Vec<Hyps> = units
+    let mut adm: Vec<Hyps> = units
         .iter()
         .map(|u| {
             let c = &mismatches[u.k].case.instr;
@@ -308,19 +309,30 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
             Some((h, (!global).then(|| family_name(&mismatches[u.k].case.instr))))
         })
         .collect();
-    let chosen = merge_shared_causes(scoped, &adm, &everywhere);
+    let mut chosen = merge_shared_causes(scoped, &adm, &everywhere);
+    // Two causes at once: a unit nothing explains whose answer another
+    // established cause reproduces on top of a rewrite chosen in its variant
+    // (a rounding ignored, a modifier dropped) belongs to both classes.
+    for (j, extra) in composites(&units, &chosen, mismatches, profile) {
+        chosen[j] = Some(extra.0);
+        adm[j].0 |= 1 << extra.0 .0;
+        adm.push(Hyps(1 << extra.1 .0));
+        units.push(UnitRef { k: units[j].k, hyps: Hyps(0), lane: units[j].lane, lane_index: units[j].lane_index });
+        chosen.push(Some(extra.1));
+    }
     #[derive(PartialEq, Eq, PartialOrd, Ord)]
     enum Key {
         Explained(usize, Option<&'static str>),
-        Rule(&'static str, &'static str, ptx_cvt::format::Format),
+        Unexplained(Hub),
     }
+    let hubs = hubs(&units, &chosen, mismatches);
     let mut by_key: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
     for (j, u) in units.iter().enumerate() {
         let m = &mismatches[u.k];
         let c = &m.case.instr;
         let key = match chosen[j] {
             Some((h, family)) => Key::Explained(h, family),
-            None => Key::Rule(m.rule.name(), family_name(c), Lanes::of(c).src),
+            None => Key::Unexplained(hubs[&Lanes::of(c).pair()]),
         };
         by_key.entry(key).or_default().push(j);
     }
@@ -347,7 +359,7 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
                     let all = js.iter().fold(u128::MAX, |acc, &j| acc & adm[j].0) & !(1 << h);
                     (Explanation::Hypothesis(h), Hyps(all).names(), None)
                 }
-                Key::Rule(_, _, _) => {
+                Key::Unexplained(hub) => {
                     let got = |k: usize| mismatches[k].got.single();
                     let x = got(members[0]);
                     let same = members.len() > 1 && members.iter().all(|&k| got(k).is_some() && got(k) == x);
@@ -357,7 +369,7 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
                         Some(b) if same && others * 20 <= members.len() => Explanation::Constant(b),
                         _ => Explanation::None,
                     };
-                    (e, Vec::new(), Some(first.case.instr.atype))
+                    (e, Vec::new(), Some(hub))
                 }
             };
             BugClass {
@@ -457,4 +469,110 @@ fn merge_shared_causes(mut chosen: Vec<Scoped>, adm: &[Hyps], everywhere: &HashM
             }
         }
     }
+}
+
+/// For each unit nothing explains: the rewrite hypothesis chosen for other
+/// units of its variant and the established cause that, on top of it,
+/// reproduces the unit (their class keys).
+fn composites(
+    units: &[UnitRef],
+    chosen: &[Scoped],
+    mismatches: &[Mismatch],
+    profile: Profile,
+) -> Vec<(usize, ((usize, Option<&'static str>), (usize, Option<&'static str>)))> {
+    let keys: BTreeSet<(usize, Option<&'static str>)> = chosen.iter().flatten().copied().collect();
+    let established = Hyps(keys.iter().fold(0, |a, k| a | 1 << k.0));
+    let mut in_variant: HashMap<Cvt, BTreeSet<(usize, Option<&'static str>)>> = HashMap::new();
+    for (u, key) in units.iter().zip(chosen) {
+        if let Some(key) = key {
+            in_variant.entry(mismatches[u.k].case.instr).or_default().insert(*key);
+        }
+    }
+    let mut out = Vec::new();
+    for (j, u) in units.iter().enumerate().filter(|(j, _)| chosen[*j].is_none()) {
+        let m = &mismatches[u.k];
+        let c = &m.case.instr;
+        let Some(firsts) = in_variant.get(c) else { continue };
+        let found = firsts.iter().find_map(|&first| {
+            let c1 = diagnose::catalogue::rewrite(CATALOGUE[first.0].name, c)?;
+            let expected = diagnose::eval_any(&c1, &m.case.operands, m.got.width, profile)?;
+            let d = diagnose_only(&c1, &m.case.operands, m.got.width, profile, &expected, &m.got, established);
+            let unit = d.units.iter().find(|x| x.lane == u.lane_index)?;
+            let second = (0..CATALOGUE.len()).find(|&i| unit.hyps.has(i) && i != first.0)?;
+            let key = keys.iter().find(|k| k.0 == second && (k.1.is_none() || k.1 == Some(family_name(c))))?;
+            Some((first, *key))
+        });
+        if let Some(pair) = found {
+            out.push((j, pair));
+        }
+    }
+    out
+}
+
+/// Where the wrong answers nothing explains come from: the reading of one
+/// kind of source or the writing of one kind of result (all integer formats
+/// are one kind: one reader, one writer in most implementations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Hub {
+    Source(Kind),
+    Result(Kind),
+}
+
+/// A format, or every integer format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    Integers,
+    Format(Format),
+}
+
+impl Kind {
+    fn of(f: Format) -> Kind {
+        if f.is_float() || f.fixed_frac_bits().is_some() {
+            Kind::Format(f)
+        } else {
+            Kind::Integers
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Integers => "integer",
+            Kind::Format(f) => f.name(),
+        }
+    }
+}
+
+impl Hub {
+    pub fn text(self) -> String {
+        match self {
+            Hub::Source(k) => format!("{} sources, whatever the result type", k.name()),
+            Hub::Result(k) => format!("{} results, whatever the source type", k.name()),
+        }
+    }
+}
+
+/// The hub of each (source, destination) lane-format pair with unexplained
+/// units: a defect in one format's reader makes many destinations wrong,
+/// one in a writer many sources, so each pair goes to whichever of its two
+/// sides has more such pairs (ties: the result side).
+fn hubs(units: &[UnitRef], chosen: &[Scoped], mismatches: &[Mismatch]) -> HashMap<(Format, Format), Hub> {
+    let pairs: BTreeSet<(Format, Format)> = units
+        .iter()
+        .zip(chosen)
+        .filter(|(_, h)| h.is_none())
+        .map(|(u, _)| Lanes::of(&mismatches[u.k].case.instr).pair())
+        .collect();
+    let mut src_degree: HashMap<Kind, usize> = HashMap::new();
+    let mut dst_degree: HashMap<Kind, usize> = HashMap::new();
+    for &(s, d) in &pairs {
+        *src_degree.entry(Kind::of(s)).or_default() += 1;
+        *dst_degree.entry(Kind::of(d)).or_default() += 1;
+    }
+    pairs
+        .into_iter()
+        .map(|(s, d)| {
+            let (ks, kd) = (Kind::of(s), Kind::of(d));
+            let hub = if src_degree[&ks] > dst_degree[&kd] { Hub::Source(ks) } else { Hub::Result(kd) };
+            ((s, d), hub)
+        })
+        .collect()
 }

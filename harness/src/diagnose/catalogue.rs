@@ -48,7 +48,8 @@ pub static CATALOGUE: &[Hypothesis] = &[
     // `{modifiers}` names those whose single hypothesis reproduces some case).
     row!("modifiers-ignored", "{modifiers} ignored: answers equal the form without them", |p| {
         let any = p.c.sat || p.c.ftz || p.c.relu || p.c.satfinite;
-        any.then(|| p.eval(&Cvt { sat: false, ftz: false, relu: false, satfinite: false, ..*p.c })).flatten()
+        let c = Cvt { sat: false, ftz: false, relu: false, satfinite: false, ..*p.c };
+        any.then(|| p.eval(&c).or_else(|| p.eval_any(&c))).flatten()
     }),
     row!("no-sat", "`.sat` ignored: answers equal the form without `.sat`", |p| drop(p, |c| c.sat, |c| c.sat = false)),
     row!("no-ftz", "`.ftz` ignored: subnormals are not flushed", |p| drop(p, |c| c.ftz, |c| c.ftz = false)),
@@ -85,6 +86,7 @@ pub static CATALOGUE: &[Hypothesis] = &[
         nan_into_float(p).then(|| p.with(&Alt::NanSignKept)).flatten()
     }),
     row!("nan-to-inf", "a NaN source gives ±Inf", nan_to_inf),
+    row!("nan-to-zero", "a NaN source gives ±0", nan_to_zero),
     // Registers.
     row!("upper-bits-zero", "the low bits are right; the upper register bits are zero instead of the sign", |p| {
         wide_dst(p).then(|| p.with(&Alt::Extend(false))).flatten()
@@ -289,13 +291,15 @@ pub static CATALOGUE: &[Hypothesis] = &[
 /// hypothesis explains but whose every answer is the same bits.
 pub const CONSTANT: &str = "constant";
 
+/// The form without a modifier: a legal spelling where there is one, else
+/// the policy layer's answer for the spelling the ISA does not allow.
 fn drop(p: &Probe, has: fn(&Cvt) -> bool, strip: fn(&mut Cvt)) -> Option<AcceptSet> {
     if !has(p.c) {
         return None;
     }
     let mut c = *p.c;
     strip(&mut c);
-    p.eval(&c)
+    p.eval(&c).or_else(|| p.eval_any(&c))
 }
 
 /// The scaled forms with the scale operand (the last) replaced by 2^0 in
@@ -327,6 +331,29 @@ fn nan_to_inf(p: &Probe) -> Option<AcceptSet> {
             .into_iter()
             .map(|v| Bits::Bits { value: v, mask: width_mask(p.dst_width) })
             .collect(),
+    })
+}
+
+/// Every NaN source lane as +0, or as a zero with the NaN's sign.
+fn nan_to_zero(p: &Probe) -> Option<AcceptSet> {
+    let c = p.c;
+    let l = c.dtype.format().float_layout()?;
+    let lanes = Lanes::of(c);
+    let s = lanes.src.float_layout()?;
+    let expected = p.expected_bits()?;
+    let (mut plus, mut signed) = (expected, expected);
+    for i in 0..lanes.n {
+        let bits = lanes.source(p.ops, i)?;
+        if ptx_cvt::exact::decode(lanes.src, bits).is_nan() {
+            let neg = (bits >> s.shift) & s.sign_bit() != 0;
+            plus = lanes.with_lane(plus, i, 0);
+            signed = lanes.with_lane(signed, i, if neg { l.sign_bit() << l.shift } else { 0 });
+        }
+    }
+    (plus != expected || signed != expected).then(|| {
+        let mut set = AcceptSet::exact(p.dst_width, plus);
+        set.union(AcceptSet::exact(p.dst_width, signed));
+        set
     })
 }
 
@@ -502,4 +529,28 @@ fn specials_as_finite(p: &Probe) -> Option<AcceptSet> {
         out = lanes.with_lane(out, i, code);
     }
     Some(AcceptSet::exact(p.dst_width, out))
+}
+
+/// The instruction a *rewrite* hypothesis reads `c` as (a modifier dropped,
+/// the rounding replaced), so that another cause can be looked for on top
+/// of it (two defects in one answer); `None` for the other hypotheses.
+pub fn rewrite(name: &str, c: &Cvt) -> Option<Cvt> {
+    let int = c.rounding.is_some_and(Rounding::is_integer);
+    let round = |float: Rounding, integer: Option<Rounding>| {
+        let r = if int { integer? } else { float };
+        (c.rounding != Some(r) && c.rounding != Some(Rounding::Rs)).then_some(Cvt { rounding: Some(r), ..*c })
+    };
+    match name {
+        "rounding-rn" => round(Rounding::Rn, Some(Rounding::Rni)),
+        "rounding-rna" => round(Rounding::Rna, None),
+        "rounding-rz" => round(Rounding::Rz, Some(Rounding::Rzi)),
+        "rounding-rm" => round(Rounding::Rm, Some(Rounding::Rmi)),
+        "rounding-rp" => round(Rounding::Rp, Some(Rounding::Rpi)),
+        "no-sat" => c.sat.then_some(Cvt { sat: false, ..*c }),
+        "no-ftz" => c.ftz.then_some(Cvt { ftz: false, ..*c }),
+        "no-relu" => c.relu.then_some(Cvt { relu: false, ..*c }),
+        "no-satfinite" => c.satfinite.then_some(Cvt { satfinite: false, ..*c }),
+        "modifiers-ignored" => Some(Cvt { sat: false, ftz: false, relu: false, satfinite: false, ..*c }),
+        _ => None,
+    }
 }

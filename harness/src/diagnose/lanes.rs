@@ -30,6 +30,11 @@ impl Lanes {
         Lanes { n, dst_bits, src_bits, src: c.atype.format(), dst: c.dtype.format(), packed_source }
     }
 
+    /// The lane conversion: source and destination formats.
+    pub fn pair(&self) -> (Format, Format) {
+        (self.src, self.dst)
+    }
+
     /// Whether each destination lane is a separate conversion (packed results).
     pub fn is_packed(&self) -> bool {
         self.n > 1

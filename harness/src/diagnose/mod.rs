@@ -41,6 +41,11 @@ impl Hyps {
     }
 }
 
+/// The policy layer's answer for `c`, a legal spelling or not (see [`Probe::eval_any`]).
+pub fn eval_any(c: &Cvt, ops: &[Operand], dst_width: u32, profile: Profile) -> Option<AcceptSet> {
+    ptx_cvt::eval::evaluate_accept_unchecked_with(c, ops, dst_width, profile, &ptx_cvt::decide::Ptx).ok()
+}
+
 /// One wrong part of a mismatch, diagnosed on its own: the whole result,
 /// or one wrong lane of a packed result (a scalar conversion of that lane's
 /// source into that lane's format).
