@@ -207,6 +207,29 @@ pub fn evaluate_accept_with<D: Decisions + ?Sized>(
     Ok(explore(c, srcs, dst_width, profile, decisions, false).accept)
 }
 
+/// [`evaluate_accept_with`] without the legality check: what the policy
+/// layer gives for a spelling the ISA does not allow, such as a form
+/// without the `.satfinite` the ISA requires. Only for reading an
+/// implementation's answers (the diagnosis: "answers equal the form without
+/// `.satfinite`"); the operand count and packed widths are still checked.
+pub fn evaluate_accept_unchecked_with<D: Decisions + ?Sized>(
+    c: &Cvt,
+    srcs: &[Operand],
+    dst_width: u32,
+    profile: Profile,
+    decisions: &D,
+) -> Result<AcceptSet, EvalError> {
+    if srcs.len() != instr::shape(c).srcs.len() {
+        return Err(operand_count_error(c, srcs.len()));
+    }
+    // Registers narrower than the types: the legality check says why.
+    if dst_width < c.dtype.bits() || srcs.first().is_some_and(|o| o.width < c.atype.bits()) {
+        check_case(c, srcs, dst_width)?;
+    }
+    check_packed_widths(c, srcs)?;
+    Ok(explore(c, srcs, dst_width, profile, decisions, false).accept)
+}
+
 /// The result at the destination type's width, before register extension.
 #[derive(Clone, Copy)]
 enum TypeResult {
