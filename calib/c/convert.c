@@ -447,12 +447,28 @@ static int mut_count;
 static const char *mut_log;
 static pthread_once_t mut_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t mut_lock = PTHREAD_MUTEX_INITIALIZER;
-__thread const unsigned char *mut_cur = mut_none;
+/* PTX_MUT_SCREEN: how many answered cases each single mutation changes,
+ * written there when the process exits. */
+static const char *mut_screen;
+static unsigned long mut_changed[PTX_MUT_SITES + 1];
+static unsigned long mut_answered;
+
+__attribute__((destructor)) static void mut_screen_write(void) {
+    if (!mut_screen) return;
+    FILE *fp = fopen(mut_screen, "w");
+    if (!fp) return;
+    fprintf(fp, "answered\t%lu\n", mut_answered);
+    for (int i = 0; i < PTX_MUT_SITES; i++) fprintf(fp, "%d\t%lu\n", i, mut_changed[i]);
+    fclose(fp);
+}
+static __thread const unsigned char *mut_cur = mut_none;
 
 static void mut_init(void) {
     const char *s = getenv("PTX_MUT");
     mut_log = getenv("PTX_MUT_LOG");
     if (mut_log && !*mut_log) mut_log = NULL;
+    mut_screen = getenv("PTX_MUT_SCREEN");
+    if (mut_screen && !*mut_screen) mut_screen = NULL;
     while (s && *s) {
         char *end;
         long id = strtol(s, &end, 10);
@@ -506,6 +522,20 @@ int cvt_impl(const char *instruction, const uint64_t *operands, const uint32_t *
     uint64_t base = 0, got = 0;
     mut_cur = mut_none;
     if (answer(&f, operands, operand_widths, n_operands, dst_width, &base)) return decline("operands", instruction);
+    if (mut_screen) {
+        unsigned char one[sizeof mut_full];
+        memset(one, 0, sizeof one);
+        mut_cur = one;
+        for (int i = 0; i < PTX_MUT_SITES; i++) {
+            uint64_t alt = 0;
+            one[i / 8] = (unsigned char)(1 << (i % 8));
+            answer(&f, operands, operand_widths, n_operands, dst_width, &alt);
+            one[i / 8] = 0;
+            if (alt != base) __atomic_fetch_add(&mut_changed[i], 1, __ATOMIC_RELAXED);
+        }
+        __atomic_fetch_add(&mut_answered, 1, __ATOMIC_RELAXED);
+        mut_cur = mut_none;
+    }
     if (mut_count == 0) {
         *result = base;
         return 0;
