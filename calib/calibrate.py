@@ -511,8 +511,12 @@ def main(argv=None):
                 done += 1
                 r = recs[k]
                 status = r.get("error") or (f"{r['mismatches']} mismatches, {r['defects']} defects, "
-                                            f"{r['classes']} classes")
+                                            f"{r['classes']} classes, purity {fmt(r['purity'])}, "
+                                            f"home {fmt(r['home'])}, {r['seconds']} s")
                 log(f"[{done}/{len(impls)}] {r['name']}: {status}")
+                if a.tsv and done < len(impls):
+                    # the implementations done so far, in case the run is cut short
+                    write_atomic(a.tsv + ".partial", tsv([x for x in recs if x is not None]))
         summary = corpus_summary(recs)
         summary["seconds"] = round(time.time() - t0, 1)
         summary["skipped"] = skipped
@@ -520,6 +524,8 @@ def main(argv=None):
         summary["bin"] = a.bin
         if a.tsv:
             write_atomic(a.tsv, tsv(recs))
+            if os.path.exists(a.tsv + ".partial"):
+                os.unlink(a.tsv + ".partial")
         if a.json:
             out = {"implementations": [{k: v for k, v in r.items() if not k.startswith("_")} for r in recs],
                    "corpus": summary}
