@@ -66,10 +66,7 @@ fn calibration_sample_runs() {
         let purity = unit(r, "purity", name);
         let home = unit(r, "home", name);
         assert_eq!(r["unattributed"].as_u64(), Some(0), "{name}: mismatches without a defect");
-        table += &format!(
-            "{name}\t{defects}\t{}\t{purity:.3}\t{home:.3}\t{}\n",
-            r["classes"], r["mismatches"]
-        );
+        table += &format!("{name}\t{defects}\t{}\t{purity:.3}\t{home:.3}\t{}\n", r["classes"], r["mismatches"]);
     }
     let corpus = &v["corpus"];
     for which in ["mean", "pooled"] {
