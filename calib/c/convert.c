@@ -280,6 +280,10 @@ static uint64_t convert(const struct fmt *d, const struct fmt *a, uint64_t c, co
 
 /* MUTATE END */
 
+/* Register masks of answer(), kept out of the mutated region so that a
+ * mutant never sets bits above the destination register. */
+static uint64_t reg_mask(int n) { return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1; }
+
 static const struct fmt *find_fmt(const char *name) {
     for (size_t i = 0; i < sizeof FORMATS / sizeof FORMATS[0]; i++)
         if (strcmp(FORMATS[i].name, name) == 0) return &FORMATS[i];
@@ -369,8 +373,8 @@ static int answer(const struct form *f, const uint64_t *ops, const uint32_t *wid
         if (n != 1) return 1;
         *result = convert(d, a, ops[0], &o);
         if (d->kind == K_INT && d->is_signed && d->bits < 64 && ((*result >> (d->bits - 1)) & 1))
-            *result |= ~ones(d->bits);
-        *result &= ones((int)dst_width);
+            *result |= ~reg_mask(d->bits);
+        *result &= reg_mask((int)dst_width);
         return 0;
     }
     int lane_bits = d->bits == 6 ? 8 : d->bits;
@@ -378,16 +382,16 @@ static int answer(const struct form *f, const uint64_t *ops, const uint32_t *wid
     if (f->a_lanes == 2) {
         if (n != 1) return 1;
         int ab = a->bits == 6 ? 8 : a->bits;
-        hi = convert(d, a, (ops[0] >> ab) & ones(ab), &o);
-        lo = convert(d, a, ops[0] & ones(ab), &o);
+        hi = convert(d, a, (ops[0] >> ab) & reg_mask(ab), &o);
+        lo = convert(d, a, ops[0] & reg_mask(ab), &o);
     } else {
         if (n != 2) return 1;
         hi = convert(d, a, ops[0], &o);
         lo = convert(d, a, ops[1], &o);
     }
-    hi &= ones(d->bits);
-    lo &= ones(d->bits);
-    *result = ((hi << lane_bits) | lo) & ones((int)dst_width);
+    hi &= reg_mask(d->bits);
+    lo &= reg_mask(d->bits);
+    *result = ((hi << lane_bits) | lo) & reg_mask((int)dst_width);
     return 0;
 }
 
