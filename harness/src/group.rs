@@ -30,6 +30,9 @@ const KEPT_PER_VARIANT: usize = 256;
 /// an implementation may get a special input right by a branch of its own,
 /// NaN say, while the defect holds for the rest).
 const REFUTED_PER_SUPPORTED: u64 = 8;
+/// A hypothesis is a coincidence in a variant where the wrong answers
+/// nothing else explains outnumber those it reproduces this many times.
+const COINCIDENCE: usize = 3;
 
 /// One right answer kept as evidence.
 #[derive(Clone, Debug)]
@@ -136,8 +139,9 @@ pub struct BugClass {
     pub hypotheses: Vec<HypothesisRecord>,
     /// The rule that decides the wrong bits of the example.
     pub rule: Rule,
-    /// Where the answers of a class nothing explains come from.
-    pub source: Option<Hub>,
+    /// Where the answers of a class nothing explains come from, and the
+    /// part of the input space they lie in.
+    pub source: Option<(Hub, Region)>,
     pub variants: BTreeSet<Cvt>,
     /// Indices into the triage's mismatches, in the order met, each once.
     pub members: Vec<usize>,
@@ -171,7 +175,7 @@ impl BugClass {
             }
             Explanation::None => format!(
                 "{}{lanes}: no hypothesis reproduces these answers (the rule deciding the first one's wrong bits: {} [{}])",
-                self.source.map_or_else(|| self.family.to_string(), Hub::text),
+                self.source.map_or_else(|| self.family.to_string(), |(h, r)| format!("{}, {}", h.text(), r.text())),
                 self.rule.name(),
                 self.rule.evidence().tag()
             ),
@@ -290,6 +294,7 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
     for (j, u) in units.iter().enumerate() {
         scopes.entry(mismatches[u.k].case.instr).or_default().push(j);
     }
+    drop_coincidences(&scopes, &mut adm);
     let mut chosen: Vec<Option<usize>> = vec![None; units.len()];
     for (c, members) in &scopes {
         let hyps: Vec<Hyps> = members.iter().map(|&j| adm[j]).collect();
@@ -323,7 +328,7 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
     #[derive(PartialEq, Eq, PartialOrd, Ord)]
     enum Key {
         Explained(usize, Option<&'static str>),
-        Unexplained(Hub),
+        Unexplained(Hub, Region),
     }
     let hubs = hubs(&units, &chosen, mismatches);
     let mut by_key: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
@@ -332,7 +337,7 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
         let c = &m.case.instr;
         let key = match chosen[j] {
             Some((h, family)) => Key::Explained(h, family),
-            None => Key::Unexplained(hubs[&Lanes::of(c).pair()]),
+            None => Key::Unexplained(hubs[&Lanes::of(c).pair()], Region::of(&m.class)),
         };
         by_key.entry(key).or_default().push(j);
     }
@@ -359,7 +364,7 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
                     let all = js.iter().fold(u128::MAX, |acc, &j| acc & adm[j].0) & !(1 << h);
                     (Explanation::Hypothesis(h), Hyps(all).names(), None)
                 }
-                Key::Unexplained(hub) => {
+                Key::Unexplained(hub, region) => {
                     let got = |k: usize| mismatches[k].got.single();
                     let x = got(members[0]);
                     let same = members.len() > 1 && members.iter().all(|&k| got(k).is_some() && got(k) == x);
@@ -369,7 +374,7 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
                         Some(b) if same && others * 20 <= members.len() => Explanation::Constant(b),
                         _ => Explanation::None,
                     };
-                    (e, Vec::new(), Some(hub))
+                    (e, Vec::new(), Some((hub, region)))
                 }
             };
             BugClass {
@@ -398,6 +403,33 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
     }
     let class_of = classes_of.iter().map(|ids| ids.first().copied().unwrap_or(0)).collect();
     Grouping { classes, class_of, classes_of }
+}
+
+/// In a variant whose wrong answers are mostly unexplained (the
+/// implementation gets it wrong in a way no hypothesis describes), a
+/// hypothesis that reproduces a small part of them (the zeros, the
+/// saturated values) is a coincidence of that defect, not a cause of its
+/// own: there it is not admissible. A part is small when the units nothing
+/// else explains are more than `COINCIDENCE` times as many.
+fn drop_coincidences(scopes: &BTreeMap<Cvt, Vec<usize>>, adm: &mut [Hyps]) {
+    for members in scopes.values() {
+        loop {
+            let unexplained = members.iter().filter(|&&j| adm[j].is_empty()).count();
+            let mut weak = 0u128;
+            for i in 0..CATALOGUE.len() {
+                let n = members.iter().filter(|&&j| adm[j].has(i)).count();
+                if n > 0 && unexplained > COINCIDENCE * n {
+                    weak |= 1 << i;
+                }
+            }
+            if weak == 0 {
+                break;
+            }
+            for &j in members {
+                adm[j].0 &= !weak;
+            }
+        }
+    }
 }
 
 /// Whether hypothesis `h` holds wherever the answers can test it: admissible
@@ -518,6 +550,43 @@ pub enum Hub {
     Result(Kind),
 }
 
+/// The part of the input space a wrong answer lies in, from its coverage
+/// class (`input/result/event`): defects nothing explains are told apart
+/// by where they strike: the NaN and Inf branch, the range check
+/// (overflow, clamping), or the ordinary path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Region {
+    Special,
+    Range,
+    Ordinary,
+}
+
+impl Region {
+    pub fn text(self) -> &'static str {
+        match self {
+            Region::Special => "NaN and Inf sources",
+            Region::Range => "out-of-range values",
+            Region::Ordinary => "ordinary values",
+        }
+    }
+
+    fn of(class: &str) -> Region {
+        let mut parts = class.split('/');
+        let (input, result, event) =
+            (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        let has = |s: &str, w: &str| s.split('+').any(|p| p.starts_with(w));
+        if has(input, "nan") || has(input, "inf") {
+            Region::Special
+        } else if ["overflow", "clamp", "sat", "wrap"].iter().any(|w| event.contains(w))
+            || ["max", "inf", "min"].iter().any(|w| has(result, w))
+        {
+            Region::Range
+        } else {
+            Region::Ordinary
+        }
+    }
+}
+
 /// A format, or every integer format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
@@ -544,16 +613,18 @@ impl Kind {
 impl Hub {
     pub fn text(self) -> String {
         match self {
-            Hub::Source(k) => format!("{} sources, whatever the result type", k.name()),
-            Hub::Result(k) => format!("{} results, whatever the source type", k.name()),
+            Hub::Source(k) => format!("conversions from {} (and the formats they share code with)", k.name()),
+            Hub::Result(k) => format!("conversions to {} (and the formats they share code with)", k.name()),
         }
     }
 }
 
 /// The hub of each (source, destination) lane-format pair with unexplained
-/// units: a defect in one format's reader makes many destinations wrong,
-/// one in a writer many sources, so each pair goes to whichever of its two
-/// sides has more such pairs (ties: the result side).
+/// units. The pairs form a graph over format kinds (a source kind and a
+/// result kind joined by each failing pair); a defect in one reader or
+/// writer, or in code several formats share, makes one connected part of it.
+/// Each part is one hub, named by its busiest side: the source kind with the
+/// most pairs, or the result kind (ties: the result side).
 fn hubs(units: &[UnitRef], chosen: &[Scoped], mismatches: &[Mismatch]) -> HashMap<(Format, Format), Hub> {
     let pairs: BTreeSet<(Format, Format)> = units
         .iter()
@@ -561,18 +632,47 @@ fn hubs(units: &[UnitRef], chosen: &[Scoped], mismatches: &[Mismatch]) -> HashMa
         .filter(|(_, h)| h.is_none())
         .map(|(u, _)| Lanes::of(&mismatches[u.k].case.instr).pair())
         .collect();
-    let mut src_degree: HashMap<Kind, usize> = HashMap::new();
-    let mut dst_degree: HashMap<Kind, usize> = HashMap::new();
+    // Union-find over the nodes: Hub::Source(kind) and Hub::Result(kind).
+    let mut parent: BTreeMap<Hub, Hub> = BTreeMap::new();
+    fn root(parent: &mut BTreeMap<Hub, Hub>, x: Hub) -> Hub {
+        let p = *parent.entry(x).or_insert(x);
+        if p == x {
+            return x;
+        }
+        let r = root(parent, p);
+        parent.insert(x, r);
+        r
+    }
+    let mut degree: BTreeMap<Hub, usize> = BTreeMap::new();
     for &(s, d) in &pairs {
-        *src_degree.entry(Kind::of(s)).or_default() += 1;
-        *dst_degree.entry(Kind::of(d)).or_default() += 1;
+        let (a, b) = (Hub::Source(Kind::of(s)), Hub::Result(Kind::of(d)));
+        *degree.entry(a).or_default() += 1;
+        *degree.entry(b).or_default() += 1;
+        let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+        if ra != rb {
+            parent.insert(ra, rb);
+        }
+    }
+    // Each part's name: its node of the highest degree (results first on ties).
+    let mut name: BTreeMap<Hub, Hub> = BTreeMap::new();
+    for (&node, &n) in &degree {
+        let r = root(&mut parent, node);
+        let better = |cur: Hub| {
+            let m = degree[&cur];
+            n > m || n == m && matches!(node, Hub::Result(_)) && matches!(cur, Hub::Source(_))
+        };
+        match name.get(&r) {
+            Some(&cur) if !better(cur) => {}
+            _ => {
+                name.insert(r, node);
+            }
+        }
     }
     pairs
         .into_iter()
         .map(|(s, d)| {
-            let (ks, kd) = (Kind::of(s), Kind::of(d));
-            let hub = if src_degree[&ks] > dst_degree[&kd] { Hub::Source(ks) } else { Hub::Result(kd) };
-            ((s, d), hub)
+            let r = root(&mut parent, Hub::Source(Kind::of(s)));
+            ((s, d), name[&r])
         })
         .collect()
 }
