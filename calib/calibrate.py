@@ -141,7 +141,10 @@ def read_truth(path):
 def run_check(bin_path, target, cases, env_extra, timeout=3600):
     env = dict(os.environ)
     env.update(env_extra)
-    cmd = [bin_path, "check", "--json", "--all"] + list(target) + [cases]
+    # A process adapter's first answer may wait for its interpreter and
+    # libraries to load on a busy machine: a minute, not the default 5 s.
+    extra = ["--timeout", "60"] if "--target-cmd" in target else []
+    cmd = [bin_path, "check", "--json", "--all"] + extra + list(target) + [cases]
     try:
         p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as e:

@@ -676,3 +676,107 @@ fn hubs(units: &[UnitRef], chosen: &[Scoped], mismatches: &[Mismatch]) -> HashMa
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnose::CATALOGUE;
+    use crate::report::{Mismatch, Origin};
+    use crate::triage::{Explanation, Triage};
+    use ptx_cvt::gen::{self, Level};
+    use ptx_cvt::{evaluate, AcceptSet, Case, Cvt, Operand, Profile};
+
+    /// A triage of an implementation `imp` (`None`: the oracle's answer)
+    /// over the compact cases of `variants`.
+    fn run(variants: &[&str], imp: impl Fn(&Cvt, &[Operand], u64) -> Option<u64>) -> Triage {
+        let mut t = Triage::new(Profile::Sm90);
+        for v in variants {
+            let c: Cvt = v.parse().unwrap();
+            for g in gen::cases(&c, Level::Compact, 1) {
+                let o = evaluate(&c, &g.operands, g.dst_width, Profile::Sm90).unwrap();
+                let Some(e) = o.accept.single() else { continue };
+                let got = imp(&c, &g.operands, e).unwrap_or(e);
+                if got == e {
+                    t.passed_case(&c, &g.operands, g.dst_width, got);
+                } else {
+                    let case = Case {
+                        instr: c,
+                        operands: g.operands.clone(),
+                        result: Some(AcceptSet::exact(g.dst_width, got)),
+                        comment: None,
+                    };
+                    t.mismatch(&Mismatch::new(Origin::default(), case, o, Profile::Sm90));
+                }
+            }
+        }
+        t
+    }
+
+    fn names(t: &Triage) -> Vec<Option<&'static str>> {
+        t.group().classes.iter().map(|b| b.name()).collect()
+    }
+
+    /// An adapter that answers 0 to everything (the wiring mistake every new
+    /// user makes once) is one defect: one class, whatever the families.
+    #[test]
+    fn a_degenerate_implementation_is_one_class() {
+        let t = run(&["cvt.rn.f16.f32", "cvt.rzi.s32.f64", "cvt.u16.u8", "cvt.rn.f32.s64"], |_, _, _| Some(0));
+        assert_eq!(names(&t).len(), 1, "{}", t.text(&t.group(), false));
+    }
+
+    /// Negative values that wrap into an unsigned type: "wraps" reproduces
+    /// every wrong answer too, but the right answers above the range (which
+    /// it would wrap) refute it; the class is named by the cause that
+    /// survives.
+    #[test]
+    fn right_answers_refute_a_hypothesis() {
+        let t = run(&["cvt.rzi.u32.f32"], |_, ops, _| {
+            let x = f32::from_bits(ops[0].bits as u32);
+            (x < 0.0 && x > -2147483648.0).then(|| (x as i64 as u64) & 0xffff_ffff)
+        });
+        let g = t.group();
+        assert_eq!(names(&t), [Some("wraps-negative")], "{}", t.text(&g, false));
+        let wraps = g.classes[0].hypotheses.iter().find(|h| CATALOGUE[h.index].name == "wraps").unwrap();
+        assert!(wraps.refuted > 0, "{:?}", g.classes[0].hypotheses);
+    }
+
+    /// Two lanes wrong for different reasons: the case is in two classes,
+    /// counted once. Each lane of a negative source ignores `.relu` (the
+    /// negative value kept); each lane of a positive one truncates.
+    #[test]
+    fn lanes_wrong_for_different_reasons_are_in_two_classes() {
+        let t = run(&["cvt.rn.relu.f16x2.f32"], |c, ops, e| {
+            let lane = |op: Operand| {
+                let neg = op.bits >> 31 == 1;
+                let how =
+                    if neg { Cvt { relu: false, ..*c } } else { Cvt { rounding: Some(ptx_cvt::Rounding::Rz), ..*c } };
+                evaluate(&how, &[op, op], 32, Profile::Sm90).ok()?.accept.single().map(|b| b & 0xffff)
+            };
+            Some(lane(ops[0])? << 16 | lane(ops[1])?).filter(|&g| g != e)
+        });
+        let g = t.group();
+        let text = t.text(&g, false);
+        let n = names(&t);
+        assert_eq!(n.len(), 2, "{text}");
+        assert!(n.contains(&Some("rounding-rz")), "{text}");
+        // `.relu` ignored, named alone or as every modifier dropped (the form has no other).
+        assert!(n.contains(&Some("no-relu")) || n.contains(&Some("modifiers-ignored")), "{text}");
+        assert!(g.classes_of.iter().any(|ids| ids.len() == 2), "{text}");
+        assert!(g.classes.iter().all(|b| b.lane_units > 0));
+        assert_eq!(t.counts().failed as usize, t.mismatches.len());
+    }
+
+    /// A rule named only with evidence: wrong answers nothing explains are
+    /// "no hypothesis reproduces these", not a coincidental name.
+    #[test]
+    fn what_nothing_explains_is_said_so() {
+        // Garbage in the low bits of the inexact results of ordinary values (f32 exponent field 112..140).
+        let t = run(&["cvt.rn.f16.f32"], |_, ops, e| {
+            let field = ops[0].bits >> 23 & 0xff;
+            (ops[0].bits & 0x1fff != 0 && (112..=140).contains(&field)).then_some(e ^ 0x155)
+        });
+        let g = t.group();
+        assert_eq!(g.classes.len(), 1, "{}", t.text(&g, false));
+        assert_eq!(g.classes[0].explanation, Explanation::None);
+        assert!(g.classes[0].text(16).contains("no hypothesis reproduces these"));
+    }
+}
