@@ -1352,7 +1352,9 @@ fn hostile_10mb_line_bounded_memory() {
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(2), "{args:?}: {first}{rest}");
         assert!(!rest.contains("panicked"), "{rest}");
-        assert!(peak < 10 * 1024, "{args:?}: peak RSS {peak} KiB for a 10 MiB line");
+        // The binary itself peaks near 10 MiB before it reads anything; the line
+        // held whole would add its 10 MiB on top of that.
+        assert!(peak < 14 * 1024, "{args:?}: peak RSS {peak} KiB for a 10 MiB line");
         assert!(start.elapsed() < DEADLINE);
     }
 }

@@ -273,8 +273,8 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
         let limit: Vec<u64> =
             (0..CATALOGUE.len()).map(|i| (s.support[i] / REFUTED_PER_SUPPORTED).saturating_sub(s.refuted[i])).collect();
         let r = evidence.refutations(c, candidates, &limit, profile);
-        for i in 0..CATALOGUE.len() {
-            s.refuted[i] += r[i];
+        for (total, new) in s.refuted.iter_mut().zip(r) {
+            *total += new;
         }
     }
     let admissible = |c: &Cvt, i: usize| {
@@ -458,7 +458,10 @@ fn holds_everywhere(h: usize, stats: &HashMap<Cvt, VariantStats>, evidence: &Evi
 /// earliest in the catalogue); explanations of different families merge
 /// only under a hypothesis that holds everywhere. Largest first, until
 /// nothing merges.
-type Scoped = Option<(usize, Option<&'static str>)>;
+type Scoped = Option<ClassKey>;
+
+/// An explanation's class: the hypothesis, and its family unless it holds everywhere.
+type ClassKey = (usize, Option<&'static str>);
 
 fn merge_shared_causes(mut chosen: Vec<Scoped>, adm: &[Hyps], everywhere: &HashMap<usize, bool>) -> Vec<Scoped> {
     loop {
@@ -511,10 +514,10 @@ fn composites(
     chosen: &[Scoped],
     mismatches: &[Mismatch],
     profile: Profile,
-) -> Vec<(usize, ((usize, Option<&'static str>), (usize, Option<&'static str>)))> {
-    let keys: BTreeSet<(usize, Option<&'static str>)> = chosen.iter().flatten().copied().collect();
+) -> Vec<(usize, (ClassKey, ClassKey))> {
+    let keys: BTreeSet<ClassKey> = chosen.iter().flatten().copied().collect();
     let established = Hyps(keys.iter().fold(0, |a, k| a | 1 << k.0));
-    let mut in_variant: HashMap<Cvt, BTreeSet<(usize, Option<&'static str>)>> = HashMap::new();
+    let mut in_variant: HashMap<Cvt, BTreeSet<ClassKey>> = HashMap::new();
     for (u, key) in units.iter().zip(chosen) {
         if let Some(key) = key {
             in_variant.entry(mismatches[u.k].case.instr).or_default().insert(*key);
@@ -731,7 +734,7 @@ mod tests {
     fn right_answers_refute_a_hypothesis() {
         let t = run(&["cvt.rzi.u32.f32"], |_, ops, _| {
             let x = f32::from_bits(ops[0].bits as u32);
-            (x < 0.0 && x > -2147483648.0).then(|| (x as i64 as u64) & 0xffff_ffff)
+            (x < 0.0 && x > -2147483648.0).then_some((x as i64 as u64) & 0xffff_ffff)
         });
         let g = t.group();
         assert_eq!(names(&t), [Some("wraps-negative")], "{}", t.text(&g, false));

@@ -99,7 +99,7 @@ fn cut(v: Fin, q: i64) -> Option<Cut> {
         let s = u32::try_from(-d).ok().filter(|&s| s < 64 && v.sig.leading_zeros() >= s)?;
         return Some(Cut { kept: v.sig << s, q, round: false, next: false, sticky: false });
     }
-    let bit = |k: i64| k >= 0 && k < 64 && v.sig >> k & 1 == 1;
+    let bit = |k: i64| (0..64).contains(&k) && v.sig >> k & 1 == 1;
     let below = |k: i64| k > 0 && v.sig & low_mask(k.min(64) as u32) != 0;
     Some(Cut {
         kept: if d >= 64 { 0 } else { v.sig >> d },
