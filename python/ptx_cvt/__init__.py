@@ -78,6 +78,34 @@ def _register_bits(index: int, a: np.ndarray) -> np.ndarray:
     return a.view(_UNSIGNED[dt.itemsize])
 
 
+# The float dtypes that hold a scalar source type's own values.
+_FLOAT_DTYPES = {"float16": "f16", "float32": "f32", "float64": "f64", "bfloat16": "bf16"}
+
+
+def _check_float_dtype(instruction: str, index: int, dt: np.dtype) -> None:
+    """A float array is read as its bits, so it must be of the source type's
+    own format: a float64 array for an f32 source would be read as 64-bit
+    registers and cut to their low 32 bits (a silent wrong answer)."""
+    if dt.kind not in "fV" or dt.fields is not None:
+        return
+    registers = operand_registers(instruction)
+    if index >= len(registers):
+        return
+    name, width = registers[index]
+    atype = instruction.rsplit(".", 1)[-1]
+    value_operand = name in ("a", "b", "e", "f")
+    if value_operand and _FLOAT_DTYPES.get(dt.name) == atype:
+        return
+    own = [d for d, t in _FLOAT_DTYPES.items() if t == atype] if value_operand else []
+    accepted = f"np.{own[0]} values or " if own else ""
+    raise TypeError(
+        f"operand {index + 1} ({name} of {instruction}): a {dt.name} array would be read as "
+        f"{dt.itemsize * 8}-bit registers of its bits, not converted; pass {accepted}"
+        f"unsigned or signed integers of the {width}-bit register's bits "
+        f"(np.asarray(x, dtype=np.{own[0] if own else f'uint{width}'}) if these are values)"
+    )
+
+
 def _operand_array(instruction: str, index: int, a) -> np.ndarray:
     """An operand as an array. Python ints (alone or in lists) are registers
     as wide as the operand's type, as in ``evaluate``; NumPy arrays and
@@ -110,8 +138,11 @@ def convert(
     Each array holds one source operand per element (``cvt.rn.f16.f32``
     takes one, ``cvt.rn.satfinite.e4m3x2.f32`` two, ``.rs`` forms add
     ``rbits``); the arrays broadcast together. The item size of an array is
-    its register width: pass unsigned ints of that width, or float16/32/64
-    (or ml_dtypes) arrays, which are read as their bits; Python ints and
+    its register width: pass unsigned ints of that width, or an array of the
+    source type's own float dtype (float16, float32, float64, ml_dtypes'
+    bfloat16), which is read as its bits; a float array of another dtype
+    (NumPy's default float64 for an f32 source, say) raises TypeError
+    rather than being read as wider registers; Python ints and
     lists of them are registers as wide as the operand's type. The result is an
     unsigned array of the destination register width (``uint16`` for f16;
     ``.view(np.float16)`` reads it as numbers).
@@ -129,6 +160,8 @@ def convert(
     array([15360, 31744], dtype=uint16)
     """
     arrays = [_operand_array(instruction, i, a) for i, a in enumerate(arrays)]
+    for i, a in enumerate(arrays):
+        _check_float_dtype(instruction, i, a.dtype)
     shape = np.broadcast_shapes(*(a.shape for a in arrays)) if arrays else (0,)
     flat = [
         np.ascontiguousarray(np.broadcast_to(_register_bits(i, a), shape)).reshape(-1) for i, a in enumerate(arrays)

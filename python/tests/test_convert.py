@@ -183,3 +183,19 @@ def test_out_receives_the_result():
     y = np.array([1, 2], np.uint32)
     with pytest.raises(ValueError, match="overlap"):
         ptx_cvt.convert("cvt.rn.f32.s32", y, out=y)
+
+
+def test_float_arrays_must_be_the_source_format():
+    # Issue 35: NumPy's default float64 for an f32 source was read as 64-bit
+    # registers and cut to their low bits ([1.0, 2.0] gave [0, 0]).
+    with pytest.raises(TypeError, match="float64 array would be read as 64-bit registers"):
+        ptx_cvt.convert("cvt.rn.f16.f32", np.array([1.0, 2.0]))
+    with pytest.raises(TypeError, match="np.float32"):
+        ptx_cvt.convert("cvt.rn.f16.f32", np.array([1.0, 2.0], np.float16))
+    # rbits is an integer operand: a float array there is refused too.
+    with pytest.raises(TypeError, match="rbits"):
+        ptx_cvt.convert("cvt.rs.f16x2.f32", np.float32(1.0), np.float32(1.0), np.float32(0.0))
+    # The source format's own dtype is read as its values' bits (IEEE binary16 1.0 = 3c00, 2.0 = 4000).
+    out = ptx_cvt.convert("cvt.rn.f16.f32", np.array([1.0, 2.0]).astype(np.float32))
+    assert out.tolist() == [0x3C00, 0x4000]
+    assert ptx_cvt.convert("cvt.f64.f32", np.float32(1.0)) == 0x3FF0000000000000

@@ -64,7 +64,7 @@ def test_readme_check_mismatch():
         "  rule     round-to-float [IEEE]: round the exact value once to the destination precision and exponent range",
         "  class    normal/normal/tie-even-up",
         "  why      rounding-rz: `.rn` replaced: answers equal round toward zero (`.rz`/`.rzi`)"
-        " (also: rounding-rm, round-to-odd)",
+        " (also: rounding-rm, round-to-odd, increment-too-low)",
         "  case     cvt.rn.f16.f32 3f803000 => 3c02",
     ]
     assert (m.rule, m.evidence, m.section, m.expected, m.got) == ("round-to-float", "IEEE", "5.4", 0x3C02, 0x3C01)

@@ -126,7 +126,54 @@ pub static CATALOGUE: &[Hypothesis] = &[
     row!("overflow-to-inf", "overflow gives ±Inf where the rounding gives ±MAX_NORM", |p| {
         (p.c.dtype.is_float() && p.rounds()).then(|| p.with(&Alt::OverflowToInf)).flatten()
     }),
-    // The mechanisms of hand-written converters (mechanism.rs), lane by lane.
+    // Computed through another format first (before the rounding replaced:
+    // these change fewer answers, so they are the more specific).
+    row!("via-f32", "computed through f32 first (rounded twice)", |p| via_float(p, Type::F32)),
+    row!("via-f64", "computed through f64 first (rounded twice)", |p| via_float(p, Type::F64)),
+    row!(
+        "via-s32",
+        "computed through a 32-bit signed integer first (clamped to its range, then extended or chopped)",
+        |p| { via_int(p, Type::S32) }
+    ),
+    row!(
+        "via-u32",
+        "computed through a 32-bit unsigned integer first (clamped to its range, then extended or chopped)",
+        |p| { via_int(p, Type::U32) }
+    ),
+    // The rounding replaced: to nearest even (an ignored mode falls back to
+    // it), then ties away (it changes only ties, so it goes before the directed ones).
+    row!("rounding-rn", "{rounding} ignored: answers equal round to nearest even (`.rn`/`.rni`)", |p| {
+        mode(p, Mode::NearestEven)
+    }),
+    row!("rounding-rna", "{rounding} replaced: ties round away from zero (`.rna`)", |p| mode(p, Mode::NearestAway)),
+    row!("rounding-rz", "{rounding} replaced: answers equal round toward zero (`.rz`/`.rzi`)", |p| {
+        mode(p, Mode::TowardZero)
+    }),
+    row!("rounding-rm", "{rounding} replaced: answers equal round down (`.rm`/`.rmi`)", |p| mode(p, Mode::Down)),
+    row!("rounding-rp", "{rounding} replaced: answers equal round up (`.rp`/`.rpi`)", |p| mode(p, Mode::Up)),
+    row!("round-to-odd", "{rounding} replaced: round to odd (truncate, set the last bit when inexact)", round_to_odd),
+    row!("integer-rounding-ignored", "{rounding} ignored: the value is copied, not rounded to an integer", |p| {
+        (p.family() == Family::SameFloat && p.c.rounding.is_some_and(Rounding::is_integer))
+            .then(|| p.eval(&Cvt { rounding: None, ..*p.c }))
+            .flatten()
+    }),
+    row!("integer-rounding-applied", "rounded to an integral value though no integer rounding is written", |p| {
+        if !p.c.dtype.is_float() || p.c.rounding.is_some_and(Rounding::is_integer) || !p.c.atype.is_float() {
+            return None;
+        }
+        let mut set: Option<AcceptSet> = None;
+        for r in Rounding::INT4 {
+            let c = Cvt { rounding: Some(r), dtype: p.c.atype, sat: false, ..*p.c };
+            let whole = p.eval_ops(&c, p.ops, p.c.atype.bits())?;
+            let bits = whole.single()?;
+            let ops = [Operand { bits, width: p.ops[0].width }];
+            let s = p.eval_ops(p.c, &ops, p.dst_width)?;
+            set.get_or_insert_with(|| AcceptSet { width: s.width, alts: Default::default() }).union(s);
+        }
+        set
+    }),
+    // The mechanisms of hand-written converters (mechanism.rs), lane by lane:
+    // after the plain readings, which a tie prefers (the evidence separates them).
     row!("carry-lost", "a rounding carry out of the fraction is lost: the exponent is not incremented", |p| {
         mech(p, Mechanism::CarryLost)
     }),
@@ -190,52 +237,6 @@ pub static CATALOGUE: &[Hypothesis] = &[
         "the value is converted to an integer of the destination's width, not to its format",
         |p| { mech(p, Mechanism::ValueAsInteger) }
     ),
-    // Computed through another format first (before the rounding replaced:
-    // these change fewer answers, so they are the more specific).
-    row!("via-f32", "computed through f32 first (rounded twice)", |p| via_float(p, Type::F32)),
-    row!("via-f64", "computed through f64 first (rounded twice)", |p| via_float(p, Type::F64)),
-    row!(
-        "via-s32",
-        "computed through a 32-bit signed integer first (clamped to its range, then extended or chopped)",
-        |p| { via_int(p, Type::S32) }
-    ),
-    row!(
-        "via-u32",
-        "computed through a 32-bit unsigned integer first (clamped to its range, then extended or chopped)",
-        |p| { via_int(p, Type::U32) }
-    ),
-    // The rounding replaced: to nearest even (an ignored mode falls back to
-    // it), then ties away (it changes only ties, so it goes before the directed ones).
-    row!("rounding-rn", "{rounding} ignored: answers equal round to nearest even (`.rn`/`.rni`)", |p| {
-        mode(p, Mode::NearestEven)
-    }),
-    row!("rounding-rna", "{rounding} replaced: ties round away from zero (`.rna`)", |p| mode(p, Mode::NearestAway)),
-    row!("rounding-rz", "{rounding} replaced: answers equal round toward zero (`.rz`/`.rzi`)", |p| {
-        mode(p, Mode::TowardZero)
-    }),
-    row!("rounding-rm", "{rounding} replaced: answers equal round down (`.rm`/`.rmi`)", |p| mode(p, Mode::Down)),
-    row!("rounding-rp", "{rounding} replaced: answers equal round up (`.rp`/`.rpi`)", |p| mode(p, Mode::Up)),
-    row!("round-to-odd", "{rounding} replaced: round to odd (truncate, set the last bit when inexact)", round_to_odd),
-    row!("integer-rounding-ignored", "{rounding} ignored: the value is copied, not rounded to an integer", |p| {
-        (p.family() == Family::SameFloat && p.c.rounding.is_some_and(Rounding::is_integer))
-            .then(|| p.eval(&Cvt { rounding: None, ..*p.c }))
-            .flatten()
-    }),
-    row!("integer-rounding-applied", "rounded to an integral value though no integer rounding is written", |p| {
-        if !p.c.dtype.is_float() || p.c.rounding.is_some_and(Rounding::is_integer) || !p.c.atype.is_float() {
-            return None;
-        }
-        let mut set: Option<AcceptSet> = None;
-        for r in Rounding::INT4 {
-            let c = Cvt { rounding: Some(r), dtype: p.c.atype, sat: false, ..*p.c };
-            let whole = p.eval_ops(&c, p.ops, p.c.atype.bits())?;
-            let bits = whole.single()?;
-            let ops = [Operand { bits, width: p.ops[0].width }];
-            let s = p.eval_ops(p.c, &ops, p.dst_width)?;
-            set.get_or_insert_with(|| AcceptSet { width: s.width, alts: Default::default() }).union(s);
-        }
-        set
-    }),
     // Only what the ISA leaves open differs.
     row!("isa-open-bits", "only bits the ISA leaves open differ (passes under --profile isa)", |p| {
         (p.profile != Profile::Isa).then(|| p.under(Profile::Isa)).flatten()
