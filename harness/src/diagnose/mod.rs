@@ -307,6 +307,26 @@ mod tests {
         }
     }
 
+    /// The instructions the composite step evaluates without the legality
+    /// check (each rewrite of each legal spelling) never panic.
+    #[test]
+    fn every_rewrite_evaluates_without_a_panic() {
+        use ptx_cvt::gen::{self, Level};
+        let legal = |c: &Cvt| instr::check(c, gen::natural_regs(c), None, None).is_ok();
+        let rewrites = ["rounding-rn", "rounding-rna", "rounding-rz", "rounding-rm", "rounding-rp"];
+        let rewrites = rewrites.into_iter().chain(["no-sat", "no-ftz", "no-relu", "no-satfinite", "modifiers-ignored"]);
+        let rewrites: Vec<&str> = rewrites.collect();
+        for c in gen::all_spellings().into_iter().filter(legal) {
+            for g in gen::cases(&c, Level::Compact, 1).into_iter().step_by(7) {
+                for r in &rewrites {
+                    if let Some(c1) = catalogue::rewrite(r, &c) {
+                        eval_any(&c1, &g.operands, g.dst_width, Profile::Sm90);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_wrong_answer_no_hypothesis_gives_is_unexplained() {
         assert!(why("cvt.rn.f16.f32", (0x3f80_1000, 32), 16, 0x1234).is_empty());
