@@ -17,6 +17,44 @@ pub struct Form<'a> {
     pub a: &'a str,
 }
 
+impl Form<'_> {
+    /// The instruction spelled back (`cvt.rn.relu.f16.f32`).
+    pub fn name(&self) -> String {
+        let mut s = String::from("cvt");
+        for part in self.rnd.iter().chain(&self.mods) {
+            s.push('.');
+            s.push_str(part);
+        }
+        format!("{s}.{}.{}", self.d, self.a)
+    }
+}
+
+/// The two C symbols of capi/include/ptx_cvt_impl.h, forwarding to
+/// [`entry`] with the adapter's `convert` and log variable.
+#[macro_export]
+macro_rules! export_cvt_impl {
+    ($convert:expr, $log_env:expr) => {
+        /// # Safety
+        /// The cvt_impl contract of capi/include/ptx_cvt_impl.h.
+        #[no_mangle]
+        pub unsafe extern "C" fn cvt_impl(
+            instruction: *const std::os::raw::c_char,
+            operands: *const u64,
+            operand_widths: *const u32,
+            n_operands: usize,
+            dst_width: u32,
+            result: *mut u64,
+        ) -> i32 {
+            adapter::entry($convert, $log_env, instruction, operands, operand_widths, n_operands, dst_width, result)
+        }
+
+        #[no_mangle]
+        pub extern "C" fn cvt_impl_reason() -> *const std::os::raw::c_char {
+            adapter::reason()
+        }
+    };
+}
+
 impl<'a> Form<'a> {
     pub fn parse(s: &'a str) -> Option<Form<'a>> {
         let parts: Vec<&str> = s.split('.').collect();

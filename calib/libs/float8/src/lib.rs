@@ -15,7 +15,6 @@ use adapter::{Answer, Form};
 use float8::{F8E4M3, F8E5M2};
 use half::{bf16, f16};
 use ptxref::*;
-use std::ffi::c_char;
 
 const LOG_ENV: &str = "FLOAT8_CALIB_LOG";
 
@@ -71,7 +70,7 @@ fn widen_lane(f: &Form, d: &str, sf: Fmt, b: u8) -> (u64, Option<&'static str>) 
 }
 
 fn convert(f: &Form, ops: &[u64], _dst_width: u32) -> Result<Answer, String> {
-    let name = cvt_name(f);
+    let name = f.name();
     let unsupported = || Err(format!("float8 has no conversion for {name}"));
     let mut defects = Vec::new();
     if let Some(df) = f8_fmt(f.d) {
@@ -114,34 +113,4 @@ fn convert(f: &Form, ops: &[u64], _dst_width: u32) -> Result<Answer, String> {
     unsupported()
 }
 
-fn cvt_name(f: &Form) -> String {
-    let mut s = String::from("cvt");
-    if let Some(r) = f.rnd {
-        s.push('.');
-        s.push_str(r);
-    }
-    for m in &f.mods {
-        s.push('.');
-        s.push_str(m);
-    }
-    format!("{s}.{}.{}", f.d, f.a)
-}
-
-/// # Safety
-/// The cvt_impl contract of capi/include/ptx_cvt_impl.h.
-#[no_mangle]
-pub unsafe extern "C" fn cvt_impl(
-    instruction: *const c_char,
-    operands: *const u64,
-    operand_widths: *const u32,
-    n_operands: usize,
-    dst_width: u32,
-    result: *mut u64,
-) -> i32 {
-    adapter::entry(convert, LOG_ENV, instruction, operands, operand_widths, n_operands, dst_width, result)
-}
-
-#[no_mangle]
-pub extern "C" fn cvt_impl_reason() -> *const c_char {
-    adapter::reason()
-}
+export_cvt_impl!(convert, LOG_ENV);

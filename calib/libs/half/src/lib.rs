@@ -14,7 +14,6 @@ mod ptxref;
 use adapter::{Answer, Form};
 use half::{bf16, f16};
 use ptxref::*;
-use std::ffi::c_char;
 
 const LOG_ENV: &str = "HALF_CALIB_LOG";
 
@@ -116,7 +115,7 @@ fn narrow_lane(f: &Form, d: &str, a: &str, x: u64) -> (u64, Option<&'static str>
 }
 
 fn convert(f: &Form, ops: &[u64], _dst_width: u32) -> Result<Answer, String> {
-    let unsupported = || Err(format!("half has no conversion for {}", cvt_name(f)));
+    let unsupported = || Err(format!("half has no conversion for {}", f.name()));
     let mut defects = Vec::new();
     match (f.d, f.a) {
         // Narrowing to f16/bf16 (scalar).
@@ -180,34 +179,4 @@ fn convert(f: &Form, ops: &[u64], _dst_width: u32) -> Result<Answer, String> {
     }
 }
 
-fn cvt_name(f: &Form) -> String {
-    let mut s = String::from("cvt");
-    if let Some(r) = f.rnd {
-        s.push('.');
-        s.push_str(r);
-    }
-    for m in &f.mods {
-        s.push('.');
-        s.push_str(m);
-    }
-    format!("{s}.{}.{}", f.d, f.a)
-}
-
-/// # Safety
-/// The cvt_impl contract of capi/include/ptx_cvt_impl.h.
-#[no_mangle]
-pub unsafe extern "C" fn cvt_impl(
-    instruction: *const c_char,
-    operands: *const u64,
-    operand_widths: *const u32,
-    n_operands: usize,
-    dst_width: u32,
-    result: *mut u64,
-) -> i32 {
-    adapter::entry(convert, LOG_ENV, instruction, operands, operand_widths, n_operands, dst_width, result)
-}
-
-#[no_mangle]
-pub extern "C" fn cvt_impl_reason() -> *const c_char {
-    adapter::reason()
-}
+export_cvt_impl!(convert, LOG_ENV);
