@@ -4,7 +4,7 @@
 
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::decide::Decisions;
-use ptx_cvt::eval::{evaluate_accept_unchecked_with, evaluate_accept_with};
+use ptx_cvt::eval::evaluate_accept_with;
 use ptx_cvt::exact::{decode, Value};
 use ptx_cvt::instr::{self, Family};
 use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Regs, Rounding, Type};
@@ -38,7 +38,7 @@ impl Probe<'_> {
     /// the form with a modifier dropped that the ISA requires (`.satfinite`
     /// of the fp8 forms) is what an implementation that ignores it computes.
     pub fn eval_any(&self, c: &Cvt) -> Option<AcceptSet> {
-        evaluate_accept_unchecked_with(c, self.ops, self.dst_width, self.profile, &ptx_cvt::decide::Ptx).ok()
+        super::eval_any(c, self.ops, self.dst_width, self.profile)
     }
 
     /// The answer of the same instruction under another decision set.
