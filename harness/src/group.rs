@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use ptx_cvt::format::Format;
-use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rule};
+use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rule, Type};
 
 use crate::diagnose::{self, diagnose_only, Hyps, Lanes, CATALOGUE, CONSTANT};
 use crate::report::Mismatch;
@@ -87,11 +87,6 @@ impl Evidence {
         out
     }
 
-    /// The variants with kept right answers.
-    fn variants(&self) -> impl Iterator<Item = &Cvt> {
-        self.per_variant.keys()
-    }
-
     /// The kept right answers of `c` (their result bits).
     fn answers(&self, c: &Cvt) -> impl Iterator<Item = u64> + '_ {
         self.per_variant.get(c).into_iter().flat_map(|(_, k)| k.iter().map(|p| p.got))
@@ -133,6 +128,10 @@ pub struct BugClass {
     pub id: usize,
     pub family: &'static str,
     pub explanation: Explanation,
+    /// Where the class is a cause (catalogue.rs `CAUSES`): the hypotheses
+    /// chosen for its units and how many each, most first (the explanation's
+    /// hypothesis is the first). Empty for unexplained classes.
+    pub parts: Vec<(usize, usize)>,
     /// Other hypotheses that reproduce every unit of the class, unrefuted.
     pub alternatives: Vec<&'static str>,
     /// Every hypothesis that reproduces some unit, most support first.
@@ -158,6 +157,7 @@ impl BugClass {
     /// The explanation's name (`None` for the deciding rule's classes).
     pub fn name(&self) -> Option<&'static str> {
         match self.explanation {
+            Explanation::Hypothesis(_) if self.parts.len() > 1 => self.cause().map(|c| c.name),
             Explanation::Hypothesis(i) => Some(CATALOGUE[i].name),
             Explanation::Constant(_) => Some(CONSTANT),
             Explanation::None => None,
@@ -167,6 +167,15 @@ impl BugClass {
     pub fn text(&self, width: u32) -> String {
         let lanes = if self.lane_units > 0 { " (in the lanes of packed results)" } else { "" };
         match self.explanation {
+            Explanation::Hypothesis(_) if self.parts.len() > 1 => {
+                let each: Vec<String> = self
+                    .parts
+                    .iter()
+                    .map(|&(h, n)| format!("{} ({n})", diagnose::explain_text(&CATALOGUE[h], &self.variants, self.seen)))
+                    .collect();
+                let meaning = self.cause().map_or("", |c| c.meaning);
+                format!("{meaning}{lanes}: {}", each.join("; "))
+            }
             Explanation::Hypothesis(i) => {
                 format!("{}{lanes}", diagnose::explain_text(&CATALOGUE[i], &self.variants, self.seen))
             }
@@ -179,6 +188,13 @@ impl BugClass {
                 self.rule.name(),
                 self.rule.evidence().tag()
             ),
+        }
+    }
+    /// The cause of an explained class (catalogue.rs `CAUSES`), if its hypothesis has one.
+    pub fn cause(&self) -> Option<&'static diagnose::catalogue::Cause> {
+        match self.explanation {
+            Explanation::Hypothesis(h) => diagnose::catalogue::cause_of(h),
+            _ => None,
         }
     }
     /// The variants as one brace glob (`cvt.{rz,rm}.f32.s32`); `within …`
@@ -302,41 +318,34 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
             chosen[j] = h;
         }
     }
-    // A cause is one class across families only where it holds wherever it
-    // can be tested (no right answer of any variant refutes it); else one per family.
+    let families: Vec<&'static str> = units.iter().map(|u| family_name(&mismatches[u.k].case.instr)).collect();
     let mut everywhere: HashMap<usize, bool> = HashMap::new();
-    let scoped: Vec<Option<(usize, Option<&'static str>)>> = units
-        .iter()
-        .zip(&chosen)
-        .map(|(u, h)| {
-            let h = (*h)?;
-            let global = *everywhere.entry(h).or_insert_with(|| holds_everywhere(h, &stats, evidence, profile));
-            Some((h, (!global).then(|| family_name(&mismatches[u.k].case.instr))))
-        })
-        .collect();
-    let mut chosen = merge_shared_causes(scoped, &adm, &everywhere);
+    let mut holds = |h: usize| *everywhere.entry(h).or_insert_with(|| holds_everywhere(h, &stats, evidence, profile));
+    let mut chosen = merge_shared_causes(chosen, &adm, &families, &mut holds);
     // Two causes at once: a unit nothing explains whose answer another
     // established cause reproduces on top of a rewrite chosen in its variant
     // (a rounding ignored, a modifier dropped) belongs to both classes.
     for (j, extra) in composites(&units, &chosen, mismatches, profile) {
         chosen[j] = Some(extra.0);
-        adm[j].0 |= 1 << extra.0 .0;
-        adm.push(Hyps(1 << extra.1 .0));
+        adm[j].0 |= 1 << extra.0;
+        adm.push(Hyps(1 << extra.1));
         units.push(UnitRef { k: units[j].k, hyps: Hyps(0), lane: units[j].lane, lane_index: units[j].lane_index });
         chosen.push(Some(extra.1));
     }
     #[derive(PartialEq, Eq, PartialOrd, Ord)]
     enum Key {
-        Explained(usize, Option<&'static str>),
+        /// A hypothesis, or the hypotheses of one cause joined (`cause_classes`).
+        Explained(usize),
         Unexplained(Hub, Region),
     }
     let hubs = hubs(&units, &chosen, mismatches);
+    let cause = cause_classes(&units, &chosen, mismatches);
     let mut by_key: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
     for (j, u) in units.iter().enumerate() {
         let m = &mismatches[u.k];
         let c = &m.case.instr;
         let key = match chosen[j] {
-            Some((h, family)) => Key::Explained(h, family),
+            Some(h) => Key::Explained(cause[&h]),
             None => Key::Unexplained(hubs[&Lanes::of(c).pair()], Region::of(&m.class)),
         };
         by_key.entry(key).or_default().push(j);
@@ -359,10 +368,18 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
                 })
                 .collect();
             hypotheses.sort_by_key(|h| (std::cmp::Reverse(h.support), h.refuted, h.index));
-            let (explanation, alternatives, source) = match key {
-                Key::Explained(h, _) => {
+            let (explanation, alternatives, source, parts) = match key {
+                Key::Explained(_) => {
+                    // The hypotheses chosen within the cause, most units first.
+                    let mut parts: BTreeMap<usize, usize> = BTreeMap::new();
+                    for &j in &js {
+                        *parts.entry(chosen[j].unwrap_or(0)).or_default() += 1;
+                    }
+                    let mut parts: Vec<(usize, usize)> = parts.into_iter().collect();
+                    parts.sort_by_key(|&(h, n)| (std::cmp::Reverse(n), h));
+                    let h = parts[0].0;
                     let all = js.iter().fold(u128::MAX, |acc, &j| acc & adm[j].0) & !(1 << h);
-                    (Explanation::Hypothesis(h), Hyps(all).names(), None)
+                    (Explanation::Hypothesis(h), Hyps(all).names(), None, parts)
                 }
                 Key::Unexplained(hub, region) => {
                     let got = |k: usize| mismatches[k].got.single();
@@ -374,13 +391,14 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
                         Some(b) if same && others * 20 <= members.len() => Explanation::Constant(b),
                         _ => Explanation::None,
                     };
-                    (e, Vec::new(), Some((hub, region)))
+                    (e, Vec::new(), Some((hub, region)), Vec::new())
                 }
             };
             BugClass {
                 id: 0,
                 family: family_name(&first.case.instr),
                 explanation,
+                parts,
                 alternatives,
                 hypotheses,
                 rule: first.rule,
@@ -432,6 +450,71 @@ fn drop_coincidences(scopes: &BTreeMap<Cvt, Vec<usize>>, adm: &mut [Hyps]) {
     }
 }
 
+/// One cause, one class: where one admissible hypothesis reproduces every
+/// unit of two explanations, they are one, named by the larger one's
+/// hypothesis if it covers the other's units, else by the shared one (the
+/// earliest in the catalogue). Largest first, until nothing merges.
+type Scoped = Option<ClassKey>;
+
+/// An explanation's hypothesis.
+type ClassKey = usize;
+
+fn merge_shared_causes(
+    mut chosen: Vec<Scoped>,
+    adm: &[Hyps],
+    families: &[&'static str],
+    holds: &mut impl FnMut(usize) -> bool,
+) -> Vec<Scoped> {
+    let mut refused: BTreeSet<(ClassKey, ClassKey)> = BTreeSet::new();
+    loop {
+        // Each explanation's units, the hypotheses admissible on all of them, its families.
+        let mut groups: BTreeMap<ClassKey, (usize, u128, BTreeSet<&'static str>)> = BTreeMap::new();
+        for (j, key) in chosen.iter().enumerate() {
+            if let Some(key) = key {
+                let g = groups.entry(*key).or_insert((0, u128::MAX, BTreeSet::new()));
+                g.0 += 1;
+                g.1 &= adm[j].0;
+                g.2.insert(families[j]);
+            }
+        }
+        let mut order: Vec<_> = groups.into_iter().map(|(key, (n, all, f))| (key, n, all, f)).collect();
+        order.sort_by_key(|&(key, n, _, _)| (std::cmp::Reverse(n), key));
+        let name = |a: ClassKey, ia: u128, b: ClassKey, ib: u128| {
+            if ib >> a & 1 == 1 {
+                a
+            } else if ia >> b & 1 == 1 {
+                b
+            } else {
+                (ia & ib).trailing_zeros() as usize
+            }
+        };
+        let mut pair = None;
+        'find: for (i, (ka, _, ia, fa)) in order.iter().enumerate() {
+            for (kb, _, ib, fb) in &order[i + 1..] {
+                if ia & ib == 0 || refused.contains(&(*ka, *kb)) {
+                    continue;
+                }
+                let to = name(*ka, *ia, *kb, *ib);
+                // Across families only under a hypothesis that holds wherever it can be
+                // tested (the code paths are otherwise apart: a copy of the bits in int→int
+                // and an integer rounding ignored in f64→f64 are two defects).
+                if fa.is_disjoint(fb) && !holds(to) {
+                    refused.insert((*ka, *kb));
+                    continue;
+                }
+                pair = Some((*ka, *kb, to));
+                break 'find;
+            }
+        }
+        let Some((ka, kb, to)) = pair else { return chosen };
+        for key in chosen.iter_mut().flatten() {
+            if *key == ka || *key == kb {
+                *key = to;
+            }
+        }
+    }
+}
+
 /// Whether hypothesis `h` holds wherever the answers can test it: admissible
 /// in every variant where it reproduces a wrong answer, and refuted by no
 /// right answer of any other variant.
@@ -443,67 +526,42 @@ fn holds_everywhere(h: usize, stats: &HashMap<Cvt, VariantStats>, evidence: &Evi
             s.refuted[h] == 0
         }
     });
-    let mut limit = vec![0u64; CATALOGUE.len()];
-    limit[h] = 0;
+    let limit = vec![0u64; CATALOGUE.len()];
     ok && evidence
-        .variants()
+        .per_variant
+        .keys()
         .filter(|c| !stats.contains_key(c))
         .all(|c| evidence.refutations(c, Hyps(1 << h), &limit, profile)[h] == 0)
 }
 
-/// One cause, one class: where one admissible hypothesis reproduces every
-/// unit of two explanations (a hypothesis and its family, or none where it
-/// holds everywhere), they are one class, named by the larger one's
-/// hypothesis if it covers the other's units, else by the shared one (the
-/// earliest in the catalogue); explanations of different families merge
-/// only under a hypothesis that holds everywhere. Largest first, until
-/// nothing merges.
-type Scoped = Option<ClassKey>;
-
-/// An explanation's class: the hypothesis, and its family unless it holds everywhere.
-type ClassKey = (usize, Option<&'static str>);
-
-fn merge_shared_causes(mut chosen: Vec<Scoped>, adm: &[Hyps], everywhere: &HashMap<usize, bool>) -> Vec<Scoped> {
-    loop {
-        // Each explanation's units and the hypotheses admissible on all of them.
-        let mut groups: BTreeMap<(usize, Option<&'static str>), (usize, u128)> = BTreeMap::new();
-        for (j, key) in chosen.iter().enumerate() {
-            if let Some(key) = key {
-                let g = groups.entry(*key).or_insert((0, u128::MAX));
-                g.0 += 1;
-                g.1 &= adm[j].0;
-            }
+/// The class key of each chosen hypothesis. Hypotheses of one cause
+/// (catalogue.rs `CAUSES`) chosen for the same conversion (source and
+/// destination type) are one decision of that code path: one class,
+/// joined transitively. Elsewhere they stay apart (`.rn` truncating into
+/// bf16 and `.rz` ignored for s32 sources are two defects).
+fn cause_classes(units: &[UnitRef], chosen: &[Scoped], mismatches: &[Mismatch]) -> HashMap<usize, usize> {
+    let mut pairs: BTreeMap<usize, BTreeSet<(Type, Type)>> = BTreeMap::new();
+    for (u, h) in units.iter().zip(chosen) {
+        if let Some(h) = h {
+            let c = &mismatches[u.k].case.instr;
+            pairs.entry(*h).or_default().insert((c.atype, c.dtype));
         }
-        let mut order: Vec<_> = groups.into_iter().map(|(key, (n, all))| (key, n, all)).collect();
-        order.sort_by_key(|&(key, n, _)| (std::cmp::Reverse(n), key));
-        let merged = |a: (usize, Option<&'static str>), ia: u128, b: (usize, Option<&'static str>), ib: u128| {
-            let name = if ib >> a.0 & 1 == 1 {
-                a.0
-            } else if ia >> b.0 & 1 == 1 {
-                b.0
-            } else {
-                (ia & ib).trailing_zeros() as usize
-            };
-            let global = everywhere.get(&name).copied().unwrap_or(false);
-            match (a.1, b.1) {
-                _ if global => Some((name, None)),
-                (Some(fa), Some(fb)) if fa == fb => Some((name, Some(fa))),
-                _ => None,
-            }
-        };
-        let pair = order.iter().enumerate().find_map(|(i, &(ka, _, ia))| {
-            order[i + 1..]
-                .iter()
-                .filter(|&&(_, _, ib)| ia & ib != 0)
-                .find_map(|&(kb, _, ib)| merged(ka, ia, kb, ib).map(|to| (ka, kb, to)))
-        });
-        let Some((ka, kb, to)) = pair else { return chosen };
-        for key in chosen.iter_mut().flatten() {
-            if *key == ka || *key == kb {
-                *key = to;
+    }
+    let hs: Vec<usize> = pairs.keys().copied().collect();
+    let mut key: HashMap<usize, usize> = hs.iter().map(|&h| (h, h)).collect();
+    let cause = diagnose::catalogue::cause_key;
+    while let Some((ka, kb)) = hs.iter().find_map(|&a| {
+        hs.iter()
+            .find(|&&b| key[&a] != key[&b] && cause(a) == cause(b) && !pairs[&a].is_disjoint(&pairs[&b]))
+            .map(|&b| (key[&a], key[&b]))
+    }) {
+        for k in key.values_mut() {
+            if *k == kb {
+                *k = ka;
             }
         }
     }
+    key
 }
 
 /// For each unit nothing explains: the rewrite hypothesis chosen for other
@@ -516,7 +574,7 @@ fn composites(
     profile: Profile,
 ) -> Vec<(usize, (ClassKey, ClassKey))> {
     let keys: BTreeSet<ClassKey> = chosen.iter().flatten().copied().collect();
-    let established = Hyps(keys.iter().fold(0, |a, k| a | 1 << k.0));
+    let established = Hyps(keys.iter().fold(0, |a, k| a | 1 << k));
     let mut in_variant: HashMap<Cvt, BTreeSet<ClassKey>> = HashMap::new();
     for (u, key) in units.iter().zip(chosen) {
         if let Some(key) = key {
@@ -529,12 +587,14 @@ fn composites(
         let c = &m.case.instr;
         let Some(firsts) = in_variant.get(c) else { continue };
         let found = firsts.iter().find_map(|&first| {
-            let c1 = diagnose::catalogue::rewrite(CATALOGUE[first.0].name, c)?;
+            let c1 = diagnose::catalogue::rewrite(CATALOGUE[first].name, c)?;
             let expected = diagnose::eval_any(&c1, &m.case.operands, m.got.width, profile)?;
             let d = diagnose_only(&c1, &m.case.operands, m.got.width, profile, &expected, &m.got, established);
             let unit = d.units.iter().find(|x| x.lane == u.lane_index)?;
-            let second = (0..CATALOGUE.len()).find(|&i| unit.hyps.has(i) && i != first.0)?;
-            let key = keys.iter().find(|k| k.0 == second && (k.1.is_none() || k.1 == Some(family_name(c))))?;
+            // A second cause of the same decision is not a second cause.
+            let cause = diagnose::catalogue::cause_key;
+            let second = (0..CATALOGUE.len()).find(|&i| unit.hyps.has(i) && cause(i) != cause(first))?;
+            let key = keys.iter().find(|&&k| k == second)?;
             Some((first, *key))
         });
         if let Some(pair) = found {
@@ -781,5 +841,22 @@ mod tests {
         assert_eq!(g.classes.len(), 1, "{}", t.text(&g, false));
         assert_eq!(g.classes[0].explanation, Explanation::None);
         assert!(g.classes[0].text(16).contains("no hypothesis reproduces these"));
+    }
+
+    /// One switch over the rounding modes that swaps `.rm` and `.rp` shows
+    /// as two hypotheses ("answers equal `.rp`" in the `.rm` variant and the
+    /// reverse): one decision, one class, both parts listed.
+    #[test]
+    fn one_wrong_decision_is_one_class() {
+        use ptx_cvt::Rounding::{Rm, Rp};
+        let t = run(&["cvt.rm.f16.f32", "cvt.rp.f16.f32"], |c, ops, _| {
+            let swapped = Cvt { rounding: Some(if c.rounding == Some(Rm) { Rp } else { Rm }), ..*c };
+            evaluate(&swapped, ops, 16, Profile::Sm90).ok()?.accept.single()
+        });
+        let g = t.group();
+        let text = t.text(&g, false);
+        assert_eq!(names(&t), [Some("rounding-direction")], "{text}");
+        let parts: Vec<&str> = g.classes[0].parts.iter().map(|&(h, _)| CATALOGUE[h].name).collect();
+        assert!(parts.contains(&"rounding-rp") && parts.contains(&"rounding-rm"), "{parts:?}");
     }
 }

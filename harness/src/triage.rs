@@ -328,7 +328,10 @@ impl Triage {
                 let explanation = match b.explanation {
                     Explanation::None => Value::Null,
                     Explanation::Hypothesis(i) => {
-                        json!({"name": b.name(), "text": b.text(ex.got.width), "generic": CATALOGUE[i].generic})
+                        let parts: Vec<Value> =
+                            b.parts.iter().map(|&(h, n)| json!({"name": CATALOGUE[h].name, "units": n})).collect();
+                        json!({"name": b.name(), "text": b.text(ex.got.width), "generic": CATALOGUE[i].generic,
+                               "parts": parts})
                     }
                     Explanation::Constant(_) => {
                         json!({"name": b.name(), "text": b.text(ex.got.width), "generic": true})
@@ -408,6 +411,7 @@ mod tests {
                 id: 0,
                 family: family_name(&c),
                 explanation: Explanation::None,
+                parts: Vec::new(),
                 alternatives: Vec::new(),
                 hypotheses: Vec::new(),
                 rule: t.mismatches[members[0]].rule,

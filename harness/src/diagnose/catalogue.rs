@@ -288,6 +288,65 @@ pub static CATALOGUE: &[Hypothesis] = &[
     }),
 ];
 
+/// A decision of a converter that goes wrong in different ways in
+/// different variants of one implementation (one switch over the rounding
+/// modes, one range check): the hypotheses chosen for its units are one
+/// class, named by the cause where more than one of them is chosen.
+pub struct Cause {
+    pub name: &'static str,
+    pub meaning: &'static str,
+    pub members: &'static [&'static str],
+}
+
+/// Every cause (a hypothesis is in at most one).
+pub static CAUSES: &[Cause] = &[
+    Cause {
+        name: "rounding-direction",
+        meaning: "the rounding direction is another mode's (overflow goes to ±Inf or ±MAX_NORM by the direction)",
+        members: &[
+            "rounding-rn",
+            "rounding-rna",
+            "rounding-rz",
+            "rounding-rm",
+            "rounding-rp",
+            "round-to-odd",
+            "overflow-to-max",
+            "overflow-to-inf",
+        ],
+    },
+    Cause {
+        name: "rounding-increment",
+        meaning: "the decision to round up reads the wrong bits",
+        members: &["sticky-ignored", "increment-too-low", "inexact-by-round-bit"],
+    },
+    Cause {
+        name: "rounding-carry",
+        meaning: "the rounding carry into the exponent is mishandled",
+        members: &["carry-lost", "carry-ored"],
+    },
+    Cause {
+        name: "overflow-unchecked",
+        meaning: "overflow is not range-checked: the exponent field is written as computed",
+        members: &["overflow-keeps-fraction", "overflow-all-ones", "overflow-exponent-wraps", "overflow-into-sign"],
+    },
+    Cause {
+        name: "nan-to-int",
+        meaning: "NaN → integer gives another value than the rule's",
+        members: &["nan-int-zero", "nan-int-sign-bit", "nan-int-all-ones", "x86-indefinite"],
+    },
+];
+
+/// The cause of catalogue row `h`, if it has one.
+pub fn cause_of(h: usize) -> Option<&'static Cause> {
+    let name = CATALOGUE.get(h)?.name;
+    CAUSES.iter().find(|c| c.members.contains(&name))
+}
+
+/// The class key of row `h`: its cause's first member's row, else `h`.
+pub fn cause_key(h: usize) -> usize {
+    cause_of(h).and_then(|c| CATALOGUE.iter().position(|r| r.name == c.members[0])).unwrap_or(h)
+}
+
 /// The name of the group-level explanation of a class that no catalogue
 /// hypothesis explains but whose every answer is the same bits.
 pub const CONSTANT: &str = "constant";
@@ -452,7 +511,7 @@ fn lanes_swapped(p: &Probe) -> Option<AcceptSet> {
 /// destinations; not the scaled forms, whose value is divided first).
 fn mech(p: &Probe, m: Mechanism) -> Option<AcceptSet> {
     let c = p.c;
-    if !c.dtype.is_float() || c.lane_scale() {
+    if !(c.dtype.is_float() || c.dtype.is_int()) || c.lane_scale() {
         return None;
     }
     let expected = p.expected_bits()?;

@@ -170,6 +170,9 @@ fn raw(l: &FloatLayout, neg: bool, mag: u64) -> u64 {
 /// The answer of the lane under the mechanism, where it differs from
 /// the oracle's; `None` where the mechanism does not apply.
 pub fn fault(m: Mechanism, x: &LaneCase) -> Option<u64> {
+    if !x.dst.is_float() {
+        return fault_int(m, x);
+    }
     let l = x.dst.float_layout()?;
     let (neg, mag) = match decode(x.src, x.src_bits) {
         Value::Num { neg, mag } if !mag.is_zero() => (neg, mag),
@@ -265,6 +268,47 @@ pub fn fault(m: Mechanism, x: &LaneCase) -> Option<u64> {
     (out != x.expected).then_some(out)
 }
 
+/// The rounding mechanisms where the destination is an integer: the value
+/// cut at the units bit, the increment decided the faulty way; only where
+/// the right rounding is in range and is the oracle's answer (clamping and
+/// NaN are policies, not ours to model).
+fn fault_int(m: Mechanism, x: &LaneCase) -> Option<u64> {
+    let (neg, mag) = match decode(x.src, x.src_bits) {
+        Value::Num { neg, mag } if !mag.is_zero() => (neg, mag),
+        _ => return None,
+    };
+    let v = Fin { neg, sig: mag.sig_u64()?, exp: mag.exp };
+    let c = cut(v, 0)?;
+    let up = away(x.mode, neg, &c)?;
+    let faulty = match m {
+        Mechanism::StickyIgnored if x.mode == Mode::NearestEven && up && (c.next || c.sticky) && c.kept & 1 == 0 => {
+            false
+        }
+        Mechanism::InexactByRoundBit if matches!(x.mode, Mode::Up | Mode::Down) && up && !c.round => false,
+        Mechanism::IncrementTooLow
+            if matches!(x.mode, Mode::NearestEven | Mode::NearestAway) && up != (c.round && c.next) =>
+        {
+            c.round && c.next
+        }
+        _ => return None,
+    };
+    let bits = x.dst.container_bits();
+    let (lo, hi) = if x.dst.is_signed_int() {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    let int = |k: u64| {
+        let v = if neg { -(k as i128) } else { k as i128 };
+        (lo..=hi).contains(&v).then(|| (v as u64) & low_mask(bits))
+    };
+    let right = int(c.kept + up as u64)?;
+    if right != x.expected & low_mask(bits) {
+        return None;
+    }
+    int(c.kept + faulty as u64).filter(|&out| out != right)
+}
+
 /// The bits of the finite value an `Inf` or NaN source lane means when its
 /// exponent field is read as an ordinary one (`(1.f) · 2^(emax+1)`) in
 /// the destination under `mode`: `Ok(code)`, or `Err(())` when it
@@ -346,6 +390,25 @@ mod tests {
         assert_eq!(fault(Mechanism::SubnormalTruncated, &x), Some(0x0001));
         let y = lane(Format::F32, Format::F16, Mode::NearestEven, 0x3360_0000, 0x0001);
         assert_eq!(fault(Mechanism::SubnormalRoundThenShift, &y), Some(0x0000));
+    }
+
+    #[test]
+    fn rounding_mechanisms_into_integers() {
+        // f32 2.5000002 (40200001) to s32 under .rni: above the tie, 3; judged a tie by the
+        // rounding bit alone, to even: 2. f32 2.75 (40300000): the increment one bit too low
+        // still rounds up (round and next bit set): no answer; 2.5625 (40240000): only the
+        // round bit set, so it stays 2 where the right rounding gives 3.
+        let x = lane(Format::F32, Format::S32, Mode::NearestEven, 0x4020_0001, 3);
+        assert_eq!(fault(Mechanism::StickyIgnored, &x), Some(2));
+        let y = lane(Format::F32, Format::S32, Mode::NearestEven, 0x4030_0000, 3);
+        assert_eq!(fault(Mechanism::IncrementTooLow, &y), None);
+        let z = lane(Format::F32, Format::S32, Mode::NearestEven, 0x4024_0000, 3);
+        assert_eq!(fault(Mechanism::IncrementTooLow, &z), Some(2));
+        // -2.5000002 → -3 (fffffffd); sticky ignored: -2 (fffffffe). Out of range: no answer.
+        let n = lane(Format::F32, Format::S32, Mode::NearestEven, 0xc020_0001, 0xffff_fffd);
+        assert_eq!(fault(Mechanism::StickyIgnored, &n), Some(0xffff_fffe));
+        let big = lane(Format::F32, Format::S8, Mode::NearestEven, 0x4420_0001, 0x7f);
+        assert_eq!(fault(Mechanism::StickyIgnored, &big), None);
     }
 
     #[test]
