@@ -428,12 +428,13 @@ fn batch_end_marks_each_batch() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// PTX_CVT_SOAK_SECONDS, default 60.
+/// PTX_CVT_SOAK_SECONDS, default 60 in the full suite, else 10.
 fn soak_seconds() -> u64 {
-    std::env::var("PTX_CVT_SOAK_SECONDS").ok().and_then(|v| v.parse().ok()).unwrap_or(60)
+    let default = if ptx_cvt_tests::full_suite() { 60 } else { 10 };
+    std::env::var("PTX_CVT_SOAK_SECONDS").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-/// 60 s of pseudo-random windows of the vectors through a flaky program with
+/// Seconds (`soak_seconds`) of pseudo-random windows of the vectors through a flaky program with
 /// --restart and a crashing library in workers, alternately, each seed
 /// different: no case lost, no verdict changed.
 #[test]

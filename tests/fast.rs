@@ -16,18 +16,20 @@
 //!   s2f6x2 and `.scaled::n2::ue8m0` ones included, their `scale` operands
 //!   structured: 2^0, edge codes, the NaN code, random):
 //!   every committed compact vector (271,566
-//!   lines, register-width variants included) and `MILLION` (2^20) seeded
+//!   lines, register-width variants included) and `million()` (2^20 in the full suite) seeded
 //!   structured-random inputs per variant, a quarter of them in wider
 //!   registers where the form allows (609,222,656 cases, ~110 s wall);
 //! - the 301 spellings legal only on other targets (sm_107a rz forms, the
 //!   ue5m3x2, `.pzo` and `.scaled::n1::ue8m0` forms of sm_107a/f, ...):
-//!   exhaustive up to 16 source bits, else `MILLION` seeded
+//!   exhaustive up to 16 source bits, else `million()` seeded
 //!   structured-random inputs, plus every 16-bit value in each lane of an
 //!   f16x2/bf16x2 source (323,420,160 cases; 282 s wall measured on 2 cores
 //!   shared with other builds, load average 5–9);
 //! - the batch kernels against the lane path on every vector unit the CPU has.
 //!
-//! The whole file takes about three to four minutes wall on 2 idle cores.
+//! The whole file takes about three to four minutes wall on 2 idle cores in
+//! the full suite (`scripts/test.sh --full`); by default the seeded random
+//! comparisons take 2^16 inputs per variant instead of 2^20.
 
 use ptx_cvt::accept::AcceptSet;
 use ptx_cvt::eval::Evaluator;
@@ -41,8 +43,15 @@ use ptx_cvt_tests::compact_vectors;
 use rayon::prelude::*;
 
 /// Seeded structured-random inputs per variant whose sources total more
-/// than 16 bits (the million-input comparison).
-const MILLION: usize = 1 << 20;
+/// than 16 bits: the million-input comparison of the full suite
+/// (`scripts/test.sh --full`), 2^16 by default.
+fn million() -> usize {
+    if ptx_cvt_tests::full_suite() {
+        1 << 20
+    } else {
+        1 << 16
+    }
+}
 /// Mismatches reported in full before giving up on a test.
 const SHOW: usize = 20;
 
@@ -275,7 +284,7 @@ fn seeded_random_inputs_for_wider_sources() {
         };
         // One prepared exact evaluator per register pair.
         let mut evaluators: Vec<(Regs, Evaluator)> = Vec::new();
-        for _ in 0..MILLION {
+        for _ in 0..million() {
             let r = if !regs.is_empty() && rng.below(4) == 0 {
                 regs[rng.below(regs.len() as u64) as usize]
             } else {
@@ -315,7 +324,7 @@ fn seeded_random_inputs_for_wider_sources() {
                 f.add(m);
             }
         }
-        MILLION as u64
+        million() as u64
     });
     eprintln!("random: {} variants, {n} cases, {:.1?}", wide.len(), t.elapsed());
     fails.assert_none("random", n);
@@ -344,7 +353,7 @@ fn cvt_pack_structured_random() {
             };
             v as u32 as u64
         };
-        for _ in 0..MILLION {
+        for _ in 0..million() {
             let mut ops =
                 vec![Operand { bits: lane(&mut rng), width: 32 }, Operand { bits: lane(&mut rng), width: 32 }];
             if c.dtype.takes_c() {
@@ -354,7 +363,7 @@ fn cvt_pack_structured_random() {
                 f.add(m);
             }
         }
-        MILLION as u64
+        million() as u64
     });
     eprintln!("cvt.pack: {} variants, {n} cases", packs.len());
     fails.assert_none("cvt.pack", n);
@@ -394,7 +403,7 @@ fn register_widths_of_small_sources() {
 
 /// Spellings legal on some target but on neither sm_90 nor sm_100a (the rz
 /// fp8/fp6/fp4 forms of sm_107a, the ue5m3x2, `.pzo` and `.scaled::n1::ue8m0`
-/// forms, ...): exhaustive up to 16 source bits, else `MILLION` seeded
+/// forms, ...): exhaustive up to 16 source bits, else `million()` seeded
 /// structured-random inputs, as for the main targets; an f16x2/bf16x2 source
 /// also takes every 16-bit value in each lane (2^16 more inputs, the other
 /// lane holding the value's bit reversal; a scale operand structured).
@@ -414,7 +423,7 @@ fn forms_of_other_targets() {
         let mut rng = Rng::new(0xf0f0 ^ i as u64);
         let half_lanes = matches!(c.atype, Type::F16x2 | Type::Bf16x2);
         let lanes_each = if half_lanes && total > 16 { 1u64 << 16 } else { 0 };
-        let count = if total <= 16 { 1u64 << total } else { lanes_each + MILLION as u64 };
+        let count = if total <= 16 { 1u64 << total } else { lanes_each + million() as u64 };
         let ev = Evaluator::new(c, shape.srcs[0], c.dtype.bits(), Profile::Sm90).expect("legal at natural widths");
         for x in 0..count {
             let mut rest = total;

@@ -4,6 +4,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+/// Whether the full suite runs (`scripts/test.sh --full`, which CI runs:
+/// `PTX_CVT_FULL=1`): the large equivalence checks at full size. The default
+/// keeps every check, at a size that lets the README's test command finish
+/// in minutes.
+pub fn full_suite() -> bool {
+    std::env::var_os("PTX_CVT_FULL").is_some_and(|v| v == "1")
+}
+
 /// The workspace root.
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
