@@ -212,10 +212,10 @@ pub static CATALOGUE: &[Hypothesis] = &[
     row!("increment-too-low", "the rounding increment is added one bit too low (rounds up only from 3/4 ulp)", |p| {
         mech(p, Mechanism::IncrementTooLow)
     }),
-    row!("bias-high", "the result's exponent field is one too high (exponent bias off by one)", |p| {
+    row!("bias-high", "the result's exponent is one too high (a bias off by one; an integer result doubled)", |p| {
         mech(p, Mechanism::BiasHigh)
     }),
-    row!("bias-low", "the result's exponent field is one too low (exponent bias off by one)", |p| {
+    row!("bias-low", "the result's exponent is one too low (a bias off by one; an integer result halved)", |p| {
         mech(p, Mechanism::BiasLow)
     }),
     row!(

@@ -268,8 +268,9 @@ pub fn fault(m: Mechanism, x: &LaneCase) -> Option<u64> {
     (out != x.expected).then_some(out)
 }
 
-/// The rounding mechanisms where the destination is an integer: the value
-/// cut at the units bit, the increment decided the faulty way; only where
+/// The rounding and exponent mechanisms where the destination is an
+/// integer: the value cut at the units bit, the increment decided the
+/// faulty way (or the value doubled or halved first); only where
 /// the right rounding is in range and is the oracle's answer (clamping and
 /// NaN are policies, not ours to model).
 fn fault_int(m: Mechanism, x: &LaneCase) -> Option<u64> {
@@ -280,7 +281,19 @@ fn fault_int(m: Mechanism, x: &LaneCase) -> Option<u64> {
     let v = Fin { neg, sig: mag.sig_u64()?, exp: mag.exp };
     let c = cut(v, 0)?;
     let up = away(x.mode, neg, &c)?;
+    // The exponent off by one: the value doubled or halved, then rounded right.
+    let scaled = |d: i64| -> Option<(u64, bool)> {
+        let w = Fin { exp: v.exp + d, ..v };
+        let c = cut(w, 0)?;
+        Some((c.kept, away(x.mode, neg, &c)?))
+    };
+    let (kept, faulty) = match m {
+        Mechanism::BiasHigh => scaled(1)?,
+        Mechanism::BiasLow => scaled(-1)?,
+        _ => (c.kept, false),
+    };
     let faulty = match m {
+        Mechanism::BiasHigh | Mechanism::BiasLow => faulty,
         Mechanism::StickyIgnored if x.mode == Mode::NearestEven && up && (c.next || c.sticky) && c.kept & 1 == 0 => {
             false
         }
@@ -306,7 +319,10 @@ fn fault_int(m: Mechanism, x: &LaneCase) -> Option<u64> {
     if right != x.expected & low_mask(bits) {
         return None;
     }
-    int(c.kept + faulty as u64).filter(|&out| out != right)
+    // Float → integer saturates: the faulty value is clamped as the right one would be.
+    let k = kept.checked_add(faulty as u64)? as i128;
+    let v = (if neg { -k } else { k }).clamp(lo, hi);
+    Some((v as u64) & low_mask(bits)).filter(|&out| out != right)
 }
 
 /// The bits of the finite value an `Inf` or NaN source lane means when its
@@ -409,6 +425,10 @@ mod tests {
         assert_eq!(fault(Mechanism::StickyIgnored, &n), Some(0xffff_fffe));
         let big = lane(Format::F32, Format::S8, Mode::NearestEven, 0x4420_0001, 0x7f);
         assert_eq!(fault(Mechanism::StickyIgnored, &big), None);
+        // 3.0 (40400000): the exponent one too high gives 6, one too low 1.5, to even 2.
+        let three = lane(Format::F32, Format::S32, Mode::NearestEven, 0x4040_0000, 3);
+        assert_eq!(fault(Mechanism::BiasHigh, &three), Some(6));
+        assert_eq!(fault(Mechanism::BiasLow, &three), Some(2));
     }
 
     #[test]
