@@ -174,15 +174,36 @@ def convert(
     return out
 
 
+def _case_files(path: str | os.PathLike) -> list[str]:
+    """A file as given; a directory as its ``*.cases`` files, sorted (as
+    ``ptx-cvt check DIR``); ValueError for a directory without any."""
+    p = os.fspath(path)
+    if not os.path.isdir(p):
+        return [p]
+    files = sorted(
+        os.path.join(p, n) for n in os.listdir(p) if n.endswith(".cases") and os.path.isfile(os.path.join(p, n))
+    )
+    if not files:
+        raise ValueError(f"directory {p} holds no *.cases files")
+    return files
+
+
 def read_cases(path: str | os.PathLike) -> list[Case]:
-    """The cases of a case file (comments and blank lines skipped);
-    ValueError ``PATH:LINE: message`` at the first malformed line."""
-    with open(path, encoding="utf-8") as f:
-        return parse_cases(f, name=os.fspath(path))
+    """The cases of a case file, or of every ``*.cases`` file of a directory
+    (sorted by name), comments and blank lines skipped; ValueError
+    ``PATH:LINE: message`` at the first malformed line."""
+    cases: list[Case] = []
+    for name in _case_files(path):
+        with open(name, encoding="utf-8") as f:
+            cases.extend(parse_cases(f, name=name))
+    return cases
 
 
 def check_file(path: str | os.PathLike, **options) -> list[Mismatch]:
-    """``check`` on the lines of a case file (``ptx-cvt check PATH``);
-    options as for ``check``."""
-    with open(path, encoding="utf-8") as f:
-        return check(f, name=os.fspath(path), **options)
+    """``check`` on the lines of a case file, or of every ``*.cases`` file of
+    a directory (``ptx-cvt check PATH``); options as for ``check``."""
+    mismatches: list[Mismatch] = []
+    for name in _case_files(path):
+        with open(name, encoding="utf-8") as f:
+            mismatches.extend(check(f, name=name, **options))
+    return mismatches

@@ -172,7 +172,7 @@ def check_file(
     target: Optional[str] = None,
     ptx_version: Optional[str] = None,
 ) -> list[Mismatch]:
-    """``check`` on a case file."""
+    """``check`` on a case file, or on every ``*.cases`` file of a directory (sorted)."""
 
 def parse_case(line: str) -> Optional[Case]:
     """One case line; None for blank and comment lines."""
@@ -181,7 +181,7 @@ def parse_cases(lines: _Lines, name: str = "<string>") -> list[Case]:
     """Case lines, blank and comment lines skipped."""
 
 def read_cases(path: Union[str, os.PathLike[str]]) -> list[Case]:
-    """The cases of a case file."""
+    """The cases of a case file, or of every ``*.cases`` file of a directory (sorted)."""
 
 def list_variants(target: Optional[str] = None, ptx_version: Optional[str] = None) -> list[str]:
     """Every legal spelling, canonical, as ``ptx-cvt list`` prints them."""

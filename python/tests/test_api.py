@@ -104,6 +104,22 @@ def test_case_lines():
     assert len(ptx_cvt.read_cases(KNOWN_ANSWERS / "isa.cases")) == len(case_lines)
 
 
+def test_directories_are_their_case_files(tmp_path):
+    # As `ptx-cvt check DIR`: the directory's *.cases files, sorted; other files ignored.
+    (tmp_path / "b.cases").write_text("cvt.rn.f16.f32 3f800000 => 3c01\n")
+    (tmp_path / "a.cases").write_text("cvt.rn.f16.f32 3f800000 => 3c00\ncvt.rn.f16.f32 40000000 => 4000\n")
+    (tmp_path / "notes.txt").write_text("not a case file\n")
+    cases = ptx_cvt.read_cases(tmp_path)
+    assert [(c.operands[0], c.line) for c in cases] == [(0x3F800000, 1), (0x40000000, 2), (0x3F800000, 1)]
+    # f16 1.0 is 3c00 (IEEE 754 binary16): only b.cases's line is wrong.
+    [m] = ptx_cvt.check_file(tmp_path)
+    assert (m.file, m.line, m.expected.single) == (str(tmp_path / "b.cases"), 1, 0x3C00)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ValueError, match="holds no \\*.cases files"):
+        ptx_cvt.check_file(empty)
+
+
 def test_check_errors_name_the_line():
     with pytest.raises(ValueError, match=r"^f:2: no result to check"):
         ptx_cvt.check(["cvt.rn.f16.f32 3f800000 => 3c00", "cvt.rn.f16.f32 3f800000"], name="f")
