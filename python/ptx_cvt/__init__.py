@@ -13,7 +13,10 @@ be hex strings whose digit count is the register width, as in case lines
 
 from __future__ import annotations
 
+import math
 import os
+from fractions import Fraction
+from importlib.metadata import PackageNotFoundError, version as _version
 
 import numpy as np
 
@@ -38,7 +41,15 @@ from ._ptx_cvt import (
 )
 from . import _ptx_cvt
 
+try:
+    __version__ = _version("ptx-cvt")
+except PackageNotFoundError:  # run from a source tree without installing
+    __version__ = "0+unknown"
+#: The version of the semantics (docs/semantics.md) the oracle implements.
+SEMANTICS_VERSION: int = _ptx_cvt.SEMANTICS_VERSION
+
 __all__ = [
+    "SEMANTICS_VERSION",
     "Accept",
     "Case",
     "Explanation",
@@ -50,8 +61,10 @@ __all__ = [
     "check",
     "check_file",
     "convert",
+    "decode",
     "evaluate",
     "explain",
+    "finfo",
     "illegal_reason",
     "legal",
     "list_variants",
@@ -207,3 +220,86 @@ def check_file(path: str | os.PathLike, **options) -> list[Mismatch]:
         with open(name, encoding="utf-8") as f:
             mismatches.extend(check(f, name=name, **options))
     return mismatches
+
+
+def decode(fmt: str, bits: int, exact: bool = False) -> float | Fraction:
+    """The value of ``bits`` in format ``fmt`` (a type name: ``"f16"``,
+    ``"e4m3"``, ``"ue8m0"``, ``"s32"``, ...; a register's bits, ``tf32`` in
+    the high bits of 32): a float (``float("nan")``, ``±inf``), or with
+    ``exact=True`` the exact ``Fraction`` (ValueError for NaN and Inf, which
+    have none). From the oracle's format table, never host conversion.
+
+    >>> decode("e4m3", 0x7e)
+    448.0
+    >>> decode("bf16", 0x0001, exact=True)
+    Fraction(1, 10889035741470030830827987437816582766592)
+    """
+    kind, neg, sig, exp = _ptx_cvt.decode_bits(fmt, bits)
+    if kind != "num":
+        if exact:
+            raise ValueError(f"{fmt} {bits:#x} is {'NaN' if kind == 'nan' else 'Inf'}: no exact value")
+        return float("nan") if kind == "nan" else (-math.inf if neg else math.inf)
+    v = Fraction(sig) * (Fraction(2) ** exp)
+    v = -v if neg else v
+    if exact:
+        return v
+    # Signed zero kept; every format's finite values are exact doubles or round once.
+    return math.copysign(float(v), -1.0 if neg else 1.0)
+
+
+class finfo:
+    """The facts of a floating-point format from the oracle's format table
+    (as ``numpy.finfo`` and ml_dtypes' ``finfo``; exact values as
+    ``Fraction`` in the ``*_exact`` attributes).
+
+    >>> fi = finfo("e4m3")
+    >>> (fi.bits, fi.exp_bits, fi.man_bits, fi.bias, fi.max, fi.has_inf, fi.has_nan)
+    (8, 4, 3, 7, 448.0, False, True)
+    >>> finfo("f16").smallest_subnormal
+    5.960464477539063e-08
+    """
+
+    def __init__(self, fmt: str) -> None:
+        f = _ptx_cvt.format_facts(fmt)
+        if f["kind"] != "float":
+            raise ValueError(f"{fmt} is not a floating-point format (finfo describes f16, bf16, e4m3, ...)")
+        self.name: str = f["name"]
+        self.bits: int = f["bits"]
+        self.exp_bits: int = f["exp_bits"]
+        self.man_bits: int = f["man_bits"]
+        self.bias: int = f["bias"]
+        self.signed: bool = f["signed"]
+        self.has_inf: bool = f["has_inf"]
+        self.has_nan: bool = f["has_nan"]
+        self.has_subnormals: bool = f["subnormals"]
+        self.max_code: int = f["max_code"]
+        self.max_exact: Fraction = decode(fmt, f["max_code"], exact=True)
+        self.smallest_normal_exact: Fraction = decode(fmt, f["min_normal_code"], exact=True)
+        sub = f["min_subnormal_code"]
+        self.smallest_subnormal_exact: Fraction | None = None if sub is None else decode(fmt, sub, exact=True)
+        # The gap between 1 and the next value (ue8m0, powers of 2 only: 1).
+        self.eps_exact: Fraction = Fraction(1, 1 << f["man_bits"])
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo({self.name!r}: bits={self.bits}, exp_bits={self.exp_bits}, man_bits={self.man_bits}, "
+            f"bias={self.bias}, max={self.max}, smallest_normal={self.smallest_normal}, "
+            f"smallest_subnormal={self.smallest_subnormal}, eps={self.eps}, "
+            f"has_inf={self.has_inf}, has_nan={self.has_nan})"
+        )
+
+    @property
+    def max(self) -> float:
+        return float(self.max_exact)
+
+    @property
+    def smallest_normal(self) -> float:
+        return float(self.smallest_normal_exact)
+
+    @property
+    def smallest_subnormal(self) -> float | None:
+        return None if self.smallest_subnormal_exact is None else float(self.smallest_subnormal_exact)
+
+    @property
+    def eps(self) -> float:
+        return float(self.eps_exact)

@@ -1,12 +1,14 @@
 """Type stubs of ptx_cvt: bit-exact semantics of the PTX cvt instruction."""
 
 import os
+from fractions import Fraction
 from typing import Iterable, Optional, Sequence, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "SEMANTICS_VERSION",
     "Accept",
     "Case",
     "Explanation",
@@ -18,8 +20,10 @@ __all__ = [
     "check",
     "check_file",
     "convert",
+    "decode",
     "evaluate",
     "explain",
+    "finfo",
     "illegal_reason",
     "legal",
     "list_variants",
@@ -211,3 +215,36 @@ def canonical(instruction: str) -> str:
 
 def operand_registers(instruction: str) -> list[tuple[str, int]]:
     """The source operands of a form as (name, register bits)."""
+
+__version__: str
+SEMANTICS_VERSION: int
+
+def decode(fmt: str, bits: int, exact: bool = False) -> Union[float, Fraction]:
+    """The value of ``bits`` in format ``fmt``: a float, or the exact Fraction."""
+
+class finfo:
+    """The facts of a floating-point format from the oracle's format table."""
+
+    name: str
+    bits: int
+    exp_bits: int
+    man_bits: int
+    bias: int
+    signed: bool
+    has_inf: bool
+    has_nan: bool
+    has_subnormals: bool
+    max_code: int
+    max_exact: Fraction
+    smallest_normal_exact: Fraction
+    smallest_subnormal_exact: Optional[Fraction]
+    eps_exact: Fraction
+    def __init__(self, fmt: str) -> None: ...
+    @property
+    def max(self) -> float: ...
+    @property
+    def smallest_normal(self) -> float: ...
+    @property
+    def smallest_subnormal(self) -> Optional[float]: ...
+    @property
+    def eps(self) -> float: ...

@@ -1,9 +1,11 @@
 //! The scalar API: evaluate, explain, accepts, check, case lines, legality.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::{PyDict, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 
+use ptx_cvt::exact::Value;
+use ptx_cvt::format::Format;
 use ptx_cvt::{evaluate as eval_explained, evaluate_accept, gen, instr, parse_case as parse_line, AcceptSet, Regs};
 
 use crate::args::{self, eval_error, value_error, Legality};
@@ -314,4 +316,61 @@ pub fn legal(
 #[pyfunction]
 pub fn canonical(py: Python<'_>, instruction: &str) -> PyResult<Py<PyAny>> {
     args::instruction(instruction)?.to_string().into_py_any(py)
+}
+
+fn format_named(name: &str) -> PyResult<Format> {
+    Format::from_name(name).ok_or_else(|| {
+        let all: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        value_error(format!("unknown format `{name}` (one of: {})", all.join(", ")))
+    })
+}
+
+/// The facts of a format from the oracle's format table, as a dict (the
+/// codes in the container's bits); ``ptx_cvt.finfo`` builds on it.
+#[pyfunction]
+pub fn format_facts(py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+    let f = format_named(name)?;
+    let d = PyDict::new(py);
+    d.set_item("name", f.name())?;
+    d.set_item("bits", f.container_bits())?;
+    if let Some(l) = f.float_layout() {
+        d.set_item("kind", "float")?;
+        d.set_item("exp_bits", l.exp_bits)?;
+        d.set_item("man_bits", l.man_bits)?;
+        d.set_item("bias", l.bias)?;
+        d.set_item("signed", l.signed)?;
+        d.set_item("has_inf", l.has_inf())?;
+        d.set_item("has_nan", l.has_nan())?;
+        d.set_item("subnormals", l.subnormals)?;
+        d.set_item("max_code", l.max_finite_code() << l.shift)?;
+        // The smallest normal: exponent field 1 (field 0 where it is not subnormal, ue8m0).
+        d.set_item("min_normal_code", (u64::from(l.subnormals) << l.man_bits) << l.shift)?;
+        d.set_item("min_subnormal_code", (l.subnormals && l.man_bits > 0).then_some(1u64 << l.shift))?;
+        d.set_item("one_code", ((l.bias as u64) << l.man_bits) << l.shift)?;
+        d.set_item("inf_code", l.inf_code().map(|c| c << l.shift))?;
+    } else {
+        d.set_item("kind", if f.fixed_frac_bits().is_some() { "fixed" } else { "int" })?;
+        d.set_item("signed", f.is_signed_int())?;
+    }
+    Ok(d.into_any().unbind())
+}
+
+/// The exact value of ``bits`` in format ``name``: ``("num", neg, sig, exp)``
+/// for ``(-1)^neg · sig · 2^exp``, ``("inf", neg, 0, 0)`` or ``("nan", neg, 0, 0)``.
+#[pyfunction]
+pub fn decode_bits(py: Python<'_>, name: &str, bits: u64) -> PyResult<(&'static str, bool, Py<PyAny>, i64)> {
+    let f = format_named(name)?;
+    Ok(match ptx_cvt::exact::decode(f, bits) {
+        Value::Num { neg, mag } => {
+            let sig = mag.sig().to_string();
+            let int = py.import("builtins")?.getattr("int")?.call1((sig,))?.unbind();
+            ("num", neg, int, mag.exp)
+        }
+        Value::Inf { neg } => ("inf", neg, 0i64.into_py_any(py)?, 0),
+        Value::Nan(_) => {
+            let l = f.float_layout();
+            let neg = l.is_some_and(|l| (bits >> l.shift) & l.sign_bit() != 0);
+            ("nan", neg, 0i64.into_py_any(py)?, 0)
+        }
+    })
 }

@@ -33,6 +33,9 @@ fn _ptx_cvt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::legal, m)?)?;
     m.add_function(wrap_pyfunction!(api::illegal_reason, m)?)?;
     m.add_function(wrap_pyfunction!(api::canonical, m)?)?;
+    m.add_function(wrap_pyfunction!(api::format_facts, m)?)?;
+    m.add_function(wrap_pyfunction!(api::decode_bits, m)?)?;
+    m.add("SEMANTICS_VERSION", ptx_cvt::SEMANTICS_VERSION)?;
     m.add_function(wrap_pyfunction!(arrays::convert_bits, m)?)?;
     m.add_function(wrap_pyfunction!(arrays::operand_registers, m)?)?;
     m.add_function(wrap_pyfunction!(arrays::_bench_evaluate_batch, m)?)?;
