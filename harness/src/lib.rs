@@ -25,6 +25,7 @@ pub mod group;
 pub mod implementation;
 pub mod lines;
 pub mod process;
+pub mod ptxas;
 pub mod report;
 pub mod reproducer;
 pub mod shared_lib;

@@ -147,7 +147,7 @@ pub fn run(a: CheckArgs) -> u8 {
             return 2;
         }
     };
-    let imp = match a.imp.open() {
+    let imp = match a.imp.open_for(a.opts.target) {
         Ok(i) => i,
         Err(e) => {
             eprintln!("error: {e}");

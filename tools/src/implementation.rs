@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 use ptx_cvt_harness::process::ProcessImpl;
+use ptx_cvt_harness::ptxas::{PtxasFolder, Tools};
 use ptx_cvt_harness::shared_lib::{SharedLib, DEFAULT_SYMBOL};
 use ptx_cvt_harness::worker::{self, Isolated};
 use ptx_cvt_harness::Implementation;
@@ -26,6 +27,16 @@ pub struct ImplArgs {
     /// kernels for --gpu-target). Needs an NVIDIA driver.
     #[arg(long, value_name = "N", conflicts_with = "target_cmd", help_heading = "Implementation under test")]
     pub target_gpu: Option<usize>,
+    /// Implementation under test: ptxas's constant folder. Cases become
+    /// kernels of literal conversions, assembled with `ptxas -O3` for --target
+    /// (default sm_90) and read back from `nvdisasm` (a case ptxas does not
+    /// fold is declined: "not folded by ptxas at -O3"). ptxas is PATH, else
+    /// $PTX_CVT_PTXAS, `ptxas` on PATH, or scripts/get-ptxas.sh's cache;
+    /// nvdisasm $PTX_CVT_NVDISASM, next to ptxas, on PATH, or
+    /// scripts/get-nvdisasm.sh's cache. Give PATH with `=`.
+    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true,
+          conflicts_with_all = ["target_cmd", "target_lib", "target_gpu"], help_heading = "Implementation under test")]
+    pub target_ptxas: Option<Option<PathBuf>>,
     /// The `.target` of the --target-gpu kernels.
     #[arg(long, value_name = "SM", default_value = "sm_90", value_parser = crate::parse_target,
           help_heading = "Implementation under test")]
@@ -72,11 +83,21 @@ pub struct ImplArgs {
 impl ImplArgs {
     /// Whether an implementation was named.
     pub fn given(&self) -> bool {
-        self.target_cmd.is_some() || self.target_lib.is_some() || self.target_gpu.is_some()
+        self.target_cmd.is_some() || self.target_lib.is_some() || self.target_gpu.is_some() || self.target_ptxas.is_some()
     }
 
-    /// Open the implementation, if one was named.
+    /// Open the implementation, if one was named (ptxas for sm_90).
     pub fn open(&self) -> Result<Option<Box<dyn Implementation>>, String> {
+        self.open_for(None)
+    }
+
+    /// Open the implementation, if one was named; `target` is the command's
+    /// --target, the architecture ptxas assembles for (default sm_90).
+    pub fn open_for(&self, target: Option<ptx_cvt::Target>) -> Result<Option<Box<dyn Implementation>>, String> {
+        if let Some(path) = &self.target_ptxas {
+            let tools = Tools::find(path.as_deref())?;
+            return Ok(Some(Box::new(PtxasFolder::new(tools, target.unwrap_or(ptx_cvt::Target::new(90))))));
+        }
         if let Some(cmd) = &self.target_cmd {
             let mut p = ProcessImpl::spawn(cmd, Duration::from_secs_f64(self.timeout), self.restart)?;
             p.set_batch_end(self.batch_end);
