@@ -192,6 +192,17 @@ pub fn read_back(listing: &str, cases: &[(Vec<Operand>, u32)]) -> Vec<Answer> {
         .collect()
 }
 
+/// With `$PTX_CVT_PTXAS_KEEP` naming a directory, every kernel and its
+/// listing are kept there (`N.ptx`, `N.sass`): how the test snippets were made.
+fn keep(ptx: &str, listing: &str) {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let Some(dir) = std::env::var_os("PTX_CVT_PTXAS_KEEP").map(PathBuf::from) else { return };
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(dir.join(format!("{n}.ptx")), ptx);
+    let _ = std::fs::write(dir.join(format!("{n}.sass")), listing);
+}
+
 /// ptxas's folder for one target (`--target-ptxas`).
 pub struct PtxasFolder {
     tools: Tools,
@@ -208,7 +219,10 @@ impl PtxasFolder {
     fn chunk(&self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> Vec<Answer> {
         let ptx = kernel::module(c, cases, self.target, self.version);
         match self.tools.listing(&ptx, self.target) {
-            Ok(listing) => read_back(&listing, cases),
+            Ok(listing) => {
+                keep(&ptx, &listing);
+                read_back(&listing, cases)
+            }
             Err(e) => cases.iter().map(|_| Answer::Declined(e.clone())).collect(),
         }
     }

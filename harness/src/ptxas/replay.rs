@@ -23,7 +23,30 @@ enum Val {
         add: i64,
         hi: bool,
     },
+    /// The 32-bit word at constant-bank offset `off` (sm_80 builds the
+    /// pointer from two of them).
+    Word(u32),
     Unknown,
+}
+
+impl Val {
+    /// As the low half of a pointer: (constant offset, add).
+    fn lo(self) -> Option<(u32, i64)> {
+        match self {
+            Val::Ptr { base, add, hi: false } => Some((base, add)),
+            Val::Word(off) => Some((off, 0)),
+            _ => None,
+        }
+    }
+
+    /// As the high half of a pointer.
+    fn hi(self) -> Option<(u32, i64)> {
+        match self {
+            Val::Ptr { base, add, hi: true } => Some((base, add)),
+            Val::Word(off) => off.checked_sub(4).map(|b| (b, 0)),
+            _ => None,
+        }
+    }
 }
 
 /// One store the kernel performs.
@@ -182,6 +205,9 @@ impl Machine {
         if s == "RZ" || s == "URZ" || reg_parts(s).is_some() {
             return self.get(s);
         }
+        if let Some(off) = const_ref(s) {
+            return Val::Word(off);
+        }
         int_imm(s).map_or(Val::Unknown, Val::Known)
     }
 
@@ -205,19 +231,18 @@ impl Machine {
         let ops: Vec<&str> = i.operands.iter().map(String::as_str).collect();
         let mods: Vec<&str> = i.modifiers().collect();
         let result = match (i.base(), mods.as_slice(), ops.as_slice()) {
-            ("MOV" | "UMOV", [] | ["U32"], [d, s]) => Some((*d, self.mov_src(s))),
+            ("MOV" | "UMOV", [] | ["U32"], [d, s]) => Some((*d, self.src(s))),
             ("IMAD", ["MOV"] | ["MOV", "U32"], [d, "RZ", "RZ", s]) => Some((*d, self.src(s))),
             ("HFMA2", [] | ["MMA"], [d, "-RZ", "RZ", ..]) if ops.len() >= 4 => Some((*d, half2_imm(i))),
             ("PRMT", [], [d, a, sel, b]) => Some((*d, prmt(self.src(a), self.src(sel), self.src(b)))),
             ("LDC" | "ULDC", [] | ["64"], [d, c]) => {
                 let wide = mods == ["64"];
                 match const_ref(c) {
+                    Some(off) if !wide => Some((*d, Val::Word(off))),
                     Some(base) => {
                         self.set(d, Val::Ptr { base, add: 0, hi: false });
-                        if wide {
-                            if let Some(h) = Self::next(d, 1) {
-                                self.set(&h, Val::Ptr { base, add: 0, hi: true });
-                            }
+                        if let Some(h) = Self::next(d, 1) {
+                            self.set(&h, Val::Ptr { base, add: 0, hi: true });
                         }
                         return;
                     }
@@ -238,10 +263,8 @@ impl Machine {
             }
             ("IADD3" | "UIADD3", [], [d, a, b, c]) => Some((*d, self.add3(a, b, c, None))),
             ("IADD3" | "UIADD3", ["X"], [d, "RZ" | "URZ", hi, "RZ" | "URZ", p, "!PT"]) => {
-                let v = match (self.get(hi), self.carries.get(*p)) {
-                    (Val::Ptr { base, hi: true, .. }, Some((b, add))) if base == *b => {
-                        Val::Ptr { base, add: *add, hi: true }
-                    }
+                let v = match (self.get(hi).hi(), self.carries.get(*p)) {
+                    (Some((base, _)), Some((b, add))) if base == *b => Val::Ptr { base, add: *add, hi: true },
                     _ => Val::Unknown,
                 };
                 Some((*d, v))
@@ -254,24 +277,12 @@ impl Machine {
         }
     }
 
-    /// MOV's source also takes a constant-bank word (a 32-bit pointer half is
-    /// not followed: unknown) and keeps pointer halves of registers.
-    fn mov_src(&self, s: &str) -> Val {
-        if const_ref(s).is_some() {
-            return Val::Unknown;
-        }
-        self.src(s)
-    }
-
     /// Three-input add: of known values, or a pointer's low half plus known
     /// values (recording the carry in predicate `p` for IADD3.X).
     fn add3(&mut self, a: &str, b: &str, c: &str, p: Option<&str>) -> Val {
         let vals = [self.src(a), self.src(b), self.src(c)];
         let known: Vec<u32> = vals.iter().filter_map(|v| if let Val::Known(x) = v { Some(*x) } else { None }).collect();
-        let ptrs: Vec<(u32, i64)> = vals
-            .iter()
-            .filter_map(|v| if let Val::Ptr { base, add, hi: false } = v { Some((*base, *add)) } else { None })
-            .collect();
+        let ptrs: Vec<(u32, i64)> = vals.iter().filter_map(|v| v.lo()).collect();
         match (known.len(), ptrs.as_slice()) {
             (3, []) => Val::Known(known.iter().fold(0u32, |s, x| s.wrapping_add(*x))),
             (2, [(base, add)]) => {
@@ -295,14 +306,15 @@ impl Machine {
             Some(k) => (&inner[..k], int_imm(inner[k..].trim_start_matches('+')).ok_or_else(bad)?),
             None => (inner, 0),
         };
-        let reg = reg.strip_suffix(".64").ok_or_else(bad)?;
+        // A 64-bit address: `R2.64`, a uniform pair `UR4` (sm_75), or `R2` under `.E`.
+        let reg = match reg.strip_suffix(".64") {
+            Some(r) => r,
+            None if reg.starts_with("UR") || i.modifiers().any(|m| m == "E") => reg,
+            None => return Err(bad()),
+        };
         let hi = Self::next(reg, 1).ok_or_else(bad)?;
-        let (base, add) = match (self.get(reg), self.get(&hi)) {
-            (Val::Ptr { base, add, hi: false }, Val::Ptr { base: b2, add: a2, hi: true })
-                if base == b2 && add == a2 =>
-            {
-                (base, add)
-            }
+        let (base, add) = match (self.get(reg).lo(), self.get(&hi).hi()) {
+            (Some(lo), Some(hi)) if lo == hi => lo,
             _ => return Err(bad()),
         };
         let mods: Vec<&str> = i.modifiers().collect();
