@@ -26,6 +26,12 @@ enum Val {
     /// The 32-bit word at constant-bank offset `off` (sm_80 builds the
     /// pointer from two of them).
     Word(u32),
+    /// Some bytes known (`mask` set), the rest computed at run time: a PRMT
+    /// that merges a folded 16-bit value into a register.
+    Part {
+        bits: u32,
+        mask: u32,
+    },
     Unknown,
 }
 
@@ -36,6 +42,23 @@ impl Val {
             Val::Ptr { base, add, hi: false } => Some((base, add)),
             Val::Word(off) => Some((off, 0)),
             _ => None,
+        }
+    }
+
+    /// The known bits and which they are.
+    fn bits(self) -> (u32, u32) {
+        match self {
+            Val::Known(v) => (v, u32::MAX),
+            Val::Part { bits, mask } => (bits & mask, mask),
+            _ => (0, 0),
+        }
+    }
+
+    fn from_bits(bits: u32, mask: u32) -> Val {
+        match mask {
+            u32::MAX => Val::Known(bits),
+            0 => Val::Unknown,
+            _ => Val::Part { bits: bits & mask, mask },
         }
     }
 
@@ -329,14 +352,12 @@ impl Machine {
         } else {
             32
         };
-        let words = width.div_ceil(32);
         let mut bits: Option<u128> = Some(0);
-        for k in 0..words {
+        for k in 0..width.div_ceil(32) {
             let r = Self::next(value, k).ok_or_else(bad)?;
-            bits = match (bits, self.get(&r)) {
-                (Some(b), Val::Known(v)) => Some(b | u128::from(v) << (32 * k)),
-                _ => None,
-            };
+            let need = if width >= 32 { u32::MAX } else { (1u32 << width) - 1 };
+            let (v, mask) = self.get(&r).bits();
+            bits = bits.filter(|_| mask & need == need).map(|b| b | u128::from(v & need) << (32 * k));
         }
         let mask = if width == 128 { u128::MAX } else { (1u128 << width) - 1 };
         let offset = add + i64::from(off as i32);
@@ -359,13 +380,16 @@ fn half2_imm(i: &Instr) -> Val {
 
 /// PRMT in its default mode: result byte k is byte `sel[4k..4k+3] & 7` of
 /// {b, a}, or that byte's sign replicated when bit 3 of the nibble is set.
+/// Known result bytes are those whose source byte is known.
 fn prmt(a: Val, sel: Val, b: Val) -> Val {
-    let (Val::Known(a), Val::Known(sel), Val::Known(b)) = (a, sel, b) else { return Val::Unknown };
-    let bytes = (u64::from(b) << 32 | u64::from(a)).to_le_bytes();
-    let mut out = 0u32;
+    let Val::Known(sel) = sel else { return Val::Unknown };
+    let ((av, am), (bv, bm)) = (a.bits(), b.bits());
+    let bytes = (u64::from(bv) << 32 | u64::from(av)).to_le_bytes();
+    let known = (u64::from(bm) << 32 | u64::from(am)).to_le_bytes();
+    let (mut out, mut mask) = (0u32, 0u32);
     for k in 0..4 {
         let n = (sel >> (4 * k)) & 0xf;
-        let byte = bytes[(n & 7) as usize];
+        let (byte, full) = (bytes[(n & 7) as usize], known[(n & 7) as usize] == 0xff);
         let byte = if n & 8 != 0 {
             if byte & 0x80 != 0 {
                 0xff
@@ -376,8 +400,11 @@ fn prmt(a: Val, sel: Val, b: Val) -> Val {
             byte
         };
         out |= u32::from(byte) << (8 * k);
+        if full {
+            mask |= 0xff << (8 * k);
+        }
     }
-    Val::Known(out)
+    Val::from_bits(out, mask)
 }
 
 /// The value a slot holds after the kernel, when ptxas folded it: exactly one
