@@ -48,7 +48,7 @@ def scaffolding(ins):
     """The kernel's own loads, stores, parameter reads and exit: not the conversion."""
     op = ins.split()[0]
     base = op.split(".")[0]
-    if base in ("LDC", "ULDC", "LDG", "STG", "EXIT", "BRA", "NOP"):
+    if base in ("LDC", "ULDC", "LDCU", "LDG", "STG", "EXIT", "BRA", "NOP"):
         return True
     # A pointer or the stack pointer read from the parameter bank.
     if base in ("MOV", "IMAD") and (op in ("MOV", "IMAD.MOV.U32")) and "c[0x0]" in ins:
@@ -62,9 +62,28 @@ def is_conversion(ins):
     return base in CONVERSIONS or (base == "HADD2" and ".F32" in op)
 
 
-def classify(body):
-    """(class, instructions) of one kernel's recorded SASS."""
-    seq = [i for i in body if not scaffolding(i)]
+def label_free(ins):
+    return re.sub(r"\.L_x_\d+", ".L_x", ins)
+
+
+def prologues(bodies, rows):
+    """Per target, the instructions every kernel starts with (after the scaffolding),
+    labels ignored: a per-kernel prologue of the target (sm_87 clears barrier
+    registers), not part of any conversion. Empty where some kernel has no instruction."""
+    out = {}
+    for t in {r[0] for r in rows}:
+        seqs = [[label_free(i) for i in bodies[b] if not scaffolding(i)] for rt, _, _, b in rows if rt == t]
+        n = 0
+        while all(len(x) > n for x in seqs) and len({x[n] for x in seqs}) == 1:
+            n += 1
+        out[t] = n
+    return out
+
+
+def classify(body, prologue=0):
+    """(class, instructions) of one kernel's recorded SASS, without its
+    target's `prologue` first instructions."""
+    seq = [i for i in body if not scaffolding(i)][prologue:]
     if not seq:
         return "none", seq
     if len(seq) == 1 and is_conversion(seq[0]):
@@ -99,9 +118,14 @@ def table_text(header, bodies, rows):
     out += [h for h in header if h.startswith("# tools") or h.startswith("# command") or h.startswith("# kernel")]
     out.append("# class: one = one SASS conversion instruction (%s, HADD2.F32); sequence = the instructions "
                "listed; none = no instruction" % ", ".join(sorted(CONVERSIONS)))
+    pro = prologues(bodies, rows)
+    for t in sorted((t for t in pro if pro[t]), key=lambda t: harness.tv_sort_key(t, "9.5")):
+        some = next(b for rt, _, _, b in rows if rt == t)
+        out.append("# prologue of every %s kernel, left out: %s" % (t, " ; ".join(
+            label_free(i) for i in [i for i in bodies[some] if not scaffolding(i)][:pro[t]])))
     out.append("# target\tinstruction\tregisters (source widths -> destination width)\tclass\tsass")
     for t, s, regs, b in sorted(rows, key=lambda r: (harness.tv_sort_key(r[0], "9.5"), r[1])):
-        cls, seq = classify(bodies[b])
+        cls, seq = classify(bodies[b], pro[t])
         out.append("%s\t%s\t%s\t%s\t%s" % (t, s, regs, cls, " ; ".join(seq)))
     return "\n".join(out) + "\n"
 
