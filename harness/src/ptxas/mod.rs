@@ -223,9 +223,40 @@ impl PtxasFolder {
                 keep(&ptx, &listing);
                 read_back(&listing, cases)
             }
-            Err(e) => cases.iter().map(|_| Answer::Declined(e.clone())).collect(),
+            Err(e) => {
+                // ptxas refuses some register widths: one kernel per width
+                // signature, so that only the cases it refuses are declined.
+                let groups = width_groups(cases);
+                if groups.len() < 2 {
+                    return cases.iter().map(|_| Answer::Declined(e.clone())).collect();
+                }
+                let mut out: Vec<Option<Answer>> = vec![None; cases.len()];
+                for idx in groups {
+                    let part: Vec<(Vec<Operand>, u32)> = idx.iter().map(|i| cases[*i].clone()).collect();
+                    for (i, a) in idx.iter().zip(self.chunk(c, &part)) {
+                        out[*i] = Some(a);
+                    }
+                }
+                out.into_iter().map(|a| a.unwrap_or_else(|| Answer::Declined(e.clone()))).collect()
+            }
         }
     }
+}
+
+/// The indices of `cases` grouped by register widths (sources, destination), in first-seen order.
+fn width_groups(cases: &[(Vec<Operand>, u32)]) -> Vec<Vec<usize>> {
+    let widths = |(ops, w): &(Vec<Operand>, u32)| {
+        (ops.iter().map(|o| kernel::reg_width(o.width)).collect::<Vec<_>>(), kernel::reg_width(*w))
+    };
+    let mut groups: Vec<(_, Vec<usize>)> = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let key = widths(case);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    groups.into_iter().map(|(_, v)| v).collect()
 }
 
 impl Implementation for PtxasFolder {
@@ -240,24 +271,11 @@ impl Implementation for PtxasFolder {
         Ok(self.eval_batch(c, &[(operands.to_vec(), dst_width)]).0.remove(0))
     }
 
-    /// Cases are grouped by register widths (one kernel each, in chunks of
-    /// [`CHUNK`]); the chunks are assembled on all cores.
+    /// One kernel per [`CHUNK`] cases, assembled on all cores; a kernel
+    /// ptxas refuses is split by register widths.
     fn eval_batch(&mut self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> (Vec<Answer>, Option<String>) {
-        let widths = |(ops, w): &(Vec<Operand>, u32)| {
-            (ops.iter().map(|o| kernel::reg_width(o.width)).collect::<Vec<_>>(), kernel::reg_width(*w))
-        };
-        let mut groups: Vec<(_, Vec<usize>)> = Vec::new();
-        for (i, case) in cases.iter().enumerate() {
-            let key = widths(case);
-            match groups.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, v)) => v.push(i),
-                None => groups.push((key, vec![i])),
-            }
-        }
-        let jobs: Vec<Vec<usize>> = groups
-            .into_iter()
-            .flat_map(|(_, idx)| idx.chunks(CHUNK).map(<[usize]>::to_vec).collect::<Vec<_>>())
-            .collect();
+        let all: Vec<usize> = (0..cases.len()).collect();
+        let jobs: Vec<Vec<usize>> = all.chunks(CHUNK).map(<[usize]>::to_vec).collect();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len().max(1));
         let mut answers: Vec<Option<Answer>> = vec![None; cases.len()];
         let next = AtomicU64::new(0);
