@@ -124,7 +124,12 @@ impl Tools {
         if !out.status.success() {
             let err = String::from_utf8_lossy(&out.stderr);
             let first = err.lines().find(|l| l.contains("error")).or(err.lines().next()).unwrap_or("").trim();
-            return Err(format!("ptxas -O3 -arch={target} rejects the kernel: {first}"));
+            // Without ptxas's `FILE, line N;` prefix: one reason for one cause.
+            let first = first.split_once("; ").map_or(first, |(_, m)| m);
+            return Err(format!(
+                "ptxas -O3 -arch={target} rejects the kernel: {}",
+                first.split_whitespace().collect::<Vec<_>>().join(" ")
+            ));
         }
         let out = Command::new(&self.nvdisasm)
             .args(["-c", "-hex"])
@@ -218,11 +223,10 @@ impl PtxasFolder {
     /// One kernel's answers (cases of one register-width signature).
     fn chunk(&self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> Vec<Answer> {
         let ptx = kernel::module(c, cases, self.target, self.version);
-        match self.tools.listing(&ptx, self.target) {
-            Ok(listing) => {
-                keep(&ptx, &listing);
-                read_back(&listing, cases)
-            }
+        let got = self.tools.listing(&ptx, self.target);
+        keep(&ptx, got.as_deref().unwrap_or_else(|e| e));
+        match got {
+            Ok(listing) => read_back(&listing, cases),
             Err(e) => {
                 // ptxas refuses some register widths: one kernel per width
                 // signature, so that only the cases it refuses are declined.
