@@ -62,7 +62,8 @@ Examples:
   ptx-cvt fuzz --target-cmd 'python3 examples/toy-interp/toy_interp.py' \\
       --filter 'cvt.{rn.f16.f32,rzi.s32.f64,s32.s8}' --seconds 5
   ptx-cvt fuzz --target-lib ./libmycvt.so --symbol cvt_impl --filter 'cvt.*.f16.f32'
-  ptx-cvt fuzz --target-cmd ./my-interp --record run.cases && ptx-cvt check run.cases";
+  ptx-cvt fuzz --target-cmd ./my-interp --record run.cases && ptx-cvt check run.cases
+  ptx-cvt fuzz --target-ptxas --target sm_90 --filter 'cvt.rni.*.f64' --seconds 30";
 
 #[derive(Args)]
 #[command(after_long_help = PROTOCOL_HELP)]
