@@ -9,8 +9,9 @@ use serde_json::json;
 
 use crate::options::VariantFilter;
 
-/// The table, built into the program.
-const TABLE: &str = include_str!("../../evidence/ptxas-13.5/lowering.tsv");
+/// The committed table in the source tree this program was built from (read
+/// at run time: it lies outside the package, and it is 3 MB).
+const COMMITTED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../evidence/ptxas-13.5/lowering.tsv");
 
 const HELP: &str = "\
 Each row: the spelling, its register widths (sources -> destination), the
@@ -44,6 +45,22 @@ pub struct LoweringArgs {
     /// Print one JSON object: the table's header lines and the rows.
     #[arg(long)]
     json: bool,
+    /// The table to read (default: evidence/ptxas-13.5/lowering.tsv of the
+    /// source tree ptx-cvt was built from, else of the current directory).
+    #[arg(long, value_name = "FILE")]
+    table: Option<std::path::PathBuf>,
+}
+
+/// The table's text: --table, else the committed one.
+fn table_text(given: Option<&std::path::Path>) -> Result<String, String> {
+    let path = match given {
+        Some(p) => p.to_path_buf(),
+        None => [std::path::PathBuf::from(COMMITTED), "evidence/ptxas-13.5/lowering.tsv".into()]
+            .into_iter()
+            .find(|p| p.is_file())
+            .ok_or("no lowering table here: give --table evidence/ptxas-13.5/lowering.tsv (in a ptx-cvt checkout)")?,
+    };
+    std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -103,7 +120,8 @@ pub fn run(a: LoweringArgs) -> u8 {
 
 fn lowering(a: &LoweringArgs) -> Result<(), String> {
     let filter = VariantFilter::new(&a.filters)?;
-    let all = rows(TABLE)?;
+    let text = table_text(a.table.as_deref())?;
+    let all = rows(&text)?;
     let target = a.target.to_string();
     if !all.iter().any(|r| r.target == target) {
         let mut have: Vec<&str> = all.iter().map(|r| r.target).collect();
@@ -115,7 +133,7 @@ fn lowering(a: &LoweringArgs) -> Result<(), String> {
         .filter(|r| r.target == target && filter.matches_name(r.instruction))
         .filter(|r| a.class.is_none_or(|c| c.name() == r.class))
         .collect();
-    let header: Vec<&str> = TABLE.lines().take_while(|l| l.starts_with('#')).collect();
+    let header: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
     if a.json {
         let rows: Vec<_> = chosen
             .iter()
@@ -148,7 +166,8 @@ mod tests {
 
     #[test]
     fn the_committed_table_reads_and_knows_the_tf32_sequence() {
-        let all = rows(TABLE).unwrap();
+        let text = table_text(None).unwrap();
+        let all = rows(&text).unwrap();
         // ptxas 13.5.37 -O3 -arch=sm_90: FSETP.GEU |x|, +INF; @!P0 add 0x1000; LOP3 & 0xffffe000.
         let r = all.iter().find(|r| r.target == "sm_90" && r.instruction == "cvt.rna.tf32.f32").unwrap();
         assert_eq!(r.class, "sequence");
