@@ -64,7 +64,7 @@ fn version_of(tool: &Path) -> Result<String, String> {
     if !out.status.success() {
         return Err(format!("{} --version failed ({})", tool.display(), out.status));
     }
-    let v = text.split_whitespace().filter_map(|w| w.strip_prefix('V')).last();
+    let v = text.split_whitespace().filter_map(|w| w.strip_prefix('V')).next_back();
     Ok(v.unwrap_or("unknown version").to_string())
 }
 
