@@ -254,7 +254,10 @@ fn variants(a: &FuzzArgs, version: PtxVersion) -> Result<Vec<Cvt>, String> {
 
 fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
     if !a.imp.given() {
-        return Err("name the implementation under test: --target-cmd CMD, --target-lib PATH, --target-gpu N or --target-ptxas".into());
+        return Err(
+            "name the implementation under test: --target-cmd CMD, --target-lib PATH, --target-gpu N or --target-ptxas"
+                .into(),
+        );
     }
     let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
     let chosen = variants(a, version)?;

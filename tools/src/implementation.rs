@@ -83,7 +83,10 @@ pub struct ImplArgs {
 impl ImplArgs {
     /// Whether an implementation was named.
     pub fn given(&self) -> bool {
-        self.target_cmd.is_some() || self.target_lib.is_some() || self.target_gpu.is_some() || self.target_ptxas.is_some()
+        self.target_cmd.is_some()
+            || self.target_lib.is_some()
+            || self.target_gpu.is_some()
+            || self.target_ptxas.is_some()
     }
 
     /// Open the implementation, if one was named (ptxas for sm_90).
