@@ -99,7 +99,8 @@ impl ImplArgs {
     pub fn open_for(&self, target: Option<ptx_cvt::Target>) -> Result<Option<Box<dyn Implementation>>, String> {
         if let Some(path) = &self.target_ptxas {
             let tools = Tools::find(path.as_deref())?;
-            return Ok(Some(Box::new(PtxasFolder::new(tools, target.unwrap_or(ptx_cvt::Target::new(90))))));
+            let folder = PtxasFolder::new(tools, target.unwrap_or(ptx_cvt::Target::new(90)));
+            return Ok(Some(Box::new(WithProgress::new(folder))));
         }
         if let Some(cmd) = &self.target_cmd {
             let mut p = ProcessImpl::spawn(cmd, Duration::from_secs_f64(self.timeout), self.restart)?;
@@ -166,5 +167,63 @@ pub struct WorkerArgs {
 impl WorkerArgs {
     pub fn run(self) -> u8 {
         worker::serve(&self.target_lib, &self.symbol)
+    }
+}
+
+/// A slow implementation (ptxas: about a second per batch) with a spinner on
+/// stderr that counts the cases sent and names the instruction in flight
+/// (hidden when stderr is no terminal).
+struct WithProgress<I: Implementation> {
+    inner: I,
+    bar: indicatif::ProgressBar,
+}
+
+impl<I: Implementation> WithProgress<I> {
+    fn new(inner: I) -> WithProgress<I> {
+        use std::io::IsTerminal;
+        let bar = if std::io::stderr().is_terminal() {
+            let b = indicatif::ProgressBar::new_spinner();
+            if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {pos} cases sent, {elapsed}: {msg}") {
+                b.set_style(style);
+            }
+            b.enable_steady_tick(Duration::from_millis(200));
+            b
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        WithProgress { inner, bar }
+    }
+}
+
+impl<I: Implementation> Drop for WithProgress<I> {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl<I: Implementation> Implementation for WithProgress<I> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn eval(
+        &mut self,
+        c: &ptx_cvt::Cvt,
+        operands: &[ptx_cvt::Operand],
+        dst_width: u32,
+    ) -> Result<ptx_cvt_harness::Answer, String> {
+        let (mut answers, error) = self.eval_batch(c, &[(operands.to_vec(), dst_width)]);
+        answers.pop().ok_or_else(|| error.unwrap_or_else(|| "no answer".into()))
+    }
+
+    fn eval_batch(
+        &mut self,
+        c: &ptx_cvt::Cvt,
+        cases: &[(Vec<ptx_cvt::Operand>, u32)],
+    ) -> (Vec<ptx_cvt_harness::Answer>, Option<String>) {
+        self.bar.set_message(format!("{c} ({} cases)", cases.len()));
+        let r = self.inner.eval_batch(c, cases);
+        self.bar.inc(cases.len() as u64);
+        r
     }
 }
