@@ -153,6 +153,9 @@ fn anything_unreadable_declines_the_whole_kernel() {
     // A store through an address computed at run time could hit any slot.
     let w = why(read(&["MOV R4, 0x1", "STG.E desc[UR4][R2.64], R4", "STG.E desc[UR4][R8.64], R4"], 2, 32));
     assert!(w.contains("cannot place"), "{w}");
+    // A store wider than the reader knows (sm_100's 256-bit form) is not read as 32 bits.
+    let w = why(read(&["MOV R4, 0x1", "STG.E.ENL2.256 desc[UR4][R2.64], R4"], 2, 32));
+    assert!(w.contains("cannot place"), "{w}");
     // Not a listing of ours at all.
     let w = why(read_back("no functions here\n", &[(vec![], 32), (vec![], 32)]));
     assert!(w.contains("no function cvt_fold"), "{w}");

@@ -341,6 +341,10 @@ impl Machine {
             _ => return Err(bad()),
         };
         let mods: Vec<&str> = i.modifiers().collect();
+        // A width this reader does not know (Blackwell's `.ENL2.256`) must not read as 32.
+        if mods.iter().any(|m| m.starts_with("ENL") || (m.parse::<u32>().is_ok() && *m != "64" && *m != "128")) {
+            return Err(bad());
+        }
         let width: u32 = if mods.iter().any(|m| *m == "U8" || *m == "S8") {
             8
         } else if mods.iter().any(|m| *m == "U16" || *m == "S16") {
