@@ -273,7 +273,8 @@ def merge_into_record(new_lines, targets):
     done = sorted({r[0] for r in out_rows}, key=lambda t: harness.tv_sort_key(t, "9.5"))
     lines = [l for l in h2 if not l.startswith("# command")]
     lines += [l for l in header if l.startswith("# left out on ") and l.split()[4] not in targets]
-    lines.insert(3, "# command: python3 scripts/ptxas-lowering.py --target %s" % " ".join(done))
+    lines.insert(3, "# command: python3 scripts/ptxas-lowering.py --target %s"
+                 % ("all" if done == harness.ALL_TARGETS else " ".join(done)))
     for body, b in sorted(ids.items(), key=lambda x: x[1]):
         lines.append("body %d" % b)
         lines += ["\t" + i for i in body]
