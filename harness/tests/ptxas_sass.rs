@@ -173,3 +173,13 @@ fn listing_lines_split_into_guard_opcode_operands_and_encoding() {
     assert_eq!((s[0].offset, s[0].width, s[0].guarded, s[0].value), (8, 64, true, None));
     assert!(sass::parse("        /*0000*/  MOV R1, R2 ;\n").is_err(), "an instruction without its encoding");
 }
+
+#[test]
+fn hfma2_counts_as_a_move_only_of_an_immediate() {
+    // `HFMA2.MMA R7, -RZ, RZ, 1.875, 0.0078125` is 3f802000 (ptxas 13.5.37 sm_90 listing above);
+    // with a register operand it is run-time code, whatever the encoding's upper word holds.
+    let imm = read(&["HFMA2.MMA R6, -RZ, RZ, 0x3f802000", "STG.E desc[UR4][R2.64], R6"], 1, 32);
+    assert_eq!(imm, vec![Answer::Bits(0x3f80_2000)]);
+    let reg = read(&["MOV R4, 0x1", "HFMA2 R6, -RZ, RZ, R4.H0_H0", "STG.E desc[UR4][R2.64], R6"], 1, 32);
+    assert_eq!(reg, vec![not_folded()]);
+}

@@ -256,7 +256,11 @@ impl Machine {
         let result = match (i.base(), mods.as_slice(), ops.as_slice()) {
             ("MOV" | "UMOV", [] | ["U32"], [d, s]) => Some((*d, self.src(s))),
             ("IMAD", ["MOV"] | ["MOV", "U32"], [d, "RZ", "RZ", s]) => Some((*d, self.src(s))),
-            ("HFMA2", [] | ["MMA"], [d, "-RZ", "RZ", ..]) if ops.len() >= 4 => Some((*d, half2_imm(i))),
+            ("HFMA2", [] | ["MMA"], [d, "-RZ", "RZ", rest @ ..])
+                if !rest.is_empty() && rest.iter().all(|o| literal(o)) =>
+            {
+                Some((*d, half2_imm(i)))
+            }
             ("PRMT", [], [d, a, sel, b]) => Some((*d, prmt(self.src(a), self.src(sel), self.src(b)))),
             ("LDC" | "ULDC", [] | ["64"], [d, c]) => {
                 let wide = mods == ["64"];
@@ -368,6 +372,13 @@ impl Machine {
         self.stores.push(Store { base, offset, width, value: bits.map(|b| b & mask), guarded, text: i.text() });
         Ok(())
     }
+}
+
+/// An immediate operand as printed (`0x10`, `1.875`, `-INF`, `+QNAN`): no
+/// register, predicate or constant-bank reference.
+fn literal(o: &str) -> bool {
+    let t = o.trim_start_matches(['-', '+', '|', '!', '~']);
+    !(t.starts_with('R') || t.starts_with("UR") || t.starts_with('P') || t.starts_with("UP") || t.contains("c["))
 }
 
 /// HFMA2 `Rd, -RZ, RZ, a, b` is `-0 * 0 + (a, b)` per f16 lane: the immediate
