@@ -6,7 +6,8 @@
 //!   unsupported), or fails (an adapter error).
 //! - Adapters: [`process::ProcessImpl`] (a program speaking case lines over
 //!   pipes), [`shared_lib::SharedLib`] (a C function in a shared library),
-//!   [`FastEngine`] (the oracle's own fast engine).
+//!   [`FastEngine`] (the oracle's own fast engine), [`ptxas::PtxasFolder`]
+//!   (ptxas's constant folder, read back from its SASS).
 //! - [`report::Mismatch`]: one wrong answer, as text and JSON, with the rule
 //!   that decides the differing bits ([`attribution`]) and its coverage class.
 //! - [`diagnose`]: the catalogue of hypotheses (alternative semantics) that
@@ -25,6 +26,7 @@ pub mod group;
 pub mod implementation;
 pub mod lines;
 pub mod process;
+pub mod ptxas;
 pub mod report;
 pub mod reproducer;
 pub mod shared_lib;

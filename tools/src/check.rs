@@ -27,6 +27,9 @@ Without --target-cmd/--target-lib, every case line must carry its result
 the implementation answers every case of the files (operands and register
 widths as written; a result in the file is ignored) and its answers are
 checked: `ptx-cvt check --target-lib ./libmine.so vectors/compact`.
+`--target-ptxas` checks ptxas's constant folder for --target (default
+sm_90): `ptx-cvt check --target-ptxas --target sm_90 vectors/compact`
+(cases it does not fold are declined as not folded by ptxas at -O3).
 
 Output (one screen): the totals, then the bug classes, most cases first,
 one per cause: what the implementation does instead (the catalogue
@@ -147,7 +150,7 @@ pub fn run(a: CheckArgs) -> u8 {
             return 2;
         }
     };
-    let imp = match a.imp.open() {
+    let imp = match a.imp.open_for(a.opts.target) {
         Ok(i) => i,
         Err(e) => {
             eprintln!("error: {e}");

@@ -62,7 +62,8 @@ Examples:
   ptx-cvt fuzz --target-cmd 'python3 examples/toy-interp/toy_interp.py' \\
       --filter 'cvt.{rn.f16.f32,rzi.s32.f64,s32.s8}' --seconds 5
   ptx-cvt fuzz --target-lib ./libmycvt.so --symbol cvt_impl --filter 'cvt.*.f16.f32'
-  ptx-cvt fuzz --target-cmd ./my-interp --record run.cases && ptx-cvt check run.cases";
+  ptx-cvt fuzz --target-cmd ./my-interp --record run.cases && ptx-cvt check run.cases
+  ptx-cvt fuzz --target-ptxas --target sm_90 --filter 'cvt.rni.*.f64' --seconds 30";
 
 #[derive(Args)]
 #[command(after_long_help = PROTOCOL_HELP)]
@@ -253,7 +254,10 @@ fn variants(a: &FuzzArgs, version: PtxVersion) -> Result<Vec<Cvt>, String> {
 
 fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
     if !a.imp.given() {
-        return Err("name the implementation under test: --target-cmd CMD, --target-lib PATH or --target-gpu N".into());
+        return Err(
+            "name the implementation under test: --target-cmd CMD, --target-lib PATH, --target-gpu N or --target-ptxas"
+                .into(),
+        );
     }
     let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
     let chosen = variants(a, version)?;
@@ -268,7 +272,7 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
             Some(BufWriter::new(File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?))
         }
     };
-    let mut imp = a.imp.open()?.expect("given");
+    let mut imp = a.imp.open_for(Some(a.target))?.expect("given");
     let budget = (a.seconds > 0.0).then(|| Duration::from_secs_f64(a.seconds));
     let plan = format!(
         "fuzzing {} on {} variant(s) legal on {}; seed {seed}, profile {}, {}",

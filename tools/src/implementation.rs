@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 use ptx_cvt_harness::process::ProcessImpl;
+use ptx_cvt_harness::ptxas::{PtxasFolder, Tools};
 use ptx_cvt_harness::shared_lib::{SharedLib, DEFAULT_SYMBOL};
 use ptx_cvt_harness::worker::{self, Isolated};
 use ptx_cvt_harness::Implementation;
@@ -26,6 +27,16 @@ pub struct ImplArgs {
     /// kernels for --gpu-target). Needs an NVIDIA driver.
     #[arg(long, value_name = "N", conflicts_with = "target_cmd", help_heading = "Implementation under test")]
     pub target_gpu: Option<usize>,
+    /// Implementation under test: ptxas's constant folder. Cases become
+    /// kernels of literal conversions, assembled with `ptxas -O3` for --target
+    /// (default sm_90) and read back from `nvdisasm` (a case ptxas does not
+    /// fold is declined: "not folded by ptxas at -O3"). ptxas is PATH, else
+    /// $PTX_CVT_PTXAS, `ptxas` on PATH, or scripts/get-ptxas.sh's cache;
+    /// nvdisasm $PTX_CVT_NVDISASM, next to ptxas, on PATH, or
+    /// scripts/get-nvdisasm.sh's cache. Give PATH with `=`.
+    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true,
+          conflicts_with_all = ["target_cmd", "target_lib", "target_gpu"], help_heading = "Implementation under test")]
+    pub target_ptxas: Option<Option<PathBuf>>,
     /// The `.target` of the --target-gpu kernels.
     #[arg(long, value_name = "SM", default_value = "sm_90", value_parser = crate::parse_target,
           help_heading = "Implementation under test")]
@@ -72,11 +83,25 @@ pub struct ImplArgs {
 impl ImplArgs {
     /// Whether an implementation was named.
     pub fn given(&self) -> bool {
-        self.target_cmd.is_some() || self.target_lib.is_some() || self.target_gpu.is_some()
+        self.target_cmd.is_some()
+            || self.target_lib.is_some()
+            || self.target_gpu.is_some()
+            || self.target_ptxas.is_some()
     }
 
-    /// Open the implementation, if one was named.
+    /// Open the implementation, if one was named (ptxas for sm_90).
     pub fn open(&self) -> Result<Option<Box<dyn Implementation>>, String> {
+        self.open_for(None)
+    }
+
+    /// Open the implementation, if one was named; `target` is the command's
+    /// --target, the architecture ptxas assembles for (default sm_90).
+    pub fn open_for(&self, target: Option<ptx_cvt::Target>) -> Result<Option<Box<dyn Implementation>>, String> {
+        if let Some(path) = &self.target_ptxas {
+            let tools = Tools::find(path.as_deref())?;
+            let folder = PtxasFolder::new(tools, target.unwrap_or(ptx_cvt::Target::new(90)));
+            return Ok(Some(Box::new(WithProgress::new(folder))));
+        }
         if let Some(cmd) = &self.target_cmd {
             let mut p = ProcessImpl::spawn(cmd, Duration::from_secs_f64(self.timeout), self.restart)?;
             p.set_batch_end(self.batch_end);
@@ -142,5 +167,63 @@ pub struct WorkerArgs {
 impl WorkerArgs {
     pub fn run(self) -> u8 {
         worker::serve(&self.target_lib, &self.symbol)
+    }
+}
+
+/// A slow implementation (ptxas: about a second per batch) with a spinner on
+/// stderr that counts the cases sent and names the instruction in flight
+/// (hidden when stderr is no terminal).
+struct WithProgress<I: Implementation> {
+    inner: I,
+    bar: indicatif::ProgressBar,
+}
+
+impl<I: Implementation> WithProgress<I> {
+    fn new(inner: I) -> WithProgress<I> {
+        use std::io::IsTerminal;
+        let bar = if std::io::stderr().is_terminal() {
+            let b = indicatif::ProgressBar::new_spinner();
+            if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {pos} cases sent, {elapsed}: {msg}") {
+                b.set_style(style);
+            }
+            b.enable_steady_tick(Duration::from_millis(200));
+            b
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        WithProgress { inner, bar }
+    }
+}
+
+impl<I: Implementation> Drop for WithProgress<I> {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl<I: Implementation> Implementation for WithProgress<I> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn eval(
+        &mut self,
+        c: &ptx_cvt::Cvt,
+        operands: &[ptx_cvt::Operand],
+        dst_width: u32,
+    ) -> Result<ptx_cvt_harness::Answer, String> {
+        let (mut answers, error) = self.eval_batch(c, &[(operands.to_vec(), dst_width)]);
+        answers.pop().ok_or_else(|| error.unwrap_or_else(|| "no answer".into()))
+    }
+
+    fn eval_batch(
+        &mut self,
+        c: &ptx_cvt::Cvt,
+        cases: &[(Vec<ptx_cvt::Operand>, u32)],
+    ) -> (Vec<ptx_cvt_harness::Answer>, Option<String>) {
+        self.bar.set_message(format!("{c} ({} cases)", cases.len()));
+        let r = self.inner.eval_batch(c, cases);
+        self.bar.inc(cases.len() as u64);
+        r
     }
 }

@@ -22,6 +22,7 @@ mod gen;
 mod gpu;
 mod implementation;
 mod list;
+mod lowering;
 mod options;
 mod output;
 mod ptx;
@@ -75,7 +76,7 @@ enum Command {
     ///
     /// Reads each FILE or directory (`-` for stdin). The results are those
     /// written in the lines (a GPU dump, an emulator's output) or, with
-    /// --target-cmd/--target-lib/--target-gpu, the implementation's answers
+    /// --target-cmd/--target-lib/--target-gpu/--target-ptxas, the implementation's answers
     /// to every case. Prints the totals and one line per bug class: what the
     /// implementation does instead (docs/diagnosis.md), its variants and an
     /// example; --class N or --all print mismatches in full (decoded input,
@@ -130,6 +131,12 @@ enum Command {
     ///
     /// Example: `ptx-cvt list --target sm_90`.
     List(list::ListArgs),
+    /// Print the SASS ptxas 13.5 emits for each legal spelling of a target (the committed lowering atlas).
+    ///
+    /// Each spelling is one SASS conversion instruction, a sequence (whose
+    /// instructions then decide the hardware's bits), or none. Example:
+    /// `ptx-cvt lowering --target sm_90 --class sequence`.
+    Lowering(lowering::LoweringArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     ///
     /// Example: `ptx-cvt completions bash > ~/.local/share/bash-completion/completions/ptx-cvt`.
@@ -192,6 +199,7 @@ fn main() -> ExitCode {
         Command::Check(a) => check::run(a),
         Command::Explain(a) => explain::run(a),
         Command::List(a) => list::run(a),
+        Command::Lowering(a) => lowering::run(a),
         Command::Gen(a) => gen::run(a),
         Command::Coverage(a) => coverage::run(a),
         Command::Ptx(a) => ptx::run(a),
