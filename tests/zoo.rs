@@ -7,7 +7,7 @@
 //! explanation, holding at least 95% of the defect's cases, and each class
 //! must hold one defect.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
