@@ -60,6 +60,7 @@ pub mod instr;
 mod operand;
 pub mod policy;
 pub mod round;
+pub mod sass;
 
 /// Version of the semantics this crate implements (`docs/semantics.md` §9):
 /// raised whenever any result, acceptance set or legality verdict changes,
