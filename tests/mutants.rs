@@ -6,7 +6,7 @@
 
 use std::cell::Cell;
 
-use ptx_cvt::decide::{ptx, Decision, Decisions, IntToInt, SourceFlush, Special};
+use ptx_cvt::decide::{ptx, Decision, Decisions, FtzCutoff, IntToInt, SourceFlush, Special};
 use ptx_cvt::eval::evaluate_with;
 use ptx_cvt::fast::Plan;
 use ptx_cvt::format::Format;
@@ -391,6 +391,10 @@ impl Decisions for Recorder<'_> {
     fn flushes_result(&self, c: &Cvt) -> bool {
         self.asked(Decision::FlushesResult);
         ptx::flushes_result(self, c)
+    }
+    fn ftz_cutoff(&self, c: &Cvt, neg: bool, profile: Profile) -> FtzCutoff {
+        self.asked(Decision::FtzCutoff);
+        ptx::ftz_cutoff(self, c, neg, profile)
     }
     fn no_modifier(&self, c: &Cvt) -> bool {
         self.asked(Decision::NoModifier);

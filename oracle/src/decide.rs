@@ -90,6 +90,17 @@ pub enum SourceFlush {
     Erratum { flush: bool },
 }
 
+/// Where `.ftz` cuts a subnormal f32 result off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FtzCutoff {
+    /// A tiny result: judged on the rounded result or on the exact value, by
+    /// the profile's answer to [`Question::FtzAfterRounding`] (`ftz-tininess`).
+    Answer,
+    /// Flushed exactly when the exact magnitude is below 2^emin − 2^(emin −
+    /// `gap`), or 2^emin without a `gap` (`ftz-f32-f64-cutoff`, §5.17).
+    Below { gap: Option<u32> },
+}
+
 impl SourceFlush {
     /// Whether a subnormal source becomes ±0.
     pub fn flushes(self) -> bool {
@@ -118,6 +129,7 @@ decisions! {
     Answers "answers";
     FlushesSource "flushes_source";
     FlushesResult "flushes_result";
+    FtzCutoff "ftz_cutoff";
     NoModifier "no_modifier";
     NanSource "nan_source";
     CanonicalNanSign "canonical_nan_keeps_sign";
@@ -179,14 +191,20 @@ pub trait Decisions {
     fn flushes_result(&self, c: &Cvt) -> bool {
         ptx::flushes_result(self, c)
     }
+    /// Where `.ftz` flushes a result of sign `neg` (`ftz-tininess` `[OPEN]`,
+    /// §5.6; `ftz-f32-f64-cutoff` `[SASS]`, §5.17).
+    fn ftz_cutoff(&self, c: &Cvt, neg: bool, profile: Profile) -> FtzCutoff {
+        ptx::ftz_cutoff(self, c, neg, profile)
+    }
     /// Whether the instruction has no modifier at all: the premise of
     /// `nan-copy` `[OPEN]` (§5.9).
     fn no_modifier(&self, c: &Cvt) -> bool {
         ptx::no_modifier(self, c)
     }
     /// What a NaN source becomes in a float destination (`sat-nan` `[HW]`,
-    /// `satfinite-nan-to-max` `[PTX]`, `ue8m0-nan` `[EMU]`, `relu-nan` `[PTX]`,
-    /// `satfinite-nan` `[PTX]`, then the profile's NaN rule, §5.7–5.9), and the rule.
+    /// `satfinite-nan-to-max` `[PTX]`, `ue8m0-nan` `[EMU]`, the sequences'
+    /// rules `[SASS]` (§5.17), `relu-nan` `[PTX]`, `satfinite-nan` `[PTX]`,
+    /// then the profile's NaN rule, §5.7–5.9), and the rule.
     fn nan_source(&self, c: &Cvt, profile: Profile) -> (NanOut, Rule) {
         ptx::nan_source(self, c, profile)
     }
@@ -366,6 +384,21 @@ pub mod ptx {
         c.ftz && c.dtype.format() == Format::F32
     }
 
+    pub fn ftz_cutoff<D: Decisions + ?Sized>(d: &D, c: &Cvt, neg: bool, profile: Profile) -> FtzCutoff {
+        let narrow = c.ftz && c.atype.format() == Format::F64 && c.dtype.format() == Format::F32;
+        if profile == Profile::Isa || !narrow {
+            return FtzCutoff::Answer;
+        }
+        // The thresholds of ptxas 13.5's DSETP/FSETP before its flushing FMUL (docs/semantics.md §5.17).
+        let gap = match mode_of(d, c) {
+            Mode::NearestEven => Some(25),
+            Mode::Down if neg => Some(24),
+            Mode::Up if !neg => Some(24),
+            _ => None,
+        };
+        FtzCutoff::Below { gap }
+    }
+
     pub fn no_modifier<D: Decisions + ?Sized>(_: &D, c: &Cvt) -> bool {
         c.rounding.is_none() && !c.ftz && !c.relu && !c.satfinite
     }
@@ -384,6 +417,8 @@ pub mod ptx {
         } else if dst == Format::Ue5m3 {
             // ff is ue5m3's only NaN code, under either profile.
             (NanOut::Canonical, if c.satfinite { Rule::SatFiniteNan } else { Rule::Ue5m3Nan })
+        } else if let Some(answer) = profile.sequence_nan(c) {
+            answer
         } else if c.relu {
             profile.canonical_nan(Rule::ReluNan)
         } else if c.satfinite {

@@ -9,7 +9,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::format::Format;
+use crate::format::{FloatLayout, Format};
+use crate::instr::{Cvt, Rounding};
 use crate::instr::Type;
 
 /// Strength of the evidence behind a rule (docs/semantics.md §0).
@@ -19,6 +20,8 @@ pub enum Evidence {
     Ptx,
     /// A public run on NVIDIA hardware.
     Hw,
+    /// What the code ptxas 13.5 emits for the form computes (docs/semantics.md §5.17).
+    Sass,
     /// NVIDIA's CPU emulation in the CUDA headers.
     Emu,
     /// Unknown; the profile's choice awaits a GPU run.
@@ -32,6 +35,7 @@ impl Evidence {
         match self {
             Evidence::Ptx => "PTX",
             Evidence::Hw => "HW",
+            Evidence::Sass => "SASS",
             Evidence::Emu => "EMU",
             Evidence::Open => "OPEN",
             Evidence::Ieee => "IEEE",
@@ -89,7 +93,13 @@ rules! {
     NanCanonical "nan-canonical" Emu "NaN becomes the canonical NaN (sign dropped) per NVIDIA's host emulation";
     NanUnspecified "nan-unspecified" Ptx "the NaN's bits are not specified: any NaN is accepted";
     NanOpen "nan-open" Open "the NaN's bits are unconfirmed: any NaN is accepted until a GPU run pins them";
-    NanCopy "nan-copy" Open "same-type cvt without modifiers moves the NaN unchanged";
+    NanCopy "nan-copy" Sass "cvt.f32.f32 and cvt.f64.f64 without modifiers: ptxas emits no instruction, the NaN's bits are moved unchanged";
+    NanMoveCanonical "nan-f16-bf16-move" Sass "cvt.f16.f16, cvt.bf16.bf16 without modifiers and cvt.ftz.f32.f32 are an FP add of −0 (HADD2, HFMA2.BF16, FADD.FTZ): a NaN becomes the canonical NaN";
+    Tf32RnaNan "tf32-rna-nan" Sass "cvt.rna.tf32.f32 of a NaN: the source bits with bits 12..0 cleared (a NaN whose payload lies only there becomes ±Inf)";
+    Tf32RnaSatFiniteNan "tf32-rna-satfinite-nan" Sass "cvt.rna.satfinite.tf32.f32 of a NaN: bits 12..0 cleared, then minus 0x2000 where that is ±Inf or NaN (a NaN can become ±MAX_NORM, ±Inf or another NaN)";
+    FtzWidenNan "ftz-f64-f32-nan" Sass "cvt.ftz.f64.f32 of a NaN: 7fffffffe0000000, the canonical f32 NaN (FMUL.FTZ first) widened";
+    Bf16WidenNan "bf16-f32-nan" Sass "cvt.f32.bf16 of a NaN: the bf16 bits shifted into the upper half, unchanged (SHF.L.U32)";
+    FtzCutoff "ftz-f32-f64-cutoff" Sass ".ftz.f32.f64 flushes |x| below 2^-126 − 2^-151 (.rn), 2^-126 (.rz; .rm of x > 0; .rp of x < 0), 2^-126 − 2^-150 (.rm of x < 0; .rp of x > 0)";
     SatFiniteNanToMax "satfinite-nan-to-max" Ptx ".satfinite into a format without NaN (e2m1, e2m3, e3m2): NaN gives +MAX_NORM";
     OverflowToNan "overflow-nan" Emu "ue8m0 without .satfinite: +Inf and overflow give the NaN code ff";
     Ue5m3OverflowNan "ue5m3-overflow-nan" Emu "ue5m3 without .satfinite: ±Inf, and a magnitude that .rn or .rp rounds above 114688, give the NaN code ff (.rz gives fe)";
@@ -138,6 +148,7 @@ impl Rule {
             RoundToFloat | DefaultRounding | OverflowToInf | OverflowToMax | InfToInf => "5.4",
             RoundToIntegral | Exact | Copy => "5.5",
             FtzInput | FtzErratumF16 | FtzOutput | FtzTininess => "5.6",
+            NanMoveCanonical | Tf32RnaNan | Tf32RnaSatFiniteNan | FtzWidenNan | Bf16WidenNan | FtzCutoff => "5.17",
             SatClamp | SatNan | SatNegZero => "5.7",
             Relu | ReluNegZero | ReluNan | SatFinite | SatFiniteNan | SatFiniteNanToMax => "5.8",
             NanPayload | NanCanonical | NanUnspecified | NanOpen | NanCopy => "5.9",
@@ -304,6 +315,39 @@ pub enum NanOut {
     Zero,
     /// +MAX_NORM (`.satfinite` into a format without NaN).
     MaxNorm,
+    /// tf32 `.rna`: the source's bits with those below tf32 cleared; with
+    /// `step_down`, minus one tf32 unit where that is ±Inf or NaN (§5.17).
+    Masked { step_down: bool },
+    /// The source's canonical NaN, widened with its payload (`cvt.ftz.f64.f32`).
+    SourceCanonical,
+    /// The source's bits moved into the destination's upper bits (bf16→f32).
+    Shifted,
+}
+
+impl NanOut {
+    /// The bits of the answers computed from the source NaN's sign, quiet
+    /// bit and payload (the sequences of docs/semantics.md §5.17); `None`
+    /// for the others. One definition for both engines.
+    pub fn source_bits(self, src: Format, dst: Format, neg: bool, quiet: bool, payload: u64) -> Option<u64> {
+        let (s, d) = (src.float_layout()?, dst.float_layout()?);
+        let frac = if quiet { s.quiet_bit() } else { 0 } | payload;
+        let inf = |l: &FloatLayout| l.exp_field_max() << l.man_bits << l.shift;
+        let sign = |l: &FloatLayout, neg: bool| if neg { l.sign_bit() << l.shift } else { 0 };
+        match self {
+            NanOut::Masked { step_down } => {
+                let x = sign(&s, neg) | inf(&s) | frac << s.shift;
+                let r = x & !((1u64 << d.shift) - 1);
+                let abs = r & (sign(&d, true) - 1);
+                Some(if step_down && abs >= inf(&d) { r - (1 << d.shift) } else { r })
+            }
+            NanOut::SourceCanonical => {
+                let all = (1u64 << s.man_bits) - 1;
+                Some(inf(&d) | all << (d.man_bits - s.man_bits) << d.shift)
+            }
+            NanOut::Shifted => Some(sign(&d, neg) | inf(&d) | frac << (d.man_bits - s.man_bits) << d.shift),
+            _ => None,
+        }
+    }
 }
 
 impl Profile {
@@ -315,11 +359,30 @@ impl Profile {
             return (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified);
         }
         match (dtype, atype) {
+            (F16 | Bf16, _) if dtype == atype && plain => (NanOut::Canonical, Rule::NanMoveCanonical),
             (d, a) if d == a && plain => (NanOut::Copy, Rule::NanCopy),
+            (F32, Bf16) => (NanOut::Shifted, Rule::Bf16WidenNan),
             (F64, F32) | (F32, F64) => (NanOut::Payload, Rule::NanPayload),
             (F16 | Bf16 | Tf32, _) | (F32, F16) => (NanOut::Canonical, Rule::NanCanonical),
-            (F32 | F64, Bf16) => (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified),
+            (F64, Bf16) => (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified),
             _ => (NanOut::Any(Rule::NanOpen), Rule::NanOpen),
+        }
+    }
+    /// The NaN answers of the forms ptxas lowers to a sequence whose NaN
+    /// bits differ from the other rules (docs/semantics.md §5.17; `sm90` only).
+    pub fn sequence_nan(self, c: &Cvt) -> Option<(NanOut, Rule)> {
+        use Format::*;
+        if self == Profile::Isa || c.sat || c.relu {
+            return None;
+        }
+        match (c.dtype.format(), c.atype.format(), c.rounding) {
+            (Tf32, F32, Some(Rounding::Rna)) if c.satfinite => {
+                Some((NanOut::Masked { step_down: true }, Rule::Tf32RnaSatFiniteNan))
+            }
+            (Tf32, F32, Some(Rounding::Rna)) => Some((NanOut::Masked { step_down: false }, Rule::Tf32RnaNan)),
+            (F64, F32, _) if c.ftz => Some((NanOut::SourceCanonical, Rule::FtzWidenNan)),
+            (F32, F32, None) if c.ftz && !c.satfinite => Some((NanOut::Canonical, Rule::NanMoveCanonical)),
+            _ => None,
         }
     }
     /// NaN produced by .relu / .satfinite: the canonical NaN (bits `[OPEN]` under the ISA profile).

@@ -5,7 +5,7 @@ use rug::Integer;
 
 use super::trace::signed;
 use super::{Ctx, TypeResult};
-use crate::decide::{Decisions, SourceFlush, Special};
+use crate::decide::{Decisions, FtzCutoff, SourceFlush, Special};
 use crate::encode;
 use crate::exact::{is_subnormal, Dyadic, Nan, Value};
 use crate::instr::Family;
@@ -89,6 +89,9 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
             NanOut::Copy => {
                 TypeResult::Bits(encode::encode_nan(d, n.neg, n.payload) & !(l.quiet_bit() * (!n.quiet) as u64))
             }
+            NanOut::Masked { .. } | NanOut::SourceCanonical | NanOut::Shifted => TypeResult::Bits(
+                out.source_bits(self.src, d, n.neg, n.quiet, n.payload).expect("float source and destination"),
+            ),
             NanOut::Payload => {
                 // Align the payload's top bits under the quiet bit.
                 let pb = l.man_bits - 1;
@@ -212,7 +215,19 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
                 return TypeResult::Bits(self.special(s));
             }
         }
-        if self.d.flushes_result(&c) {
+        let cutoff = if self.d.flushes_result(&c) { Some(self.d.ftz_cutoff(&c, neg, self.profile)) } else { None };
+        if let Some(FtzCutoff::Below { gap }) = cutoff {
+            // The sequence compares the exact source with its threshold (docs/semantics.md §5.17).
+            let emin = l.emin();
+            let bound = match gap {
+                Some(g) => Dyadic::word((1u64 << g) - 1, emin - g as i64),
+                None => Dyadic::word(1, emin),
+            };
+            if !mag.is_zero() && *exact < bound {
+                note!(self, Rule::FtzCutoff, format!("|{}| < {bound}: → {}0", signed(neg, exact), sign(neg)));
+                mag = Dyadic::zero();
+            }
+        } else if cutoff.is_some() {
             let tiny_after = mag.msb_exp().is_some_and(|e| e < l.emin());
             let tiny_before = exact.msb_exp().is_some_and(|e| e < l.emin());
             if tiny_after != tiny_before {

@@ -9,7 +9,7 @@ use super::plan::{NanPlan, Plan};
 use super::result::FastResult;
 use super::SCALE_BITS;
 use crate::accept::width_mask;
-use crate::decide::{Decisions, IntToInt, Special};
+use crate::decide::{Decisions, FtzCutoff, IntToInt, Special};
 use crate::operand::Operand;
 use crate::round::Mode;
 
@@ -210,6 +210,10 @@ impl<D: Decisions> Plan<D> {
                 NanPlan::Fixed(b) => LaneOut::Bits(if neg { b | self.nan_sign } else { b }),
                 NanPlan::Any => LaneOut::AnyNan,
                 NanPlan::Copy => LaneOut::Bits(encode_nan(d, neg, payload) & !(d.quiet_bit * (!quiet) as u64)),
+                NanPlan::Source(out) => LaneOut::Bits(
+                    out.source_bits(self.c.atype.format(), self.c.dtype.format(), neg, quiet, payload)
+                        .expect("float formats"),
+                ),
                 NanPlan::Payload => {
                     // Align the payload's top bits under the quiet bit.
                     let (sb, db) = (s.man_bits.saturating_sub(1), d.man_bits - 1);
@@ -270,8 +274,13 @@ impl<D: Decisions> Plan<D> {
             return LaneOut::Bits(special(d, s));
         }
         if self.ftz_out && sig != 0 {
-            let tiny_after = msb(sig, q) < d.emin;
-            let tiny = if self.ftz_after || exact_sig == 0 { tiny_after } else { msb(exact_sig, exact_exp) < d.emin };
+            let tiny = match self.ftz_cut[neg as usize] {
+                FtzCutoff::Below { gap } => below_cutoff(exact_sig, exact_exp, d.emin, gap),
+                FtzCutoff::Answer => {
+                    let tiny_after = msb(sig, q) < d.emin;
+                    if self.ftz_after || exact_sig == 0 { tiny_after } else { msb(exact_sig, exact_exp) < d.emin }
+                }
+            };
             if tiny {
                 sig = 0;
             }
@@ -287,6 +296,23 @@ impl<D: Decisions> Plan<D> {
         }
         LaneOut::Bits(encode_finite(d, neg, sig, q))
     }
+}
+
+/// Whether sig·2^exp (nonzero) is below 2^emin − 2^(emin − gap) (no
+/// `gap`: 2^emin), exactly.
+#[inline(always)]
+fn below_cutoff(sig: u128, exp: i32, emin: i32, gap: Option<u32>) -> bool {
+    let top = msb(sig, exp);
+    if top != emin - 1 {
+        return top < emin - 1;
+    }
+    let Some(g) = gap else { return true };
+    // Both sides in units of 2^(emin − 101): the value's bits shifted there
+    // (a right shift drops bits, which cannot change a strict comparison
+    // with an integer), the bound (2^g − 1)·2^(101 − g).
+    let base = emin - 101;
+    let v = if exp >= base { sig << (exp - base) as u32 } else { sig >> (base - exp) as u32 };
+    v < ((1u128 << g) - 1) << (101 - g)
 }
 
 /// The bits of a magnitude-independent result.

@@ -252,6 +252,7 @@ fn nan_bits(plan: &Plan, df: Format) -> NanBits {
         NanPlan::Any => fixed(super::result::canonical_nan(df)),
         NanPlan::Payload => NanBits { payload: true, ..fixed(0) },
         NanPlan::Copy => NanBits { copy: true, ..fixed(0) },
+        NanPlan::Source(_) => unreachable!("declined by try_run"),
     }
 }
 
@@ -260,6 +261,10 @@ pub(super) fn try_run(plan: &Plan, job: &mut impl Job) -> bool {
     let c = &plan.c;
     if plan.packed {
         return super::table::try_run(plan, job);
+    }
+    if matches!(plan.nan, NanPlan::Source(_)) {
+        // NaN bits computed from each source NaN: the generic path's.
+        return false;
     }
     let full = plan.dst_width == c.dtype.bits() && plan.dst_mask == low_mask(plan.dst_width);
     let Some(m) = mode_const(plan.mode) else {
