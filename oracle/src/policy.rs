@@ -134,6 +134,13 @@ impl Rule {
         matches!(self, Rule::Decode | Rule::SourceChop | Rule::DestExtend)
     }
 
+    /// Whether the rule gives results the ISA text does not permit: where
+    /// ptxas's code departs from the text, the `sm90` profile follows the
+    /// code and its answer lies outside the `isa` set (docs/semantics.md §6).
+    pub fn departs_from_isa(self) -> bool {
+        matches!(self, Rule::Tf32RnaNan | Rule::Tf32RnaSatFiniteNan)
+    }
+
     /// The section of `docs/semantics.md` that states this rule, e.g. `"5.3"`.
     /// A new rule needs an arm here and a row in that document's rule index (§8.1).
     pub fn section(self) -> &'static str {
@@ -361,10 +368,9 @@ impl Profile {
         match (dtype, atype) {
             (F16 | Bf16, _) if dtype == atype && plain => (NanOut::Canonical, Rule::NanMoveCanonical),
             (d, a) if d == a && plain => (NanOut::Copy, Rule::NanCopy),
-            (F32, Bf16) => (NanOut::Shifted, Rule::Bf16WidenNan),
             (F64, F32) | (F32, F64) => (NanOut::Payload, Rule::NanPayload),
             (F16 | Bf16 | Tf32, _) | (F32, F16) => (NanOut::Canonical, Rule::NanCanonical),
-            (F64, Bf16) => (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified),
+            (F32 | F64, Bf16) => (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified),
             _ => (NanOut::Any(Rule::NanOpen), Rule::NanOpen),
         }
     }
@@ -381,6 +387,8 @@ impl Profile {
             }
             (Tf32, F32, Some(Rounding::Rna)) => Some((NanOut::Masked { step_down: false }, Rule::Tf32RnaNan)),
             (F64, F32, _) if c.ftz => Some((NanOut::SourceCanonical, Rule::FtzWidenNan)),
+            // With .ftz it is one F2F.FTZ.F32.BF16, which the ISA text leaves to any NaN.
+            (F32, Bf16, _) if !c.ftz => Some((NanOut::Shifted, Rule::Bf16WidenNan)),
             (F32, F32, None) if c.ftz && !c.satfinite => Some((NanOut::Canonical, Rule::NanMoveCanonical)),
             _ => None,
         }
