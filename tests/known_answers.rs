@@ -50,9 +50,10 @@ fn isa_contract_known_answers() {
 /// (ptxas's tf32 `.rna` code on NaN, docs/semantics.md §5.17, §6).
 fn departs(case: &ptx_cvt::Case) -> bool {
     let o = evaluate(&case.instr, &case.operands, case.dst_width(), Profile::Sm90).unwrap();
-    o.trace.iter().any(|s| s.rule.departs_from_isa()) && !o.accept.is_subset_of(
-        &evaluate(&case.instr, &case.operands, case.dst_width(), Profile::Isa).unwrap().accept,
-    )
+    o.trace.iter().any(|s| s.rule.departs_from_isa())
+        && !o
+            .accept
+            .is_subset_of(&evaluate(&case.instr, &case.operands, case.dst_width(), Profile::Isa).unwrap().accept)
 }
 
 #[test]

@@ -500,6 +500,10 @@ impl Decisions for Recorder<'_> {
         self.asked(Decision::SingleScaleFlush);
         ptx::single_scale_flush(self, answers)
     }
+    fn tf32_low_bits(&self, profile: Profile) -> u64 {
+        self.asked(Decision::Tf32LowBits);
+        ptx::tf32_low_bits(self, profile)
+    }
 }
 
 /// Every decision is asked by both engines on the compact vectors, and a

@@ -18,8 +18,8 @@ const RANDOM: usize = 1 << 20;
 
 fn f32_inputs(rng: &mut SeededRng) -> Vec<u64> {
     let mut fracs: Vec<u32> = vec![
-        0, 1, 2, 0xfff, 0x1000, 0x1001, 0x1fff, 0x2000, 0x2001, 0x3000, 0x3fff, 0x400000, 0x400001, 0x401000,
-        0x7fffff, 0x7fe000, 0x7ff000, 0x7fefff, 0x7ff001, 0x7fdfff, 0x002000, 0x003000,
+        0, 1, 2, 0xfff, 0x1000, 0x1001, 0x1fff, 0x2000, 0x2001, 0x3000, 0x3fff, 0x400000, 0x400001, 0x401000, 0x7fffff,
+        0x7fe000, 0x7ff000, 0x7fefff, 0x7ff001, 0x7fdfff, 0x002000, 0x003000,
     ];
     fracs.extend((0..8).map(|_| rng.below(1 << 23) as u32));
     let mut v = Vec::new();
@@ -44,7 +44,9 @@ fn f64_inputs(s: &Sequence, rng: &mut SeededRng) -> Vec<u64> {
         }
     }
     for e in 0..2048u64 {
-        for m in [0u64, 1, (1 << 52) - 1, 1 << 51, (1 << 51) + 1, 0xf_ffff_f000_0000, 0xf_ffff_e000_0000, 1 << 28, 1 << 29] {
+        for m in
+            [0u64, 1, (1 << 52) - 1, 1 << 51, (1 << 51) + 1, 0xf_ffff_f000_0000, 0xf_ffff_e000_0000, 1 << 28, 1 << 29]
+        {
             v.push(e << 52 | m);
             v.push(1 << 63 | e << 52 | m);
         }
@@ -75,7 +77,11 @@ fn mismatches(s: &Sequence, inputs: &[u64]) -> (usize, Vec<String>) {
                 let got = fast::evaluate(&c, &ops, s.dst_bits).expect("legal").to_accept(s.dst_bits);
                 (got.single() != Some(want) || got.alts.len() != 1).then(|| {
                     let w = (s.src_bits / 4) as usize;
-                    format!("{} {x:0w$x}: sequence {want:0d$x}, sm90 profile {got}", s.form, d = (s.dst_bits / 4) as usize)
+                    format!(
+                        "{} {x:0w$x}: sequence {want:0d$x}, sm90 profile {got}",
+                        s.form,
+                        d = (s.dst_bits / 4) as usize
+                    )
                 })
             })
         })

@@ -1,6 +1,6 @@
 //! The generic lane path: a [`Plan`] evaluated on operands, one lane at a
 //! time (decode, (flush), round with `arith::round`, apply
-//! .sat/.relu/overflow/.ftz, encode), then placed in the register.
+//! the steps of `decide::FINISH`, encode), then placed in the register.
 
 use super::arith::{
     self, decode_float, decode_int, encode_finite, encode_inf, encode_max, encode_nan, greater, msb, round, Fl, Lf, Val,
@@ -9,7 +9,7 @@ use super::plan::{NanPlan, Plan};
 use super::result::FastResult;
 use super::SCALE_BITS;
 use crate::accept::width_mask;
-use crate::decide::{Decisions, FtzCutoff, IntToInt, Special};
+use crate::decide::{Decisions, Finish, FtzCutoff, IntToInt, Special, FINISH};
 use crate::operand::Operand;
 use crate::round::Mode;
 
@@ -246,7 +246,8 @@ impl<D: Decisions> Plan<D> {
         special(d, self.d.inf_source(&self.c, self.c.dtype.format(), neg).0)
     }
 
-    /// After rounding to a float destination: .sat, .relu, overflow, .ftz, encode.
+    /// After rounding to a float destination: the steps of [`FINISH`] in
+    /// their order, then the encoding.
     #[inline(always)]
     pub(super) fn finish_float(
         &self,
@@ -259,39 +260,47 @@ impl<D: Decisions> Plan<D> {
     ) -> LaneOut {
         let c = &self.c;
         let (mut neg, mut sig, mut q) = (neg, r.sig, r.q);
-        if c.sat {
-            // Clamp to [0, 1]; the .ftz result flush below still applies.
-            if neg && (sig != 0 || self.sat_neg_zero_positive) {
-                (neg, sig) = (false, 0);
-            } else if greater(sig, q, 1, 0) {
-                (sig, q) = (1, 0);
-            }
-        } else if c.relu && neg && (sig != 0 || self.relu_neg_zero_positive) {
-            (neg, sig) = (false, 0);
-        }
-        if !c.sat && greater(sig, q, d.max_sig, d.max_exp) {
-            let (s, _) = self.d.overflow(c.dtype.format(), c.satfinite, mode, neg, r.away);
-            return LaneOut::Bits(special(d, s));
-        }
-        if self.ftz_out && sig != 0 {
-            let tiny = match self.ftz_cut[neg as usize] {
-                FtzCutoff::Below { gap } => below_cutoff(exact_sig, exact_exp, d.emin, gap),
-                FtzCutoff::Answer => {
-                    let tiny_after = msb(sig, q) < d.emin;
-                    if self.ftz_after || exact_sig == 0 { tiny_after } else { msb(exact_sig, exact_exp) < d.emin }
+        for step in FINISH {
+            match step {
+                Finish::Sat if c.sat => {
+                    // Clamp to [0, 1].
+                    if neg && (sig != 0 || self.sat_neg_zero_positive) {
+                        (neg, sig) = (false, 0);
+                    } else if greater(sig, q, 1, 0) {
+                        (sig, q) = (1, 0);
+                    }
                 }
-            };
-            if tiny {
-                sig = 0;
-            }
-        }
-        if sig == 0 && self.pzo {
-            neg = false;
-        }
-        if sig == 0 {
-            if let Some(code) = self.zero_code {
-                // ue8m0 has no zero: 00 is 2^-127.
-                return LaneOut::Bits(code);
+                Finish::Relu if !c.sat && c.relu && neg && (sig != 0 || self.relu_neg_zero_positive) => {
+                    (neg, sig) = (false, 0);
+                }
+                Finish::Overflow if !c.sat && greater(sig, q, d.max_sig, d.max_exp) => {
+                    let (s, _) = self.d.overflow(c.dtype.format(), c.satfinite, mode, neg, r.away);
+                    return LaneOut::Bits(special(d, s));
+                }
+                Finish::FlushResult if self.ftz_out && sig != 0 => {
+                    let tiny = match self.ftz_cut[neg as usize] {
+                        FtzCutoff::Below { gap } => below_cutoff(exact_sig, exact_exp, d.emin, gap),
+                        FtzCutoff::Answer => {
+                            let tiny_after = msb(sig, q) < d.emin;
+                            if self.ftz_after || exact_sig == 0 {
+                                tiny_after
+                            } else {
+                                msb(exact_sig, exact_exp) < d.emin
+                            }
+                        }
+                    };
+                    if tiny {
+                        sig = 0;
+                    }
+                }
+                Finish::PositiveZero if sig == 0 && self.pzo => neg = false,
+                Finish::ZeroCode if sig == 0 => {
+                    if let Some(code) = self.zero_code {
+                        // ue8m0 has no zero: 00 is 2^-127.
+                        return LaneOut::Bits(code);
+                    }
+                }
+                _ => {}
             }
         }
         LaneOut::Bits(encode_finite(d, neg, sig, q))

@@ -155,7 +155,7 @@ impl<D: Decisions> Plan<D> {
             Lf::Int { .. } => d.nan_to_int(c.atype, c.dtype).0,
             Lf::Float(_) => 0,
         };
-        let dst_mask = if c.dtype == Type::Tf32 { profile.tf32_low_bits_mask() } else { width_mask(dst_width) };
+        let dst_mask = if c.dtype == Type::Tf32 { d.tf32_low_bits(profile) } else { width_mask(dst_width) };
         let packed = c.dtype.is_packed() || c.atype.is_packed();
         Plan {
             c: *c,
