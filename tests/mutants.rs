@@ -121,6 +121,13 @@ impl Decisions for Mutant {
             _ => ptx::flushes_result(self, c),
         }
     }
+    fn ftz_cutoff(&self, c: &Cvt, neg: bool, profile: Profile) -> FtzCutoff {
+        match self {
+            // Tininess judged by the open question's answer, not ptxas's threshold.
+            TininessBeforeRounding => FtzCutoff::Answer,
+            _ => ptx::ftz_cutoff(self, c, neg, profile),
+        }
+    }
     fn nan_source(&self, c: &Cvt, profile: Profile) -> (NanOut, Rule) {
         match self {
             SatNanPassesNan if c.sat => ptx::nan_source(self, &Cvt { sat: false, ..*c }, profile),

@@ -20,7 +20,7 @@ pub(super) enum NanPlan {
     Any,
     Copy,
     Payload,
-    /// Computed from each source NaN by [`NanOut::source_bits`] (the generic path only).
+    /// Computed from each source NaN by [`NanOut::source_bits`] (the batch kernels: `NanBits::moved`).
     Source(NanOut),
 }
 

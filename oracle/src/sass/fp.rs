@@ -61,6 +61,16 @@ pub fn fadd_ftz_minus_zero(x: u32) -> u32 {
     fmul_ftz_one(x)
 }
 
+/// `FADD.SAT d, RZ, x`: 0 + x clamped to [0, 1]: a NaN, every negative
+/// value and −0 give +0 (+0 + −0 = +0); subnormals are kept (no `.FTZ`).
+pub fn fadd_sat_zero(x: u32) -> u32 {
+    if f32_is_nan(x) || x >> 31 != 0 {
+        0
+    } else {
+        x.min(0x3f80_0000)
+    }
+}
+
 /// `HADD2 d, x.H0_H0, -RZ.H0_H0` on an f16: x (f16 subnormals are kept), a NaN canonical.
 pub fn hadd2_minus_zero(x: u16) -> u16 {
     if x & 0x7fff > 0x7c00 {

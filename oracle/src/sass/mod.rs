@@ -25,7 +25,8 @@ pub struct Sequence {
     pub src_bits: u32,
     pub dst_bits: u32,
     /// Targets checked to emit this same sequence (sm_90, sm_100a, sm_120;
-    /// registers and the instruction that loads a constant may differ).
+    /// registers, the instruction that loads a constant and the order of
+    /// independent instructions may differ).
     pub targets: &'static [&'static str],
     /// The SASS for `-arch=sm_90 -O3`, loads and stores left out.
     pub sass: &'static [&'static str],
@@ -139,6 +140,71 @@ pub const SEQUENCES: &[Sequence] = &[
         ],
         run: rp_ftz_f32_f64,
     },
+    // The .sat spellings: the same threshold test, a FADD.SAT before the flush.
+    Sequence {
+        form: "cvt.rn.ftz.sat.f32.f64",
+        src_bits: 64,
+        dst_bits: 32,
+        targets: ALL_THREE,
+        sass: &[
+            "UMOV UR6, 0xf0000000",
+            "UMOV UR7, 0x380fffff",
+            "F2F.F32.F64 R7, R4",
+            "DSETP.GEU.AND P0, PT, |R4|, UR6, PT",
+            "FADD.SAT R7, RZ, R7",
+            "@!P0 FMUL R7, R7, 1.175494350822287508e-38",
+        ],
+        run: rn_ftz_sat_f32_f64,
+    },
+    Sequence {
+        form: "cvt.rz.ftz.sat.f32.f64",
+        src_bits: 64,
+        dst_bits: 32,
+        targets: ALL_THREE,
+        sass: &[
+            "F2F.F32.F64.RZ R4, R4",
+            "FADD.SAT R7, RZ, R4",
+            "FSETP.GEU.AND P0, PT, R7, 1.175494350822287508e-38, PT",
+            "@!P0 FMUL R7, R7, 1.175494350822287508e-38",
+        ],
+        run: rz_ftz_sat_f32_f64,
+    },
+    Sequence {
+        form: "cvt.rm.ftz.sat.f32.f64",
+        src_bits: 64,
+        dst_bits: 32,
+        targets: ALL_THREE,
+        sass: &[
+            "IMAD.MOV.U32 R6, RZ, RZ, 0x380fffff",
+            "SHF.R.U32.HI R0, RZ, 0x1f, R5",
+            "ISETP.NE.AND P0, PT, R0, RZ, PT",
+            "F2F.F32.F64.RM R0, R4",
+            "FSEL R7, R6, 3.4332275390625e-05, P0",
+            "FSEL R6, RZ, -3.68934925454656143360e+19, !P0",
+            "DSETP.GT.AND P0, PT, R6, |R4|, PT",
+            "FADD.SAT R7, RZ, R0",
+            "@P0 FMUL R7, R7, 1.175494350822287508e-38",
+        ],
+        run: rm_ftz_sat_f32_f64,
+    },
+    Sequence {
+        form: "cvt.rp.ftz.sat.f32.f64",
+        src_bits: 64,
+        dst_bits: 32,
+        targets: ALL_THREE,
+        sass: &[
+            "IMAD.MOV.U32 R6, RZ, RZ, 0x38100000",
+            "SHF.R.U32.HI R0, RZ, 0x1f, R5",
+            "ISETP.NE.AND P0, PT, R0, RZ, PT",
+            "F2F.F32.F64.RP R0, R4",
+            "FSEL R7, R6, 3.4332271752646192908e-05, P0",
+            "FSEL R6, RZ, -3.68934925454656143360e+19, P0",
+            "DSETP.GT.AND P0, PT, R6, |R4|, PT",
+            "FADD.SAT R7, RZ, R0",
+            "@P0 FMUL R7, R7, 1.175494350822287508e-38",
+        ],
+        run: rp_ftz_sat_f32_f64,
+    },
     Sequence {
         form: "cvt.f32.bf16",
         src_bits: 16,
@@ -229,31 +295,58 @@ fn rz_ftz_f32_f64(x: u64) -> u64 {
 
 /// The directed `.ftz.f32.f64` forms: `threshold(neg)` is the f64 the
 /// FSELs build, for the sign bit of the source (`SHF.R.U32.HI R0, RZ, 0x1f, R5`).
-fn directed_ftz_f32_f64(x: u64, mode: &'static str, threshold: fn(bool) -> u64) -> u64 {
+fn directed_ftz_f32_f64(x: u64, mode: &'static str, threshold: fn(bool) -> u64, sat: bool) -> u64 {
     let r9 = fp::f2f_f32_f64(x, mode);
     let neg = (x >> 63) as u32 != 0;
     let p0 = fp::dsetp_gt_abs(threshold(neg), x);
+    let r9 = if sat { fp::fadd_sat_zero(r9) } else { r9 };
     (if p0 { fp::fmul_min_normal(r9) } else { r9 }) as u64
 }
 
-fn rm_ftz_f32_f64(x: u64) -> u64 {
+fn rm_threshold(neg: bool) -> u64 {
     // FSEL R7, R6(0x380fffff), 3.4332275390625e-05 (0x38100000), P0: the high word;
     // FSEL R6, RZ, -3.68934925454656143360e+19 (0xe0000000), !P0: the low word.
-    directed_ftz_f32_f64(x, "rm", |neg| {
-        let hi: u64 = if neg { 0x380f_ffff } else { 0x3810_0000 };
-        let lo: u64 = if !neg { 0 } else { 0xe000_0000 };
-        hi << 32 | lo
-    })
+    let hi: u64 = if neg { 0x380f_ffff } else { 0x3810_0000 };
+    let lo: u64 = if !neg { 0 } else { 0xe000_0000 };
+    hi << 32 | lo
+}
+
+fn rm_ftz_f32_f64(x: u64) -> u64 {
+    directed_ftz_f32_f64(x, "rm", rm_threshold, false)
+}
+
+fn rm_ftz_sat_f32_f64(x: u64) -> u64 {
+    directed_ftz_f32_f64(x, "rm", rm_threshold, true)
+}
+
+fn rp_threshold(neg: bool) -> u64 {
+    // FSEL R7, R6(0x38100000), 3.4332271752646192908e-05 (0x380fffff), P0;
+    // FSEL R6, RZ, -3.68934925454656143360e+19 (0xe0000000), P0.
+    let hi: u64 = if neg { 0x3810_0000 } else { 0x380f_ffff };
+    let lo: u64 = if neg { 0 } else { 0xe000_0000 };
+    hi << 32 | lo
 }
 
 fn rp_ftz_f32_f64(x: u64) -> u64 {
-    // FSEL R7, R6(0x38100000), 3.4332271752646192908e-05 (0x380fffff), P0;
-    // FSEL R6, RZ, -3.68934925454656143360e+19 (0xe0000000), P0.
-    directed_ftz_f32_f64(x, "rp", |neg| {
-        let hi: u64 = if neg { 0x3810_0000 } else { 0x380f_ffff };
-        let lo: u64 = if neg { 0 } else { 0xe000_0000 };
-        hi << 32 | lo
-    })
+    directed_ftz_f32_f64(x, "rp", rp_threshold, false)
+}
+
+fn rp_ftz_sat_f32_f64(x: u64) -> u64 {
+    directed_ftz_f32_f64(x, "rp", rp_threshold, true)
+}
+
+fn rn_ftz_sat_f32_f64(x: u64) -> u64 {
+    let r7 = fp::f2f_f32_f64(x, "rn");
+    let p0 = fp::dsetp_geu_abs(x, 0x380f_ffff_f000_0000);
+    let r7 = fp::fadd_sat_zero(r7);
+    (if !p0 { fp::fmul_min_normal(r7) } else { r7 }) as u64
+}
+
+fn rz_ftz_sat_f32_f64(x: u64) -> u64 {
+    let r7 = fp::fadd_sat_zero(fp::f2f_f32_f64(x, "rz"));
+    // FSETP.GEU.AND P0, PT, R7, 2^-126: R7 is not negative after the clamp.
+    let p0 = fp::fsetp_geu_abs(r7, 0x0080_0000);
+    (if !p0 { fp::fmul_min_normal(r7) } else { r7 }) as u64
 }
 
 fn f32_bf16(x: u64) -> u64 {
