@@ -198,7 +198,8 @@ impl NanBits {
             if d.man_bits >= s.man_bits { low << (d.man_bits - s.man_bits) } else { low >> (s.man_bits - d.man_bits) };
         let payload = sign | inf | d.quiet_bit | aligned;
         let copy = sign | inf | sel(f.m & s.quiet_bit != 0, d.quiet_bit, 0) | (low & low_mask(d.man_bits));
-        let frac = if d.man_bits >= s.man_bits { f.m << (d.man_bits - s.man_bits) } else { f.m >> (s.man_bits - d.man_bits) };
+        let frac =
+            if d.man_bits >= s.man_bits { f.m << (d.man_bits - s.man_bits) } else { f.m >> (s.man_bits - d.man_bits) };
         let moved = (sign | inf | frac) - self.step_down as u64;
         sel(self.payload, payload, sel(self.copy, copy, sel(self.moved, moved, self.fixed)))
     }
