@@ -6,7 +6,7 @@
 //! 64-bit sources: the structured set of the generator, every value within
 //! 4096 ulps of the `.ftz` thresholds, exponent sweeps and random values.
 //! `SASS_EXHAUSTIVE=1` runs all 2^32 values of the 32-bit sources instead
-//! (minutes; at most 8 mismatches counted per 2^16 inputs). A few seconds
+//! (at most 8 mismatches counted per 2^16 inputs; 216 s on 2 cores, none). A few seconds
 //! on 2 cores.
 
 use ptx_cvt::fast;
