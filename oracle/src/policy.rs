@@ -317,16 +317,16 @@ impl NanOut {
         let sign = |l: &FloatLayout, neg: bool| if neg { l.sign_bit() << l.shift } else { 0 };
         match self {
             NanOut::Masked { step_down } => {
-                let x = sign(&s, neg) | inf(&s) | frac << s.shift;
+                let x = sign(s, neg) | inf(s) | frac << s.shift;
                 let r = x & !((1u64 << d.shift) - 1);
-                let abs = r & (sign(&d, true) - 1);
-                Some(if step_down && abs >= inf(&d) { r - (1 << d.shift) } else { r })
+                let abs = r & (sign(d, true) - 1);
+                Some(if step_down && abs >= inf(d) { r - (1 << d.shift) } else { r })
             }
             NanOut::SourceCanonical => {
                 let all = (1u64 << s.man_bits) - 1;
-                Some(inf(&d) | all << (d.man_bits - s.man_bits) << d.shift)
+                Some(inf(d) | all << (d.man_bits - s.man_bits) << d.shift)
             }
-            NanOut::Shifted => Some(sign(&d, neg) | inf(&d) | frac << (d.man_bits - s.man_bits) << d.shift),
+            NanOut::Shifted => Some(sign(d, neg) | inf(d) | frac << (d.man_bits - s.man_bits) << d.shift),
             _ => None,
         }
     }
