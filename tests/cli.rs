@@ -592,7 +592,7 @@ const GOOD: &str = concat!(
     "cvt.rn.f16.f32 3f800000 => 3c00\n",
     "cvt.rzi.s32.f64 7ff8000000000000 => 80000000   # NaN from f64: 1<<31\n",
     "cvt.s16.s8 139231c2 => ffffffc2                  # 32-bit registers\n",
-    "cvt.f32.bf16 7fc1 => nan                         # any NaN is correct\n",
+    "cvt.f64.bf16 7fc1 => nan                         # any NaN is correct\n",
     "\n",
     "cvt.rn.f16.f32 3f801000 => 3c00\r\n", // tie to even, CRLF
     "cvt.rn.f16.f32 3f800000 => 3C00\n",   // upper-case result

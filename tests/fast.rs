@@ -581,13 +581,13 @@ fn batch_and_implementation_agree_with_evaluate() {
             }
         }
     }
-    // A NaN into f32 from bf16 is any NaN: a set, so the Implementation declines one value.
-    let c = instr::parse("cvt.f32.bf16").unwrap();
+    // A NaN into f64 from bf16 is any NaN: a set, so the Implementation declines one value.
+    let c = instr::parse("cvt.f64.bf16").unwrap();
     assert_eq!(
-        fast::evaluate(&c, &[Operand { bits: 0x7fc1, width: 16 }], 32).unwrap(),
-        FastResult::AnyNan(ptx_cvt::format::Format::F32)
+        fast::evaluate(&c, &[Operand { bits: 0x7fc1, width: 16 }], 64).unwrap(),
+        FastResult::AnyNan(ptx_cvt::format::Format::F64)
     );
-    assert!(matches!(engine.eval(&c, &[Operand { bits: 0x7fc1, width: 16 }], 32), Ok(Answer::Declined(_))));
+    assert!(matches!(engine.eval(&c, &[Operand { bits: 0x7fc1, width: 16 }], 64), Ok(Answer::Declined(_))));
     // Multi-operand forms are not for the batch API.
     let pair = instr::parse("cvt.rn.f16x2.f32").unwrap();
     assert!(fast::evaluate_batch(&pair, &[0], &mut [0]).is_err());

@@ -21,6 +21,9 @@ fn check(file: &str, text: &str, profile: Profile, exact: bool) -> usize {
         let Some(case) = parse_case(line).unwrap_or_else(|e| panic!("{file}:{}: {e}", n + 1)) else { continue };
         count += 1;
         let want = case.result.clone().expect("known answer has a result");
+        if !exact && departs(&case) {
+            continue;
+        }
         match evaluate(&case.instr, &case.operands, case.dst_width(), profile) {
             Ok(o) if (exact && o.accept == want) || (!exact && want.is_subset_of(&o.accept)) => {}
             Ok(o) => {
@@ -43,9 +46,22 @@ fn isa_contract_known_answers() {
     assert!(check("isa.cases", ISA, Profile::Isa, true) >= 5);
 }
 
+/// Whether the sm90 answer comes from a rule that departs from the ISA text
+/// (ptxas's tf32 `.rna` code on NaN, docs/semantics.md §5.17, §6).
+fn departs(case: &ptx_cvt::Case) -> bool {
+    let o = evaluate(&case.instr, &case.operands, case.dst_width(), Profile::Sm90).unwrap();
+    o.trace.iter().any(|s| s.rule.departs_from_isa())
+        && !o
+            .accept
+            .is_subset_of(&evaluate(&case.instr, &case.operands, case.dst_width(), Profile::Isa).unwrap().accept)
+}
+
 #[test]
 fn isa_contract_accepts_every_sm90_answer() {
     check("sm90.cases", SM90, Profile::Isa, false);
+    // The departures are few, stated, and there (cvt.rna{.satfinite}.tf32.f32 of a NaN that becomes Inf or MAX_NORM).
+    let n = SM90.lines().filter_map(|l| parse_case(l).ok().flatten()).filter(departs).count();
+    assert_eq!(n, 5);
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 use std::cell::Cell;
 
-use ptx_cvt::decide::{ptx, Decision, Decisions, IntToInt, SourceFlush, Special};
+use ptx_cvt::decide::{ptx, Decision, Decisions, FtzCutoff, IntToInt, SourceFlush, Special};
 use ptx_cvt::eval::evaluate_with;
 use ptx_cvt::fast::Plan;
 use ptx_cvt::format::Format;
@@ -119,6 +119,13 @@ impl Decisions for Mutant {
             NoFtz => false,
             FlushSubnormalResults => true,
             _ => ptx::flushes_result(self, c),
+        }
+    }
+    fn ftz_cutoff(&self, c: &Cvt, neg: bool, profile: Profile) -> FtzCutoff {
+        match self {
+            // Tininess judged by the open question's answer, not ptxas's threshold.
+            TininessBeforeRounding => FtzCutoff::Answer,
+            _ => ptx::ftz_cutoff(self, c, neg, profile),
         }
     }
     fn nan_source(&self, c: &Cvt, profile: Profile) -> (NanOut, Rule) {
@@ -392,6 +399,10 @@ impl Decisions for Recorder<'_> {
         self.asked(Decision::FlushesResult);
         ptx::flushes_result(self, c)
     }
+    fn ftz_cutoff(&self, c: &Cvt, neg: bool, profile: Profile) -> FtzCutoff {
+        self.asked(Decision::FtzCutoff);
+        ptx::ftz_cutoff(self, c, neg, profile)
+    }
     fn no_modifier(&self, c: &Cvt) -> bool {
         self.asked(Decision::NoModifier);
         ptx::no_modifier(self, c)
@@ -495,6 +506,10 @@ impl Decisions for Recorder<'_> {
     fn single_scale_flush(&self, answers: Answers) -> Option<bool> {
         self.asked(Decision::SingleScaleFlush);
         ptx::single_scale_flush(self, answers)
+    }
+    fn tf32_low_bits(&self, profile: Profile) -> u64 {
+        self.asked(Decision::Tf32LowBits);
+        ptx::tf32_low_bits(self, profile)
     }
 }
 

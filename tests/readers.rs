@@ -411,7 +411,7 @@ fn digest_references_equal_the_atlas() {
     let scratch = Scratch::new("digest");
     let atlas = ptx_cvt_harness::atlas::read_dir(&workspace().join("vectors/atlas")).unwrap();
     // An 8-bit source, NaN results the profile leaves open, packed lanes from a packed source.
-    for c in ["cvt.rn.f16.s8", "cvt.f32.bf16", "cvt.rn.f16x2.e4m3x2", "cvt.rn.bf16x2.ue8m0x2"] {
+    for c in ["cvt.rn.f16.s8", "cvt.f64.bf16", "cvt.rn.f16x2.e4m3x2", "cvt.rn.bf16x2.ue8m0x2"] {
         let e = atlas.iter().find(|e| e.c.to_string() == c).unwrap();
         let f = scratch.0.join(format!("{c}.cases"));
         sweep_out(c, &f);
@@ -425,14 +425,18 @@ fn digest_references_equal_the_atlas() {
     }
     // A GPU's own NaN bits on an open-nan variant: equal with --open-nan only;
     // one wrong result: never equal.
-    let e = atlas.iter().find(|e| e.c.to_string() == "cvt.f32.bf16").unwrap();
+    let e = atlas.iter().find(|e| e.c.to_string() == "cvt.f64.bf16").unwrap();
     assert!(e.open.nan);
-    let text = std::fs::read_to_string(scratch.0.join("cvt.f32.bf16.cases")).unwrap();
+    let text = std::fs::read_to_string(scratch.0.join("cvt.f64.bf16.cases")).unwrap();
     let gpu = scratch.0.join("gpu.cases");
-    std::fs::write(&gpu, text.replace("=> nan", "=> ffc00001")).unwrap();
+    std::fs::write(&gpu, text.replace("=> nan", "=> fff8000000000001")).unwrap();
     let wrong = scratch.0.join("wrong.cases");
-    assert!(text.contains("cvt.f32.bf16 3f80 => 3f800000\n"));
-    std::fs::write(&wrong, text.replace("cvt.f32.bf16 3f80 => 3f800000", "cvt.f32.bf16 3f80 => 3f800001")).unwrap();
+    assert!(text.contains("cvt.f64.bf16 3f80 => 3ff0000000000000\n"));
+    std::fs::write(
+        &wrong,
+        text.replace("cvt.f64.bf16 3f80 => 3ff0000000000000", "cvt.f64.bf16 3f80 => 3ff0000000000001"),
+    )
+    .unwrap();
     for (who, o) in digest_outputs(&scratch, &[&gpu], &["--open-nan"]) {
         assert_eq!(blocks(&o), [(0, e.blocks[0])], "{who} --open-nan");
     }

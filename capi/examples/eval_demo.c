@@ -61,20 +61,21 @@ int main(void) {
        into the whole destination register ([HW] docs/semantics.md §4).
        vectors/known-answers/sm90.cases: `cvt.s16.s8 139231c2 => ffffffc2`. */
     check_eval("cvt.s16.s8", 0x139231c2, 32, 32, PTX_CVT_OK, 0xffffffc2, "ffffffc2");
-    /* A bf16 NaN widened to f32: any NaN is accepted, which bits/mask cannot express,
+    /* A bf16 NaN widened to f64: any NaN is accepted, which bits/mask cannot express,
        so the call returns PTX_CVT_NOT_BITS (1) with the text "nan".
-       vectors/known-answers/sm90.cases: `cvt.f32.bf16 7fc1 => nan`. */
-    check_eval("cvt.f32.bf16", 0x7fc1, 16, 32, PTX_CVT_NOT_BITS, 0, "nan");
+       vectors/known-answers/sm90.cases: `cvt.f64.bf16 ffc1 => nan`. */
+    check_eval("cvt.f64.bf16", 0x7fc1, 16, 64, PTX_CVT_NOT_BITS, 0, "nan");
 
-    /* ptx_cvt_accepts: any f32 NaN is accepted for the case above, a number is not. */
+    /* ptx_cvt_accepts: any f64 NaN is accepted for the case above, a number is not. */
     {
         uint64_t ops[1] = {0x7fc1};
         uint32_t widths[1] = {16};
         char err[PTX_CVT_ERR_LEN];
-        int a = ptx_cvt_accepts("cvt.f32.bf16", ops, widths, 1, 32, NULL, 0x7fc00001, err, sizeof err);
-        int r = ptx_cvt_accepts("cvt.f32.bf16", ops, widths, 1, 32, NULL, 0x3f800000, err, sizeof err);
+        int a = ptx_cvt_accepts("cvt.f64.bf16", ops, widths, 1, 64, NULL, 0x7ff8000000000001ull, err, sizeof err);
+        int r = ptx_cvt_accepts("cvt.f64.bf16", ops, widths, 1, 64, NULL, 0x3ff0000000000000ull, err, sizeof err);
         int ok = a == PTX_CVT_ACCEPT && r == PTX_CVT_REJECT;
-        printf("%s ptx_cvt_accepts cvt.f32.bf16 7fc1: 7fc00001 -> %d, 3f800000 -> %d\n", ok ? "ok  " : "FAIL", a, r);
+        printf("%s ptx_cvt_accepts cvt.f64.bf16 7fc1: 7ff8000000000001 -> %d, 3ff0000000000000 -> %d\n",
+               ok ? "ok  " : "FAIL", a, r);
         failures += !ok;
     }
 

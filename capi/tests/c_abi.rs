@@ -124,7 +124,7 @@ fn known_conversions() {
     assert_eq!((e.rc, e.bits, e.mask, e.text.as_str()), (0, 0x8000_0000, 0xffff_ffff, "80000000"));
     let e = eval("cvt.s16.s8", &[(0x1392_31c2, 32)], 32, None);
     assert_eq!((e.rc, e.bits, e.mask, e.text.as_str()), (0, 0xffff_ffc2, 0xffff_ffff, "ffffffc2"));
-    let e = eval("cvt.f32.bf16", &[(0x7fc1, 16)], 32, None);
+    let e = eval("cvt.f64.bf16", &[(0x7fc1, 16)], 64, None);
     assert_eq!((e.rc, e.bits, e.mask, e.text.as_str(), e.err.as_str()), (PTX_CVT_NOT_BITS, 0, 0, "nan", ""));
     // A 64-bit destination: the mask is all ones.
     let e = eval("cvt.rzi.s64.f32", &[(0x7fc0_0000, 32)], 64, None);
@@ -304,8 +304,11 @@ fn tiny_buffers() {
 
 #[test]
 fn accepts_decides_membership() {
-    assert_eq!(accepts("cvt.f32.bf16", &[(0x7fc1, 16)], 32, None, 0x7fc0_0001), (PTX_CVT_ACCEPT, String::new()));
-    assert_eq!(accepts("cvt.f32.bf16", &[(0x7fc1, 16)], 32, None, 0x3f80_0000).0, PTX_CVT_REJECT);
+    assert_eq!(
+        accepts("cvt.f64.bf16", &[(0x7fc1, 16)], 64, None, 0x7ff8_0000_0000_0001),
+        (PTX_CVT_ACCEPT, String::new())
+    );
+    assert_eq!(accepts("cvt.f64.bf16", &[(0x7fc1, 16)], 64, None, 0x3ff0_0000_0000_0000).0, PTX_CVT_REJECT);
     assert_eq!(accepts("cvt.rn.f16.f32", &[(0x3f80_0000, 32)], 16, None, 0x3c00).0, PTX_CVT_ACCEPT);
     assert_eq!(accepts("cvt.rn.f16.f32", &[(0x3f80_0000, 32)], 16, None, 0x3c01).0, PTX_CVT_REJECT);
     assert_eq!(

@@ -90,6 +90,41 @@ pub enum SourceFlush {
     Erratum { flush: bool },
 }
 
+/// One step after a float result is rounded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Finish {
+    /// `.sat`: clamp to [0, 1] (§5.7).
+    Sat,
+    /// `.relu`: a negative result becomes +0 (§5.8).
+    Relu,
+    /// A magnitude above MAX_NORM: [`Decisions::overflow`] (§5.4, §5.8); ends the steps.
+    Overflow,
+    /// `.ftz` on the result: [`Decisions::flushes_result`], [`Decisions::ftz_cutoff`] (§5.6, §5.17).
+    FlushResult,
+    /// `.pzo`: −0 becomes +0 (§5.15).
+    PositiveZero,
+    /// A zero in a format without one: [`Decisions::zero_code`] (§5.12); ends the steps.
+    ZeroCode,
+}
+
+/// The order of the steps after rounding, defined once: the exact engine
+/// (`eval/float.rs`) and the fast engine's lane path (`fast/generic.rs`) run
+/// this list; the batch kernels (`fast/lanes.rs`) are checked against the
+/// lane path on every input of their forms (`tests/kernels.rs`, `tests/fast.rs`).
+pub const FINISH: [Finish; 6] =
+    [Finish::Sat, Finish::Relu, Finish::Overflow, Finish::FlushResult, Finish::PositiveZero, Finish::ZeroCode];
+
+/// Where `.ftz` cuts a subnormal f32 result off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FtzCutoff {
+    /// A tiny result: judged on the rounded result or on the exact value, by
+    /// the profile's answer to [`Question::FtzAfterRounding`] (`ftz-tininess`).
+    Answer,
+    /// Flushed exactly when the exact magnitude is below 2^emin − 2^(emin −
+    /// `gap`), or 2^emin without a `gap` (`ftz-f32-f64-cutoff`, §5.17).
+    Below { gap: Option<u32> },
+}
+
 impl SourceFlush {
     /// Whether a subnormal source becomes ±0.
     pub fn flushes(self) -> bool {
@@ -118,6 +153,7 @@ decisions! {
     Answers "answers";
     FlushesSource "flushes_source";
     FlushesResult "flushes_result";
+    FtzCutoff "ftz_cutoff";
     NoModifier "no_modifier";
     NanSource "nan_source";
     CanonicalNanSign "canonical_nan_keeps_sign";
@@ -144,6 +180,7 @@ decisions! {
     PositiveZeroOnly "positive_zero_only";
     SingleScaleCode "single_scale_code";
     SingleScaleFlush "single_scale_flush";
+    Tf32LowBits "tf32_low_bits";
 }
 
 /// The decisions of a `cvt` semantics. Every method has the oracle's answer
@@ -179,14 +216,20 @@ pub trait Decisions {
     fn flushes_result(&self, c: &Cvt) -> bool {
         ptx::flushes_result(self, c)
     }
+    /// Where `.ftz` flushes a result of sign `neg` (`ftz-tininess` `[OPEN]`,
+    /// §5.6; `ftz-f32-f64-cutoff` `[SASS]`, §5.17).
+    fn ftz_cutoff(&self, c: &Cvt, neg: bool, profile: Profile) -> FtzCutoff {
+        ptx::ftz_cutoff(self, c, neg, profile)
+    }
     /// Whether the instruction has no modifier at all: the premise of
     /// `nan-copy` `[OPEN]` (§5.9).
     fn no_modifier(&self, c: &Cvt) -> bool {
         ptx::no_modifier(self, c)
     }
     /// What a NaN source becomes in a float destination (`sat-nan` `[HW]`,
-    /// `satfinite-nan-to-max` `[PTX]`, `ue8m0-nan` `[EMU]`, `relu-nan` `[PTX]`,
-    /// `satfinite-nan` `[PTX]`, then the profile's NaN rule, §5.7–5.9), and the rule.
+    /// `satfinite-nan-to-max` `[PTX]`, `ue8m0-nan` `[EMU]`, the sequences'
+    /// rules `[SASS]` (§5.17), `relu-nan` `[PTX]`, `satfinite-nan` `[PTX]`,
+    /// then the profile's NaN rule, §5.7–5.9), and the rule.
     fn nan_source(&self, c: &Cvt, profile: Profile) -> (NanOut, Rule) {
         ptx::nan_source(self, c, profile)
     }
@@ -313,6 +356,12 @@ pub trait Decisions {
     fn single_scale_flush(&self, answers: Answers) -> Option<bool> {
         ptx::single_scale_flush(self, answers)
     }
+    /// The bits of a tf32 result the profile pins: the ISA leaves bits 12..0
+    /// implementation defined; the sm90 profile expects zeros (`tf32-low-bits`
+    /// `[OPEN]`, §1.3, §7.7).
+    fn tf32_low_bits(&self, profile: Profile) -> u64 {
+        ptx::tf32_low_bits(self, profile)
+    }
 }
 
 /// The rounding rule in force for `c` under `d` (for `.rs` a placeholder:
@@ -366,6 +415,21 @@ pub mod ptx {
         c.ftz && c.dtype.format() == Format::F32
     }
 
+    pub fn ftz_cutoff<D: Decisions + ?Sized>(d: &D, c: &Cvt, neg: bool, profile: Profile) -> FtzCutoff {
+        let narrow = c.ftz && c.atype.format() == Format::F64 && c.dtype.format() == Format::F32;
+        if profile == Profile::Isa || !narrow {
+            return FtzCutoff::Answer;
+        }
+        // The thresholds of ptxas 13.5's DSETP/FSETP before its flushing FMUL (docs/semantics.md §5.17).
+        let gap = match mode_of(d, c) {
+            Mode::NearestEven => Some(25),
+            Mode::Down if neg => Some(24),
+            Mode::Up if !neg => Some(24),
+            _ => None,
+        };
+        FtzCutoff::Below { gap }
+    }
+
     pub fn no_modifier<D: Decisions + ?Sized>(_: &D, c: &Cvt) -> bool {
         c.rounding.is_none() && !c.ftz && !c.relu && !c.satfinite
     }
@@ -384,12 +448,14 @@ pub mod ptx {
         } else if dst == Format::Ue5m3 {
             // ff is ue5m3's only NaN code, under either profile.
             (NanOut::Canonical, if c.satfinite { Rule::SatFiniteNan } else { Rule::Ue5m3Nan })
+        } else if let Some(answer) = sequence_nan(profile, c) {
+            answer
         } else if c.relu {
-            profile.canonical_nan(Rule::ReluNan)
+            canonical_nan(profile, Rule::ReluNan)
         } else if c.satfinite {
-            profile.canonical_nan(Rule::SatFiniteNan)
+            canonical_nan(profile, Rule::SatFiniteNan)
         } else {
-            profile.nan_out(dst, src, d.no_modifier(c))
+            profile_nan(profile, dst, src, d.no_modifier(c))
         }
     }
 
@@ -527,11 +593,11 @@ pub mod ptx {
         match dst {
             _ if dst.fixed_frac_bits().is_some() => (NanOut::MaxNorm, Rule::ScaleNan),
             // The n2 scale multiplies only into bf16.
-            Format::Bf16 => profile.canonical_nan(Rule::ScaleNan),
+            Format::Bf16 => canonical_nan(profile, Rule::ScaleNan),
             // The n1 destinations: the quotient is NaN, then the destination's NaN rule.
             Format::Ue5m3 => (NanOut::Canonical, Rule::ScaleN1Nan),
             _ if !dst.float_layout().is_some_and(|l| l.has_nan()) => (NanOut::MaxNorm, Rule::ScaleN1Nan),
-            _ => profile.canonical_nan(Rule::ScaleN1Nan),
+            _ => canonical_nan(profile, Rule::ScaleN1Nan),
         }
     }
 
@@ -557,6 +623,59 @@ pub mod ptx {
 
     pub fn single_scale_flush<D: Decisions + ?Sized>(_: &D, answers: Answers) -> Option<bool> {
         Some(answers.get(Question::ScaleFlushKeepsSign))
+    }
+
+    /// The profile's NaN rule for float→float (docs/semantics.md §5.9).
+    /// `plain`: the instruction has no modifier at all (a same-type move).
+    pub fn profile_nan(profile: Profile, dtype: Format, atype: Format, plain: bool) -> (NanOut, Rule) {
+        use Format::*;
+        if profile == Profile::Isa {
+            return (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified);
+        }
+        match (dtype, atype) {
+            (F16 | Bf16, _) if dtype == atype && plain => (NanOut::Canonical, Rule::NanMoveCanonical),
+            (d, a) if d == a && plain => (NanOut::Copy, Rule::NanCopy),
+            (F64, F32) | (F32, F64) => (NanOut::Payload, Rule::NanPayload),
+            (F16 | Bf16 | Tf32, _) | (F32, F16) => (NanOut::Canonical, Rule::NanCanonical),
+            (F32 | F64, Bf16) => (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified),
+            _ => (NanOut::Any(Rule::NanOpen), Rule::NanOpen),
+        }
+    }
+
+    /// The NaN answers of the forms ptxas lowers to a sequence whose NaN
+    /// bits differ from the other rules (docs/semantics.md §5.17; `sm90` only).
+    pub fn sequence_nan(profile: Profile, c: &Cvt) -> Option<(NanOut, Rule)> {
+        use Format::*;
+        if profile == Profile::Isa || c.sat || c.relu {
+            return None;
+        }
+        match (c.dtype.format(), c.atype.format(), c.rounding) {
+            (Tf32, F32, Some(Rounding::Rna)) if c.satfinite => {
+                Some((NanOut::Masked { step_down: true }, Rule::Tf32RnaSatFiniteNan))
+            }
+            (Tf32, F32, Some(Rounding::Rna)) => Some((NanOut::Masked { step_down: false }, Rule::Tf32RnaNan)),
+            (F64, F32, _) if c.ftz => Some((NanOut::SourceCanonical, Rule::FtzWidenNan)),
+            // With .ftz it is one F2F.FTZ.F32.BF16, which the ISA text leaves to any NaN.
+            (F32, Bf16, _) if !c.ftz => Some((NanOut::Shifted, Rule::Bf16WidenNan)),
+            (F32, F32, None) if c.ftz && !c.satfinite => Some((NanOut::Canonical, Rule::NanMoveCanonical)),
+            _ => None,
+        }
+    }
+
+    /// A NaN that a rule calls canonical (.relu, .satfinite, a NaN scale):
+    /// its bits in the sm90 profile, any NaN in the isa profile.
+    pub fn canonical_nan(profile: Profile, rule: Rule) -> (NanOut, Rule) {
+        match profile {
+            Profile::Isa => (NanOut::Any(Rule::NanOpen), rule),
+            Profile::Sm90 => (NanOut::Canonical, rule),
+        }
+    }
+
+    pub fn tf32_low_bits<D: Decisions + ?Sized>(_: &D, profile: Profile) -> u64 {
+        match profile {
+            Profile::Isa => 0xffff_e000,
+            Profile::Sm90 => 0xffff_ffff,
+        }
     }
 
     /// The rule of an overflow to NaN in a format without infinity.

@@ -60,11 +60,12 @@ pub mod instr;
 mod operand;
 pub mod policy;
 pub mod round;
+pub mod sass;
 
 /// Version of the semantics this crate implements (`docs/semantics.md` §9):
 /// raised whenever any result, acceptance set or legality verdict changes,
 /// independently of the crate's own version.
-pub const SEMANTICS_VERSION: u32 = 4;
+pub const SEMANTICS_VERSION: u32 = 5;
 
 /// The big-integer crate of the exact layers, re-exported so that callers
 /// build their [`rug::Integer`]s with the version this crate links.

@@ -9,7 +9,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::format::Format;
+use crate::format::{FloatLayout, Format};
 use crate::instr::Type;
 
 /// Strength of the evidence behind a rule (docs/semantics.md §0).
@@ -19,6 +19,8 @@ pub enum Evidence {
     Ptx,
     /// A public run on NVIDIA hardware.
     Hw,
+    /// What the code ptxas 13.5 emits for the form computes (docs/semantics.md §5.17).
+    Sass,
     /// NVIDIA's CPU emulation in the CUDA headers.
     Emu,
     /// Unknown; the profile's choice awaits a GPU run.
@@ -32,6 +34,7 @@ impl Evidence {
         match self {
             Evidence::Ptx => "PTX",
             Evidence::Hw => "HW",
+            Evidence::Sass => "SASS",
             Evidence::Emu => "EMU",
             Evidence::Open => "OPEN",
             Evidence::Ieee => "IEEE",
@@ -40,7 +43,7 @@ impl Evidence {
 }
 
 macro_rules! rules {
-    ($($v:ident $name:literal $ev:ident $text:literal;)*) => {
+    ($($v:ident $name:literal $ev:ident $sec:literal $text:literal;)*) => {
         /// Every named rule a conversion can apply; `explain` reports them.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Rule { $($v,)* }
@@ -51,69 +54,78 @@ macro_rules! rules {
             pub fn evidence(self) -> Evidence { match self { $(Rule::$v => Evidence::$ev,)* } }
             /// One-line statement of the rule.
             pub fn text(self) -> &'static str { match self { $(Rule::$v => $text,)* } }
+            /// The section of `docs/semantics.md` that states this rule, e.g. `"5.3"`;
+            /// its row in that document's rule index (§8.1) gives the same name, tag and section.
+            pub fn section(self) -> &'static str { match self { $(Rule::$v => $sec,)* } }
         }
     };
 }
 
 rules! {
-    Decode "decode" Ptx "read the source register's low bits as the source type";
-    SourceChop "source-chop" Ptx "a source register wider than the type: only the low bits are used (docs/semantics.md §4)";
-    IntWrap "int-wrap" Ptx "int→int without .sat: two's-complement chop, sign- or zero-extension (Table 15)";
-    IntSatClamp "int-sat-clamp" Hw "int→int .sat: clamp the value to the destination range";
-    RoundToFloat "round-to-float" Ieee "round the exact value once to the destination precision and exponent range";
-    RoundToIntegral "round-to-integral" Hw "integer rounding in the same float format: round to an integral value";
-    RoundToInt "round-to-int" Ptx "float→int: round to an integer with the .rni/.rzi/.rmi/.rpi rule";
-    Exact "exact" Ieee "the destination holds the value exactly: no rounding";
-    Copy "copy" Ptx "same type without rounding: the value is copied (.ftz/.sat still apply)";
-    DefaultRounding "f16-bf16-default-rn" Open "f16↔bf16 without a rounding modifier rounds to nearest even (docs/semantics.md §5.4)";
-    OverflowToInf "overflow-inf" Ieee "overflow rounding to nearest or away in the value's direction gives ±Inf";
-    OverflowToMax "overflow-max" Ieee "overflow rounding toward zero gives ±max finite";
-    InfToInf "inf-to-inf" Ieee "±Inf converts to ±Inf";
-    IntClamp "int-clamp" Hw "float→int: clamp to the destination range; ±Inf → MAX/MIN, negative → 0 for unsigned";
-    NanToIntZero "nan-to-int-zero" Ptx "NaN → 0 when the source is not f64 and the destination is not 64-bit";
-    NanToIntSignBit "nan-to-int-sign-bit" Ptx "NaN → 1<<(n−1) when the source is f64 or the destination is 64-bit";
-    NanToIntNarrowFromF64 "nan-to-int-narrow-f64" Open "f64 NaN → 8/16-bit integer: 1<<(n−1) by the PTX rule, unconfirmed";
-    FtzInput "ftz-input" Hw ".ftz flushes an f32 subnormal source to a signed zero";
-    FtzErratumF16 "ftz-f16-f32-erratum" Hw "cvt.ftz.f16.f32 does not flush the f32 source on hardware (docs/semantics.md §5.6)";
-    FtzOutput "ftz-output" Hw ".ftz flushes an f32 subnormal result to a signed zero";
-    FtzTininess "ftz-tininess" Open "whether .ftz judges the result subnormal before or after rounding is unconfirmed";
-    SatClamp "sat-clamp" Hw ".sat on a float destination clamps to [0.0, 1.0]";
-    SatNan "sat-nan" Hw ".sat maps NaN to +0";
-    SatNegZero "sat-neg-zero" Hw ".sat maps −0 to +0";
-    Relu "relu" Ptx ".relu: a negative result becomes +0";
-    ReluNegZero "relu-neg-zero" Open ".relu on −0: +0 or −0 is unconfirmed";
-    ReluNan "relu-nan" Ptx ".relu: NaN becomes the canonical NaN";
-    SatFinite "satfinite" Ptx ".satfinite: |x| > MAX_NORM (Inf included) gives ±MAX_NORM";
-    SatFiniteNan "satfinite-nan" Ptx ".satfinite: NaN gives NaN in the destination";
-    NanPayload "nan-payload" Emu "f32↔f64 NaN: sign and payload kept, quiet bit set (EMU, checked against a device)";
-    NanCanonical "nan-canonical" Emu "NaN becomes the canonical NaN (sign dropped) per NVIDIA's host emulation";
-    NanUnspecified "nan-unspecified" Ptx "the NaN's bits are not specified: any NaN is accepted";
-    NanOpen "nan-open" Open "the NaN's bits are unconfirmed: any NaN is accepted until a GPU run pins them";
-    NanCopy "nan-copy" Open "same-type cvt without modifiers moves the NaN unchanged";
-    SatFiniteNanToMax "satfinite-nan-to-max" Ptx ".satfinite into a format without NaN (e2m1, e2m3, e3m2): NaN gives +MAX_NORM";
-    OverflowToNan "overflow-nan" Emu "ue8m0 without .satfinite: +Inf and overflow give the NaN code ff";
-    Ue5m3OverflowNan "ue5m3-overflow-nan" Emu "ue5m3 without .satfinite: ±Inf, and a magnitude that .rn or .rp rounds above 114688, give the NaN code ff (.rz gives fe)";
-    Ue5m3Unsigned "ue5m3-unsigned" Emu "ue5m3 has no sign: the sign is dropped first, then the magnitude is converted (.rp rounds it up)";
-    Ue5m3Nan "ue5m3-nan" Emu "NaN → ue5m3 ff, its only NaN code (without .satfinite; with it the ISA says NaN)";
-    Pzo "pzo" Ptx ".pzo: a −0 result of the conversion is written as +0 (other results, NaN included, unchanged)";
-    ScaleN1 "scale-n1-ue8m0" Ptx ".scaled::n1::ue8m0: both lanes are divided by 2^(s−127), s the 8-bit scale operand, exactly; one rounding afterwards";
-    ScaleN1Flush "scale-n1-flush" Ptx ".scaled::n1::ue8m0: a subnormal input is flushed to zero before the division";
-    ScaleN1FlushSign "scale-n1-flush-sign" Hw ".scaled::n1::ue8m0: the flushed zero keeps the input's sign (an NVIDIA test reported as measured on sm_107; the ISA text is silent)";
-    ScaleN1Nan "scale-n1-nan" Open ".scaled::n1::ue8m0 with scale byte ff (NaN): the lane follows the destination's NaN rule (e4m3/e5m2 7f as reported on sm_107, ue5m3 ff, e2m1/e2m3/e3m2 +MAX_NORM)";
-    Ue8m0Unsigned "ue8m0-unsigned" Emu "ue8m0 has no sign: the magnitude is converted";
-    Ue8m0NoZero "ue8m0-no-zero" Open "ue8m0 has no zero: zero and magnitudes rounding below 2^-127 give 00 (2^-127)";
-    Ue8m0Nan "ue8m0-nan" Emu "NaN → ue8m0 ff, even with .satfinite";
-    RoundStochastic "round-stochastic" Open ".rs: add the lane's random bits to the top discarded bits; a carry rounds away from zero (bit use per docs/semantics.md §5.10, subnormal results and pair bit order unconfirmed)";
-    Tf32LowBits "tf32-low-bits" Open "tf32 in a 32-bit container: bits 12..0 are implementation defined (sm90 profile: zero)";
-    PackSat "pack-sat" Ptx "cvt.pack: a and b (s32) are each clamped to the range of the destination type (PTX ISA \"cvt.pack\")";
-    PackC "pack-c-bits" Ptx "cvt.pack to u8/s8/u4/s4/u2/s2: the bits of d above the two lanes are the low bits of c (PTX ISA \"cvt.pack\")";
-    LaneScale "scale-ue8m0" Ptx "each lane is multiplied (into bf16x2) or divided (into s2f6x2) by 2^(s−127), s its byte of `scale` (high byte: lane a / hi); s2f6x2 forms without .scaled::n2::ue8m0 use s = 127 (docs/semantics.md §5.14)";
-    ScaleNan "scale-nan" Open "a scale byte ff (ue8m0 NaN): a bf16 lane gets the canonical NaN 7fff (a peer emulator), an s2f6 lane 7f like a NaN source (unconfirmed)";
-    RoundToFixed "round-to-fixed" Ptx "into s2f6: round the exact (scaled) value once to a multiple of 2^-6 by the rounding modifier";
-    FixedSatFinite "s2f6-satfinite" Emu "into s2f6 (.satfinite is mandatory): clamp to the range [−2, 127/64], ±Inf included";
-    FixedNan "s2f6-nan" Ptx "NaN into s2f6 gives 7f (127/64), the positive MAX_NORM (PTX ISA .satfinite)";
-    Pack "pack" Ptx "packed results: a in the high lane, then b (e, f); 6-bit lanes in bits 5..0 of each byte (docs/semantics.md §5.11)";
-    DestExtend "dest-extend" Ptx "a destination register wider than the type: sign-extend signed integers, zero-extend the rest (docs/semantics.md §4)";
+    Decode "decode" Ptx "1" "read the source register's low bits as the source type";
+    SourceChop "source-chop" Ptx "4" "a source register wider than the type: only the low bits are used (docs/semantics.md §4)";
+    IntWrap "int-wrap" Ptx "5.1" "int→int without .sat: two's-complement chop, sign- or zero-extension (Table 15)";
+    IntSatClamp "int-sat-clamp" Hw "5.1" "int→int .sat: clamp the value to the destination range";
+    RoundToFloat "round-to-float" Ieee "5.4" "round the exact value once to the destination precision and exponent range";
+    RoundToIntegral "round-to-integral" Hw "5.5" "integer rounding in the same float format: round to an integral value";
+    RoundToInt "round-to-int" Ptx "5.3" "float→int: round to an integer with the .rni/.rzi/.rmi/.rpi rule";
+    Exact "exact" Ieee "5.5" "the destination holds the value exactly: no rounding";
+    Copy "copy" Ptx "5.5" "same type without rounding: the value is copied (.ftz/.sat still apply)";
+    DefaultRounding "f16-bf16-default-rn" Open "5.4" "f16↔bf16 without a rounding modifier rounds to nearest even (docs/semantics.md §5.4)";
+    OverflowToInf "overflow-inf" Ieee "5.4" "overflow rounding to nearest or away in the value's direction gives ±Inf";
+    OverflowToMax "overflow-max" Ieee "5.4" "overflow rounding toward zero gives ±max finite";
+    InfToInf "inf-to-inf" Ieee "5.4" "±Inf converts to ±Inf";
+    IntClamp "int-clamp" Hw "5.3" "float→int: clamp to the destination range; ±Inf → MAX/MIN, negative → 0 for unsigned";
+    NanToIntZero "nan-to-int-zero" Ptx "5.3" "NaN → 0 when the source is not f64 and the destination is not 64-bit";
+    NanToIntSignBit "nan-to-int-sign-bit" Ptx "5.3" "NaN → 1<<(n−1) when the source is f64 or the destination is 64-bit";
+    NanToIntNarrowFromF64 "nan-to-int-narrow-f64" Open "5.3" "f64 NaN → 8/16-bit integer: 1<<(n−1) by the PTX rule, unconfirmed";
+    FtzInput "ftz-input" Hw "5.6" ".ftz flushes an f32 subnormal source to a signed zero";
+    FtzErratumF16 "ftz-f16-f32-erratum" Hw "5.6" "cvt.ftz.f16.f32 does not flush the f32 source on hardware (docs/semantics.md §5.6)";
+    FtzOutput "ftz-output" Hw "5.6" ".ftz flushes an f32 subnormal result to a signed zero";
+    FtzTininess "ftz-tininess" Open "5.6" "whether .ftz judges the result subnormal before or after rounding is unconfirmed";
+    SatClamp "sat-clamp" Hw "5.7" ".sat on a float destination clamps to [0.0, 1.0]";
+    SatNan "sat-nan" Hw "5.7" ".sat maps NaN to +0";
+    SatNegZero "sat-neg-zero" Hw "5.7" ".sat maps −0 to +0";
+    Relu "relu" Ptx "5.8" ".relu: a negative result becomes +0";
+    ReluNegZero "relu-neg-zero" Open "5.8" ".relu on −0: +0 or −0 is unconfirmed";
+    ReluNan "relu-nan" Ptx "5.8" ".relu: NaN becomes the canonical NaN";
+    SatFinite "satfinite" Ptx "5.8" ".satfinite: |x| > MAX_NORM (Inf included) gives ±MAX_NORM";
+    SatFiniteNan "satfinite-nan" Ptx "5.8" ".satfinite: NaN gives NaN in the destination";
+    NanPayload "nan-payload" Emu "5.9" "f32↔f64 NaN: sign and payload kept, quiet bit set (EMU, checked against a device)";
+    NanCanonical "nan-canonical" Emu "5.9" "NaN becomes the canonical NaN (sign dropped) per NVIDIA's host emulation";
+    NanUnspecified "nan-unspecified" Ptx "5.9" "the NaN's bits are not specified: any NaN is accepted";
+    NanOpen "nan-open" Open "5.9" "the NaN's bits are unconfirmed: any NaN is accepted until a GPU run pins them";
+    NanCopy "nan-copy" Sass "5.9" "cvt.f32.f32 and cvt.f64.f64 without modifiers: ptxas emits no instruction, the NaN's bits are moved unchanged";
+    NanMoveCanonical "nan-f16-bf16-move" Sass "5.17" "cvt.f16.f16, cvt.bf16.bf16 without modifiers and cvt.ftz.f32.f32 are an FP add of −0 (HADD2, HFMA2.BF16, FADD.FTZ): a NaN becomes the canonical NaN";
+    Tf32RnaNan "tf32-rna-nan" Sass "5.17" "cvt.rna.tf32.f32 of a NaN: the source bits with bits 12..0 cleared (a NaN whose payload lies only there becomes ±Inf)";
+    Tf32RnaSatFiniteNan "tf32-rna-satfinite-nan" Sass "5.17" "cvt.rna.satfinite.tf32.f32 of a NaN: bits 12..0 cleared, then minus 0x2000 where that is ±Inf or NaN (a NaN can become ±MAX_NORM, ±Inf or another NaN)";
+    FtzWidenNan "ftz-f64-f32-nan" Sass "5.17" "cvt.ftz.f64.f32 of a NaN: 7fffffffe0000000, the canonical f32 NaN (FMUL.FTZ first) widened";
+    Bf16WidenNan "bf16-f32-nan" Sass "5.17" "cvt.f32.bf16 of a NaN: the bf16 bits shifted into the upper half, unchanged (SHF.L.U32)";
+    FtzCutoff "ftz-f32-f64-cutoff" Sass "5.17" ".ftz.f32.f64 flushes |x| below 2^-126 − 2^-151 (.rn), 2^-126 (.rz; .rm of x > 0; .rp of x < 0), 2^-126 − 2^-150 (.rm of x < 0; .rp of x > 0)";
+    SatFiniteNanToMax "satfinite-nan-to-max" Ptx "5.8" ".satfinite into a format without NaN (e2m1, e2m3, e3m2): NaN gives +MAX_NORM";
+    OverflowToNan "overflow-nan" Emu "5.12" "ue8m0 without .satfinite: +Inf and overflow give the NaN code ff";
+    Ue5m3OverflowNan "ue5m3-overflow-nan" Emu "5.16" "ue5m3 without .satfinite: ±Inf, and a magnitude that .rn or .rp rounds above 114688, give the NaN code ff (.rz gives fe)";
+    Ue5m3Unsigned "ue5m3-unsigned" Emu "5.16" "ue5m3 has no sign: the sign is dropped first, then the magnitude is converted (.rp rounds it up)";
+    Ue5m3Nan "ue5m3-nan" Emu "5.16" "NaN → ue5m3 ff, its only NaN code (without .satfinite; with it the ISA says NaN)";
+    Pzo "pzo" Ptx "5.15" ".pzo: a −0 result of the conversion is written as +0 (other results, NaN included, unchanged)";
+    ScaleN1 "scale-n1-ue8m0" Ptx "5.15" ".scaled::n1::ue8m0: both lanes are divided by 2^(s−127), s the 8-bit scale operand, exactly; one rounding afterwards";
+    ScaleN1Flush "scale-n1-flush" Ptx "5.15" ".scaled::n1::ue8m0: a subnormal input is flushed to zero before the division";
+    ScaleN1FlushSign "scale-n1-flush-sign" Hw "5.15" ".scaled::n1::ue8m0: the flushed zero keeps the input's sign (an NVIDIA test reported as measured on sm_107; the ISA text is silent)";
+    ScaleN1Nan "scale-n1-nan" Open "5.15" ".scaled::n1::ue8m0 with scale byte ff (NaN): the lane follows the destination's NaN rule (e4m3/e5m2 7f as reported on sm_107, ue5m3 ff, e2m1/e2m3/e3m2 +MAX_NORM)";
+    Ue8m0Unsigned "ue8m0-unsigned" Emu "5.12" "ue8m0 has no sign: the magnitude is converted";
+    Ue8m0NoZero "ue8m0-no-zero" Open "5.12" "ue8m0 has no zero: zero and magnitudes rounding below 2^-127 give 00 (2^-127)";
+    Ue8m0Nan "ue8m0-nan" Emu "5.12" "NaN → ue8m0 ff, even with .satfinite";
+    RoundStochastic "round-stochastic" Open "5.10" ".rs: add the lane's random bits to the top discarded bits; a carry rounds away from zero (bit use per docs/semantics.md §5.10, subnormal results and pair bit order unconfirmed)";
+    Tf32LowBits "tf32-low-bits" Open "1.3" "tf32 in a 32-bit container: bits 12..0 are implementation defined (sm90 profile: zero)";
+    PackSat "pack-sat" Ptx "5.13" "cvt.pack: a and b (s32) are each clamped to the range of the destination type (PTX ISA \"cvt.pack\")";
+    PackC "pack-c-bits" Ptx "5.13" "cvt.pack to u8/s8/u4/s4/u2/s2: the bits of d above the two lanes are the low bits of c (PTX ISA \"cvt.pack\")";
+    LaneScale "scale-ue8m0" Ptx "5.14" "each lane is multiplied (into bf16x2) or divided (into s2f6x2) by 2^(s−127), s its byte of `scale` (high byte: lane a / hi); s2f6x2 forms without .scaled::n2::ue8m0 use s = 127 (docs/semantics.md §5.14)";
+    ScaleNan "scale-nan" Open "5.14" "a scale byte ff (ue8m0 NaN): a bf16 lane gets the canonical NaN 7fff (a peer emulator), an s2f6 lane 7f like a NaN source (unconfirmed)";
+    RoundToFixed "round-to-fixed" Ptx "5.14" "into s2f6: round the exact (scaled) value once to a multiple of 2^-6 by the rounding modifier";
+    FixedSatFinite "s2f6-satfinite" Emu "5.14" "into s2f6 (.satfinite is mandatory): clamp to the range [−2, 127/64], ±Inf included";
+    FixedNan "s2f6-nan" Ptx "5.14" "NaN into s2f6 gives 7f (127/64), the positive MAX_NORM (PTX ISA .satfinite)";
+    Pack "pack" Ptx "5.11" "packed results: a in the high lane, then b (e, f); 6-bit lanes in bits 5..0 of each byte (docs/semantics.md §5.11)";
+    DestExtend "dest-extend" Ptx "4" "a destination register wider than the type: sign-extend signed integers, zero-extend the rest (docs/semantics.md §4)";
 }
 
 impl Rule {
@@ -124,30 +136,11 @@ impl Rule {
         matches!(self, Rule::Decode | Rule::SourceChop | Rule::DestExtend)
     }
 
-    /// The section of `docs/semantics.md` that states this rule, e.g. `"5.3"`.
-    /// A new rule needs an arm here and a row in that document's rule index (§8.1).
-    pub fn section(self) -> &'static str {
-        use Rule::*;
-        match self {
-            Decode => "1",
-            PackSat | PackC => "5.13",
-            Tf32LowBits => "1.3",
-            SourceChop | DestExtend => "4",
-            IntWrap | IntSatClamp => "5.1",
-            RoundToInt | IntClamp | NanToIntZero | NanToIntSignBit | NanToIntNarrowFromF64 => "5.3",
-            RoundToFloat | DefaultRounding | OverflowToInf | OverflowToMax | InfToInf => "5.4",
-            RoundToIntegral | Exact | Copy => "5.5",
-            FtzInput | FtzErratumF16 | FtzOutput | FtzTininess => "5.6",
-            SatClamp | SatNan | SatNegZero => "5.7",
-            Relu | ReluNegZero | ReluNan | SatFinite | SatFiniteNan | SatFiniteNanToMax => "5.8",
-            NanPayload | NanCanonical | NanUnspecified | NanOpen | NanCopy => "5.9",
-            RoundStochastic => "5.10",
-            Pack => "5.11",
-            OverflowToNan | Ue8m0Unsigned | Ue8m0NoZero | Ue8m0Nan => "5.12",
-            LaneScale | ScaleNan | RoundToFixed | FixedSatFinite | FixedNan => "5.14",
-            Pzo | ScaleN1 | ScaleN1Flush | ScaleN1FlushSign | ScaleN1Nan => "5.15",
-            Ue5m3OverflowNan | Ue5m3Unsigned | Ue5m3Nan => "5.16",
-        }
+    /// Whether the rule gives results the ISA text does not permit: where
+    /// ptxas's code departs from the text, the `sm90` profile follows the
+    /// code and its answer lies outside the `isa` set (docs/semantics.md §6).
+    pub fn departs_from_isa(self) -> bool {
+        matches!(self, Rule::Tf32RnaNan | Rule::Tf32RnaSatFiniteNan)
     }
 }
 
@@ -304,40 +297,37 @@ pub enum NanOut {
     Zero,
     /// +MAX_NORM (`.satfinite` into a format without NaN).
     MaxNorm,
+    /// tf32 `.rna`: the source's bits with those below tf32 cleared; with
+    /// `step_down`, minus one tf32 unit where that is ±Inf or NaN (§5.17).
+    Masked { step_down: bool },
+    /// The source's canonical NaN, widened with its payload (`cvt.ftz.f64.f32`).
+    SourceCanonical,
+    /// The source's bits moved into the destination's upper bits (bf16→f32).
+    Shifted,
 }
 
-impl Profile {
-    /// NaN rule for float→float (docs/semantics.md §5.9). `plain` is true when the
-    /// instruction has no modifier at all (a same-type plain move).
-    pub fn nan_out(self, dtype: Format, atype: Format, plain: bool) -> (NanOut, Rule) {
-        use Format::*;
-        if self == Profile::Isa {
-            return (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified);
-        }
-        match (dtype, atype) {
-            (d, a) if d == a && plain => (NanOut::Copy, Rule::NanCopy),
-            (F64, F32) | (F32, F64) => (NanOut::Payload, Rule::NanPayload),
-            (F16 | Bf16 | Tf32, _) | (F32, F16) => (NanOut::Canonical, Rule::NanCanonical),
-            (F32 | F64, Bf16) => (NanOut::Any(Rule::NanUnspecified), Rule::NanUnspecified),
-            _ => (NanOut::Any(Rule::NanOpen), Rule::NanOpen),
-        }
-    }
-    /// NaN produced by .relu / .satfinite: the canonical NaN (bits `[OPEN]` under the ISA profile).
-    pub fn canonical_nan(self, rule: Rule) -> (NanOut, Rule) {
+impl NanOut {
+    /// The bits of the answers computed from the source NaN's sign, quiet
+    /// bit and payload (the sequences of docs/semantics.md §5.17); `None`
+    /// for the others. One definition for both engines.
+    pub fn source_bits(self, src: Format, dst: Format, neg: bool, quiet: bool, payload: u64) -> Option<u64> {
+        let (s, d) = (src.float_layout()?, dst.float_layout()?);
+        let frac = if quiet { s.quiet_bit() } else { 0 } | payload;
+        let inf = |l: &FloatLayout| l.exp_field_max() << l.man_bits << l.shift;
+        let sign = |l: &FloatLayout, neg: bool| if neg { l.sign_bit() << l.shift } else { 0 };
         match self {
-            Profile::Isa => (NanOut::Any(Rule::NanOpen), rule),
-            Profile::Sm90 => (NanOut::Canonical, rule),
-        }
-    }
-}
-
-impl Profile {
-    /// Which bits of a tf32 result are compared: the ISA leaves bits 12..0
-    /// implementation defined; the sm90 profile expects zeros `[OPEN]`.
-    pub fn tf32_low_bits_mask(self) -> u64 {
-        match self {
-            Profile::Isa => 0xffff_e000,
-            Profile::Sm90 => 0xffff_ffff,
+            NanOut::Masked { step_down } => {
+                let x = sign(s, neg) | inf(s) | frac << s.shift;
+                let r = x & !((1u64 << d.shift) - 1);
+                let abs = r & (sign(d, true) - 1);
+                Some(if step_down && abs >= inf(d) { r - (1 << d.shift) } else { r })
+            }
+            NanOut::SourceCanonical => {
+                let all = (1u64 << s.man_bits) - 1;
+                Some(inf(d) | all << (d.man_bits - s.man_bits) << d.shift)
+            }
+            NanOut::Shifted => Some(sign(d, neg) | inf(d) | frac << (d.man_bits - s.man_bits) << d.shift),
+            _ => None,
         }
     }
 }

@@ -88,10 +88,10 @@ def test_float16_input():
 
 
 def test_set_results_give_a_member():
-    # README: the NaN bits of cvt.f32.bf16 7fc1 are open (`nan`); convert
+    # README: the NaN bits of cvt.f64.bf16 7fc1 are open (`nan`); convert
     # gives one member of the set, evaluate the set.
-    out = ptx_cvt.convert("cvt.f32.bf16", np.array([0x7FC1], np.uint16))
-    want = ptx_cvt.evaluate("cvt.f32.bf16", 0x7FC1)
+    out = ptx_cvt.convert("cvt.f64.bf16", np.array([0x7FC1], np.uint16))
+    want = ptx_cvt.evaluate("cvt.f64.bf16", 0x7FC1)
     assert isinstance(want, ptx_cvt.Accept) and int(out[0]) in want
 
 

@@ -27,11 +27,12 @@ def test_readme_examples(instruction, operands, dst_width, expected):
 
 
 def test_readme_open_nan_is_a_set():
-    # README: `ptx-cvt eval cvt.f32.bf16 7fc1` prints `nan`: the ISA leaves the bits open.
-    r = ptx_cvt.evaluate("cvt.f32.bf16", 0x7FC1)
+    # README: `ptx-cvt eval cvt.f64.bf16 7fc1` prints `nan`: the ISA leaves the bits open.
+    r = ptx_cvt.evaluate("cvt.f64.bf16", 0x7FC1)
     assert isinstance(r, ptx_cvt.Accept)
-    assert str(r) == "nan" and r.width == 32
-    assert 0x7FC00000 in r and 0xFFFFFFFF in r and 0x7F800000 not in r and 0x3F800000 not in r
+    assert str(r) == "nan" and r.width == 64
+    assert 0x7FF8000000000000 in r and 0xFFFFFFFFFFFFFFFF in r
+    assert 0x7FF0000000000000 not in r and 0x3FF0000000000000 not in r
 
 
 def test_readme_explain():

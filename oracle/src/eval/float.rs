@@ -1,11 +1,11 @@
 //! Conversions to a float destination: NaN and ±Inf sources, rounding,
-//! then .sat, .relu, overflow, .ftz and the encoding of the result.
+//! then the steps of [`crate::decide::FINISH`] and the encoding of the result.
 
 use rug::Integer;
 
 use super::trace::signed;
 use super::{Ctx, TypeResult};
-use crate::decide::{Decisions, SourceFlush, Special};
+use crate::decide::{Decisions, Finish, FtzCutoff, SourceFlush, Special, FINISH};
 use crate::encode;
 use crate::exact::{is_subnormal, Dyadic, Nan, Value};
 use crate::instr::Family;
@@ -89,6 +89,9 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
             NanOut::Copy => {
                 TypeResult::Bits(encode::encode_nan(d, n.neg, n.payload) & !(l.quiet_bit() * (!n.quiet) as u64))
             }
+            NanOut::Masked { .. } | NanOut::SourceCanonical | NanOut::Shifted => TypeResult::Bits(
+                out.source_bits(self.src, d, n.neg, n.quiet, n.payload).expect("float source and destination"),
+            ),
             NanOut::Payload => {
                 // Align the payload's top bits under the quiet bit.
                 let pb = l.man_bits - 1;
@@ -167,7 +170,8 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         TypeResult::Bits(self.special(s))
     }
 
-    /// After rounding to a float destination: .sat, .relu, overflow, .ftz, encode.
+    /// After rounding to a float destination: the steps of [`FINISH`] in
+    /// their order, then the encoding.
     #[inline(always)]
     pub(super) fn finish_float(&mut self, mut neg: bool, exact: &Dyadic, r: Rounded) -> TypeResult {
         let c = *self.c;
@@ -175,77 +179,107 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         let l = d.float_layout().unwrap();
         let Rounded { mag, away, mode, .. } = r;
         let mut mag = mag;
-        if c.sat {
-            let one = Dyadic::from_int(Integer::from(1));
-            if neg && (!mag.is_zero() || self.d.sat_neg_zero_to_positive()) {
-                let rule = if mag.is_zero() { Rule::SatNegZero } else { Rule::SatClamp };
-                note!(self, rule, format!("{} → +0", signed(true, &mag)));
-                (neg, mag) = (false, Dyadic::zero());
-            } else if mag > one {
-                note!(self, Rule::SatClamp, format!("{mag} → 1"));
-                mag = one;
-            }
-        } else {
-            if c.relu && neg {
-                if !mag.is_zero() {
-                    note!(self, Rule::Relu, format!("{} → +0", signed(true, &mag)));
-                    (neg, mag) = (false, Dyadic::zero());
-                } else if self.ask(Question::ReluNegZeroToPositive) {
-                    note!(self, Rule::ReluNegZero, "-0 → +0");
+        for step in FINISH {
+            match step {
+                Finish::Sat if c.sat => self.sat(&mut neg, &mut mag),
+                Finish::Relu if !c.sat && c.relu && neg => self.relu(&mut neg, &mut mag),
+                Finish::Overflow if !c.sat && !encode::fits(l, &mag) => {
+                    let (s, rule) = self.d.overflow(d, c.satfinite, mode, neg, away);
+                    // The text is built only when tracing.
+                    note!(self, rule, {
+                        let max = l.max_finite();
+                        match s {
+                            Special::Inf { neg } => format!("{mag} exceeds max finite {max} → {}inf", sign(neg)),
+                            Special::Nan => format!("{mag} exceeds max finite {max} → NaN"),
+                            Special::Max { neg } => format!("{mag} exceeds max finite → {}", signed(neg, &max)),
+                            Special::Zero | Special::One => format!("{mag} exceeds max finite {max} → {s:?}"),
+                        }
+                    });
+                    return TypeResult::Bits(self.special(s));
+                }
+                Finish::FlushResult if self.d.flushes_result(&c) => self.flush_result(neg, exact, &mut mag),
+                Finish::PositiveZero if neg && mag.is_zero() && self.d.positive_zero_only(&c) => {
+                    note!(self, Rule::Pzo, "-0 → +0");
                     neg = false;
-                } else {
-                    note!(self, Rule::ReluNegZero, "-0 stays -0");
                 }
-            }
-            if !encode::fits(l, &mag) {
-                let (s, rule) = self.d.overflow(d, c.satfinite, mode, neg, away);
-                // The text is built only when tracing.
-                note!(self, rule, {
-                    let max = l.max_finite();
-                    match s {
-                        Special::Inf { neg } => format!("{mag} exceeds max finite {max} → {}inf", sign(neg)),
-                        Special::Nan => format!("{mag} exceeds max finite {max} → NaN"),
-                        Special::Max { neg } => format!("{mag} exceeds max finite → {}", signed(neg, &max)),
-                        Special::Zero | Special::One => format!("{mag} exceeds max finite {max} → {s:?}"),
+                Finish::ZeroCode if mag.is_zero() => {
+                    if let Some(code) = self.d.zero_code(d) {
+                        note!(self, Rule::Ue8m0NoZero, "below 2^-127 → 00 (2^-127)");
+                        return TypeResult::Bits(code);
                     }
-                });
-                return TypeResult::Bits(self.special(s));
-            }
-        }
-        if self.d.flushes_result(&c) {
-            let tiny_after = mag.msb_exp().is_some_and(|e| e < l.emin());
-            let tiny_before = exact.msb_exp().is_some_and(|e| e < l.emin());
-            if tiny_after != tiny_before {
-                let after = self.ask(Question::FtzAfterRounding);
-                let flush = if after { tiny_after } else { tiny_before };
-                note!(
-                    self,
-                    Rule::FtzTininess,
-                    format!(
-                        "judged {} rounding: {}",
-                        if after { "after" } else { "before" },
-                        if flush { "subnormal" } else { "normal" }
-                    ),
-                );
-                if flush {
-                    note!(self, Rule::FtzOutput, format!("subnormal result → {}0", sign(neg)));
-                    mag = Dyadic::zero();
                 }
-            } else if tiny_after {
-                note!(self, Rule::FtzOutput, format!("subnormal result {} → {}0", signed(neg, &mag), sign(neg)));
-                mag = Dyadic::zero();
-            }
-        }
-        if neg && mag.is_zero() && self.d.positive_zero_only(&c) {
-            note!(self, Rule::Pzo, "-0 → +0");
-            neg = false;
-        }
-        if mag.is_zero() {
-            if let Some(code) = self.d.zero_code(d) {
-                note!(self, Rule::Ue8m0NoZero, "below 2^-127 → 00 (2^-127)");
-                return TypeResult::Bits(code);
+                _ => {}
             }
         }
         TypeResult::Bits(encode::encode_finite(d, neg, &mag))
+    }
+
+    /// `.sat`: clamp to [0, 1] (docs/semantics.md §5.7).
+    #[inline(always)]
+    fn sat(&mut self, neg: &mut bool, mag: &mut Dyadic) {
+        let one = Dyadic::from_int(Integer::from(1));
+        if *neg && (!mag.is_zero() || self.d.sat_neg_zero_to_positive()) {
+            let rule = if mag.is_zero() { Rule::SatNegZero } else { Rule::SatClamp };
+            note!(self, rule, format!("{} → +0", signed(true, mag)));
+            (*neg, *mag) = (false, Dyadic::zero());
+        } else if *mag > one {
+            note!(self, Rule::SatClamp, format!("{mag} → 1"));
+            *mag = one;
+        }
+    }
+
+    /// `.relu` on a negative result (docs/semantics.md §5.8).
+    #[inline(always)]
+    fn relu(&mut self, neg: &mut bool, mag: &mut Dyadic) {
+        if !mag.is_zero() {
+            note!(self, Rule::Relu, format!("{} → +0", signed(true, mag)));
+            (*neg, *mag) = (false, Dyadic::zero());
+        } else if self.ask(Question::ReluNegZeroToPositive) {
+            note!(self, Rule::ReluNegZero, "-0 → +0");
+            *neg = false;
+        } else {
+            note!(self, Rule::ReluNegZero, "-0 stays -0");
+        }
+    }
+
+    /// `.ftz` on the result (docs/semantics.md §5.6, §5.17): `exact` is the value before rounding.
+    #[inline(always)]
+    fn flush_result(&mut self, neg: bool, exact: &Dyadic, mag: &mut Dyadic) {
+        let l = self.dformat().float_layout().unwrap();
+        if let FtzCutoff::Below { gap } = self.d.ftz_cutoff(self.c, neg, self.profile) {
+            // The sequence compares the exact source with its threshold.
+            let emin = l.emin();
+            let bound = match gap {
+                Some(g) => Dyadic::word((1u64 << g) - 1, emin - g as i64),
+                None => Dyadic::word(1, emin),
+            };
+            if !mag.is_zero() && *exact < bound {
+                note!(self, Rule::FtzCutoff, format!("|{}| < {bound}: → {}0", signed(neg, exact), sign(neg)));
+                *mag = Dyadic::zero();
+            }
+            return;
+        }
+        let tiny_after = mag.msb_exp().is_some_and(|e| e < l.emin());
+        let tiny_before = exact.msb_exp().is_some_and(|e| e < l.emin());
+        if tiny_after != tiny_before {
+            let after = self.ask(Question::FtzAfterRounding);
+            let flush = if after { tiny_after } else { tiny_before };
+            note!(
+                self,
+                Rule::FtzTininess,
+                format!(
+                    "judged {} rounding: {}",
+                    if after { "after" } else { "before" },
+                    if flush { "subnormal" } else { "normal" }
+                ),
+            );
+            if flush {
+                note!(self, Rule::FtzOutput, format!("subnormal result → {}0", sign(neg)));
+                *mag = Dyadic::zero();
+            }
+        } else if tiny_after {
+            note!(self, Rule::FtzOutput, format!("subnormal result {} → {}0", signed(neg, mag), sign(neg)));
+            *mag = Dyadic::zero();
+        }
     }
 }

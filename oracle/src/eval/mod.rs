@@ -433,7 +433,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
         match r {
             TypeResult::AnyNan => AcceptSet { width, alts: alts::one(Alt::AnyNan(d.format())) },
             TypeResult::Bits(b) if d == Type::Tf32 => {
-                let mask = self.profile.tf32_low_bits_mask();
+                let mask = self.d.tf32_low_bits(self.profile);
                 note!(
                     self,
                     Rule::Tf32LowBits,

@@ -1,6 +1,6 @@
 //! The generic lane path: a [`Plan`] evaluated on operands, one lane at a
 //! time (decode, (flush), round with `arith::round`, apply
-//! .sat/.relu/overflow/.ftz, encode), then placed in the register.
+//! the steps of `decide::FINISH`, encode), then placed in the register.
 
 use super::arith::{
     self, decode_float, decode_int, encode_finite, encode_inf, encode_max, encode_nan, greater, msb, round, Fl, Lf, Val,
@@ -9,7 +9,7 @@ use super::plan::{NanPlan, Plan};
 use super::result::FastResult;
 use super::SCALE_BITS;
 use crate::accept::width_mask;
-use crate::decide::{Decisions, IntToInt, Special};
+use crate::decide::{Decisions, Finish, FtzCutoff, IntToInt, Special, FINISH};
 use crate::operand::Operand;
 use crate::round::Mode;
 
@@ -210,6 +210,10 @@ impl<D: Decisions> Plan<D> {
                 NanPlan::Fixed(b) => LaneOut::Bits(if neg { b | self.nan_sign } else { b }),
                 NanPlan::Any => LaneOut::AnyNan,
                 NanPlan::Copy => LaneOut::Bits(encode_nan(d, neg, payload) & !(d.quiet_bit * (!quiet) as u64)),
+                NanPlan::Source(out) => LaneOut::Bits(
+                    out.source_bits(self.c.atype.format(), self.c.dtype.format(), neg, quiet, payload)
+                        .expect("float formats"),
+                ),
                 NanPlan::Payload => {
                     // Align the payload's top bits under the quiet bit.
                     let (sb, db) = (s.man_bits.saturating_sub(1), d.man_bits - 1);
@@ -242,7 +246,8 @@ impl<D: Decisions> Plan<D> {
         special(d, self.d.inf_source(&self.c, self.c.dtype.format(), neg).0)
     }
 
-    /// After rounding to a float destination: .sat, .relu, overflow, .ftz, encode.
+    /// After rounding to a float destination: the steps of [`FINISH`] in
+    /// their order, then the encoding.
     #[inline(always)]
     pub(super) fn finish_float(
         &self,
@@ -255,38 +260,68 @@ impl<D: Decisions> Plan<D> {
     ) -> LaneOut {
         let c = &self.c;
         let (mut neg, mut sig, mut q) = (neg, r.sig, r.q);
-        if c.sat {
-            // Clamp to [0, 1]; the .ftz result flush below still applies.
-            if neg && (sig != 0 || self.sat_neg_zero_positive) {
-                (neg, sig) = (false, 0);
-            } else if greater(sig, q, 1, 0) {
-                (sig, q) = (1, 0);
-            }
-        } else if c.relu && neg && (sig != 0 || self.relu_neg_zero_positive) {
-            (neg, sig) = (false, 0);
-        }
-        if !c.sat && greater(sig, q, d.max_sig, d.max_exp) {
-            let (s, _) = self.d.overflow(c.dtype.format(), c.satfinite, mode, neg, r.away);
-            return LaneOut::Bits(special(d, s));
-        }
-        if self.ftz_out && sig != 0 {
-            let tiny_after = msb(sig, q) < d.emin;
-            let tiny = if self.ftz_after || exact_sig == 0 { tiny_after } else { msb(exact_sig, exact_exp) < d.emin };
-            if tiny {
-                sig = 0;
-            }
-        }
-        if sig == 0 && self.pzo {
-            neg = false;
-        }
-        if sig == 0 {
-            if let Some(code) = self.zero_code {
-                // ue8m0 has no zero: 00 is 2^-127.
-                return LaneOut::Bits(code);
+        for step in FINISH {
+            match step {
+                Finish::Sat if c.sat => {
+                    // Clamp to [0, 1].
+                    if neg && (sig != 0 || self.sat_neg_zero_positive) {
+                        (neg, sig) = (false, 0);
+                    } else if greater(sig, q, 1, 0) {
+                        (sig, q) = (1, 0);
+                    }
+                }
+                Finish::Relu if !c.sat && c.relu && neg && (sig != 0 || self.relu_neg_zero_positive) => {
+                    (neg, sig) = (false, 0);
+                }
+                Finish::Overflow if !c.sat && greater(sig, q, d.max_sig, d.max_exp) => {
+                    let (s, _) = self.d.overflow(c.dtype.format(), c.satfinite, mode, neg, r.away);
+                    return LaneOut::Bits(special(d, s));
+                }
+                Finish::FlushResult if self.ftz_out && sig != 0 => {
+                    let tiny = match self.ftz_cut[neg as usize] {
+                        FtzCutoff::Below { gap } => below_cutoff(exact_sig, exact_exp, d.emin, gap),
+                        FtzCutoff::Answer => {
+                            let tiny_after = msb(sig, q) < d.emin;
+                            if self.ftz_after || exact_sig == 0 {
+                                tiny_after
+                            } else {
+                                msb(exact_sig, exact_exp) < d.emin
+                            }
+                        }
+                    };
+                    if tiny {
+                        sig = 0;
+                    }
+                }
+                Finish::PositiveZero if sig == 0 && self.pzo => neg = false,
+                Finish::ZeroCode if sig == 0 => {
+                    if let Some(code) = self.zero_code {
+                        // ue8m0 has no zero: 00 is 2^-127.
+                        return LaneOut::Bits(code);
+                    }
+                }
+                _ => {}
             }
         }
         LaneOut::Bits(encode_finite(d, neg, sig, q))
     }
+}
+
+/// Whether sig·2^exp (nonzero) is below 2^emin − 2^(emin − gap) (no
+/// `gap`: 2^emin), exactly.
+#[inline(always)]
+fn below_cutoff(sig: u128, exp: i32, emin: i32, gap: Option<u32>) -> bool {
+    let top = msb(sig, exp);
+    if top != emin - 1 {
+        return top < emin - 1;
+    }
+    let Some(g) = gap else { return true };
+    // Both sides in units of 2^(emin − 101): the value's bits shifted there
+    // (a right shift drops bits, which cannot change a strict comparison
+    // with an integer), the bound (2^g − 1)·2^(101 − g).
+    let base = emin - 101;
+    let v = if exp >= base { sig << (exp - base) as u32 } else { sig >> (base - exp) as u32 };
+    v < ((1u128 << g) - 1) << (101 - g)
 }
 
 /// The bits of a magnitude-independent result.

@@ -16,6 +16,7 @@ use super::plan::{NanPlan, Plan};
 use super::word::Word;
 use crate::format::{low_mask, Format};
 use crate::instr::Family;
+use crate::policy::NanOut;
 
 /// Results are narrowed to `O` (the caller checked that the destination
 /// type fits); inputs of any width are masked by the lane.
@@ -246,12 +247,15 @@ macro_rules! with_const {
 /// The NaN rule of a float→float plan, as the lanes take it (unshifted).
 fn nan_bits(plan: &Plan, df: Format) -> NanBits {
     let shift = df.float_layout().map_or(0, |l| l.shift);
-    let fixed = |b: u64| NanBits { fixed: b >> shift, payload: false, copy: false };
+    let fixed = |b: u64| NanBits { fixed: b >> shift, payload: false, copy: false, moved: false, step_down: false };
     match plan.nan {
         NanPlan::Fixed(b) => fixed(b),
         NanPlan::Any => fixed(super::result::canonical_nan(df)),
         NanPlan::Payload => NanBits { payload: true, ..fixed(0) },
         NanPlan::Copy => NanBits { copy: true, ..fixed(0) },
+        NanPlan::Source(NanOut::Shifted) => NanBits { moved: true, ..fixed(0) },
+        NanPlan::Source(NanOut::Masked { step_down }) => NanBits { moved: true, step_down, ..fixed(0) },
+        NanPlan::Source(other) => unreachable!("no per-source NaN plan {other:?}"),
     }
 }
 

@@ -175,12 +175,17 @@ fn encode_exact(d: &Fl, n: u64, e: i64) -> u64 {
 /// How NaN sources come out of a float→float lane (`NanPlan`, as data).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct NanBits {
-    /// These bits (unshifted), unless `payload` or `copy`.
+    /// These bits (unshifted), unless `payload`, `copy` or `moved`.
     pub fixed: u64,
     /// The source payload under the quiet bit (`NanPlan::Payload`).
     pub payload: bool,
     /// The source's sign, quiet bit and payload bits (`NanPlan::Copy`).
     pub copy: bool,
+    /// The source's sign and whole fraction moved to the destination's
+    /// fraction, cut or zero-filled (`NanOut::Shifted`, `NanOut::Masked`).
+    pub moved: bool,
+    /// With `moved`: one destination unit less (`NanOut::Masked { step_down: true }`).
+    pub step_down: bool,
 }
 
 impl NanBits {
@@ -193,7 +198,10 @@ impl NanBits {
             if d.man_bits >= s.man_bits { low << (d.man_bits - s.man_bits) } else { low >> (s.man_bits - d.man_bits) };
         let payload = sign | inf | d.quiet_bit | aligned;
         let copy = sign | inf | sel(f.m & s.quiet_bit != 0, d.quiet_bit, 0) | (low & low_mask(d.man_bits));
-        sel(self.payload, payload, sel(self.copy, copy, self.fixed))
+        let frac =
+            if d.man_bits >= s.man_bits { f.m << (d.man_bits - s.man_bits) } else { f.m >> (s.man_bits - d.man_bits) };
+        let moved = (sign | inf | frac) - self.step_down as u64;
+        sel(self.payload, payload, sel(self.copy, copy, sel(self.moved, moved, self.fixed)))
     }
 }
 
@@ -279,6 +287,7 @@ impl<const S: u8, const D: u8, const M: u8, const P: u8> Lane for Narrow<S, D, M
             && (D == Format::F16 as u8 || D == Format::Bf16 as u8)
             && !self.nan.payload
             && !self.nan.copy
+            && !self.nan.moved
     }
 
     /// `lane` for f32 → f16/bf16 in `u32`/`i32` (only if `has_lane32`).

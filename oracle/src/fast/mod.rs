@@ -9,8 +9,8 @@
 //!
 //! Scope: the **sm90 profile** only. Every choice a PTX rule makes comes
 //! from the decisions both engines ask ([`crate::decide::Decisions`]; a
-//! [`Plan`] asks most of them once per instruction), and
-//! `Profile::tf32_low_bits_mask`; legality is the instruction model's
+//! [`Plan`] asks most of them once per instruction, the tf32 mask included);
+//! legality is the instruction model's
 //! (`instr::check`).
 //!
 //! Speed: an instruction is turned into a [`Plan`] once (the last plan is

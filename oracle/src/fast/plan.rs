@@ -7,7 +7,7 @@ use super::arith::{encode_finite, encode_max, encode_nan, Lf};
 use super::scaled;
 use super::single::Single;
 use crate::accept::width_mask;
-use crate::decide::{self, Decisions, IntToInt, Ptx};
+use crate::decide::{self, Decisions, FtzCutoff, IntToInt, Ptx};
 use crate::instr::{self, Cvt, Family, Regs, Rounding, Type};
 use crate::operand::EvalError;
 use crate::policy::{NanOut, Profile, Question};
@@ -20,6 +20,8 @@ pub(super) enum NanPlan {
     Any,
     Copy,
     Payload,
+    /// Computed from each source NaN by [`NanOut::source_bits`] (the batch kernels: `NanBits::moved`).
+    Source(NanOut),
 }
 
 /// Everything about an instruction that does not depend on the operand
@@ -41,6 +43,8 @@ pub struct Plan<D = Ptx> {
     /// .ftz flushes f32 subnormal results; judged after rounding?
     pub(super) ftz_out: bool,
     pub(super) ftz_after: bool,
+    /// Where .ftz cuts results off, for a positive and a negative result.
+    pub(super) ftz_cut: [FtzCutoff; 2],
     pub(super) relu_neg_zero_positive: bool,
     pub(super) sat_neg_zero_positive: bool,
     /// `.pzo`: a −0 result is written as +0.
@@ -130,6 +134,12 @@ impl<D: Decisions> Plan<D> {
                 NanOut::Any(_) => (NanPlan::Any, 0),
                 NanOut::Copy => (NanPlan::Copy, 0),
                 NanOut::Payload => (NanPlan::Payload, 0),
+                NanOut::SourceCanonical => {
+                    // The same bits for every source NaN.
+                    let b = NanOut::SourceCanonical.source_bits(sf, df, false, true, 0).expect("float formats");
+                    (NanPlan::Fixed(b), 0)
+                }
+                out @ (NanOut::Masked { .. } | NanOut::Shifted) => (NanPlan::Source(out), 0),
             },
             Lf::Int { .. } => (NanPlan::Any, 0),
         };
@@ -145,7 +155,7 @@ impl<D: Decisions> Plan<D> {
             Lf::Int { .. } => d.nan_to_int(c.atype, c.dtype).0,
             Lf::Float(_) => 0,
         };
-        let dst_mask = if c.dtype == Type::Tf32 { profile.tf32_low_bits_mask() } else { width_mask(dst_width) };
+        let dst_mask = if c.dtype == Type::Tf32 { d.tf32_low_bits(profile) } else { width_mask(dst_width) };
         let packed = c.dtype.is_packed() || c.atype.is_packed();
         Plan {
             c: *c,
@@ -158,6 +168,7 @@ impl<D: Decisions> Plan<D> {
             ftz_in: d.flushes_source(c, answers).flushes(),
             ftz_out: matches!(dst, Lf::Float(_)) && d.flushes_result(c),
             ftz_after: answers.get(Question::FtzAfterRounding),
+            ftz_cut: [false, true].map(|neg| d.ftz_cutoff(c, neg, profile)),
             relu_neg_zero_positive: answers.get(Question::ReluNegZeroToPositive),
             sat_neg_zero_positive: d.sat_neg_zero_to_positive(),
             pzo: d.positive_zero_only(c),

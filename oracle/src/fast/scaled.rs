@@ -59,6 +59,7 @@ impl ScalePlan {
                     // No source NaN to copy: the quiet NaN without payload, as the exact engine.
                     NanOut::Copy | NanOut::Payload => encode_nan(&l, false, 0),
                     NanOut::Any(_) => 0,
+                    other => unreachable!("a NaN scale has no source NaN for {other:?}"),
                 };
                 p.nan_scale_any = matches!(nan_scale, NanOut::Any(_));
                 p.nan_scale = bits as u32;

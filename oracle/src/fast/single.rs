@@ -39,7 +39,7 @@ const NONE: Params = Params {
     relu_neg_zero: false,
     signed: false,
     bits: 0,
-    nan: NanBits { fixed: 0, payload: false, copy: false },
+    nan: NanBits { fixed: 0, payload: false, copy: false, moved: false, step_down: false },
     mask: 0,
     pos_max: 0,
     neg_max: 0,

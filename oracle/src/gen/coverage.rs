@@ -69,7 +69,8 @@ fn rule_event(s: &Step) -> Option<&'static str> {
     Some(match s.rule {
         NanToIntZero | NanToIntSignBit | NanToIntNarrowFromF64 => "nan-to-int",
         NanPayload | NanCanonical | NanUnspecified | NanOpen | NanCopy | Ue8m0Nan | ReluNan => "nan",
-        SatFiniteNan | SatFiniteNanToMax => "satfinite-nan",
+        NanMoveCanonical | Tf32RnaNan | FtzWidenNan | Bf16WidenNan => "nan",
+        SatFiniteNan | SatFiniteNanToMax | Tf32RnaSatFiniteNan => "satfinite-nan",
         SatNan => "sat-nan",
         OverflowToInf => "overflow-inf",
         OverflowToMax => "overflow-max",
@@ -81,7 +82,7 @@ fn rule_event(s: &Step) -> Option<&'static str> {
         IntSatClamp if s.event == Event::Clamped => "sat-clamp",
         Relu => "relu",
         ReluNegZero => "relu-neg-zero",
-        FtzInput | FtzOutput => "ftz-flush",
+        FtzInput | FtzOutput | FtzCutoff => "ftz-flush",
         FtzErratumF16 => "ftz-erratum",
         Ue8m0NoZero => "ue8m0-min",
         FixedNan => "nan",
