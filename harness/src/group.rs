@@ -76,7 +76,9 @@ impl Evidence {
                 break;
             }
             let got = AcceptSet::exact(p.dst_width, p.got);
-            let d = diagnose_only(c, &p.ops, p.dst_width, profile, &got, &got, live);
+            // The oracle's own set: a hypothesis whose answer it also accepts claims no deviation here.
+            let expected = ptx_cvt::evaluate_accept(c, &p.ops, p.dst_width, profile).unwrap_or_else(|_| got.clone());
+            let d = diagnose_only(c, &p.ops, p.dst_width, profile, &expected, &got, live);
             for i in (0..CATALOGUE.len()).filter(|&i| d.refuted.has(i)) {
                 out[i] += 1;
                 if out[i] > limit[i] {
