@@ -282,6 +282,20 @@ fn empty_input_is_an_error_unless_allowed() {
     run(&["sweep", "cvt.f32.f16", "--against", &empty, "--allow-empty"]).code(0);
 }
 
+/// `coverage DIR` reads the directory's `*.cases` files, as `check DIR` does
+/// (it failed with "Is a directory"); a directory without any is exit 2.
+#[test]
+fn coverage_takes_a_directory_like_check() {
+    let s = Scratch::new("coverage-dir");
+    fs::write(s.path("a.cases"), ONE_CASE).unwrap();
+    fs::write(s.path("notes.txt"), "not a case file\n").unwrap();
+    let dir = s.path("");
+    run(&["coverage", "--no-reachable", &dir]).code(0).out_has("normal/normal/exact");
+    run(&["check", &dir]).code(0).out_has("1 passed, 0 failed");
+    let empty = Scratch::new("coverage-empty");
+    run(&["coverage", &empty.path("")]).code(2).err_has("holds no *.cases files");
+}
+
 // ---------------------------------------------------------------------------
 // 5. Byte-order mark
 // ---------------------------------------------------------------------------

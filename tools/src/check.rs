@@ -143,7 +143,7 @@ pub fn run(a: CheckArgs) -> u8 {
             return 2;
         }
     };
-    let sources = match expand_sources(&a.files) {
+    let sources = match crate::options::expand_sources(&a.files) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
@@ -209,30 +209,6 @@ pub fn run(a: CheckArgs) -> u8 {
     }
     drop(r.imp.take());
     finish(&r)
-}
-
-/// Files as given, directories as their `*.cases` files (sorted).
-fn expand_sources(args: &[String]) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    for f in args {
-        let p = std::path::Path::new(f);
-        if f != "-" && p.is_dir() {
-            let mut files: Vec<String> = std::fs::read_dir(p)
-                .map_err(|e| format!("cannot read directory {f}: {e}"))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "cases") && p.is_file())
-                .map(|p| p.display().to_string())
-                .collect();
-            if files.is_empty() {
-                return Err(format!("directory {f} holds no *.cases files"));
-            }
-            files.sort();
-            out.extend(files);
-        } else {
-            out.push(f.clone());
-        }
-    }
-    Ok(out)
 }
 
 /// Check the cases of a stream with the implementation's answers.

@@ -12,7 +12,7 @@ use serde_json::json;
 
 #[derive(Args)]
 pub struct CoverageArgs {
-    /// Case files (`-` for stdin).
+    /// Case files (`-` for stdin); a directory is its `*.cases` files.
     #[arg(required = true)]
     files: Vec<String>,
     /// Evidence profile used to classify the cases.
@@ -46,7 +46,14 @@ pub fn run(a: CoverageArgs) -> u8 {
             return 2;
         }
     };
-    for f in &a.files {
+    let files = match crate::options::expand_sources(&a.files) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    for f in &files {
         let reader = match crate::common::open_input(f) {
             Ok(r) => r,
             Err(e) => {

@@ -180,6 +180,30 @@ impl VariantFilter {
 /// Help text of `--filter`, the same on every command.
 pub const FILTER_HELP: &str = "Only variants whose canonical spelling matches this glob (`*`, `?`, `[...]`, and `{a,b}` alternatives), e.g. 'cvt.{rn,rz}.f16.f32'; repeatable (a variant matching any is chosen)";
 
+/// Files as given, directories as their `*.cases` files (sorted).
+pub fn expand_sources(args: &[String]) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for f in args {
+        let p = std::path::Path::new(f);
+        if f != "-" && p.is_dir() {
+            let mut files: Vec<String> = std::fs::read_dir(p)
+                .map_err(|e| format!("cannot read directory {f}: {e}"))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "cases") && p.is_file())
+                .map(|p| p.display().to_string())
+                .collect();
+            if files.is_empty() {
+                return Err(format!("directory {f} holds no *.cases files"));
+            }
+            files.sort();
+            out.extend(files);
+        } else {
+            out.push(f.clone());
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
