@@ -40,6 +40,8 @@ struct PassedCase {
     ops: Vec<Operand>,
     dst_width: u32,
     got: u64,
+    /// The oracle's set, computed once on first use (every refutation pass reads it).
+    expected: std::sync::OnceLock<AcceptSet>,
 }
 
 /// Right answers, a deterministic sample per variant.
@@ -53,7 +55,7 @@ impl Evidence {
     pub fn passed(&mut self, c: &Cvt, ops: &[Operand], dst_width: u32, got: u64) {
         let (seen, kept) = self.per_variant.entry(*c).or_default();
         *seen += 1;
-        let case = PassedCase { ops: ops.to_vec(), dst_width, got };
+        let case = PassedCase { ops: ops.to_vec(), dst_width, got, expected: Default::default() };
         if kept.len() < KEPT_PER_VARIANT {
             kept.push(case);
         } else {
@@ -77,8 +79,10 @@ impl Evidence {
             }
             let got = AcceptSet::exact(p.dst_width, p.got);
             // The oracle's own set: a hypothesis whose answer it also accepts claims no deviation here.
-            let expected = ptx_cvt::evaluate_accept(c, &p.ops, p.dst_width, profile).unwrap_or_else(|_| got.clone());
-            let d = diagnose_only(c, &p.ops, p.dst_width, profile, &expected, &got, live);
+            let expected = p.expected.get_or_init(|| {
+                ptx_cvt::evaluate_accept(c, &p.ops, p.dst_width, profile).unwrap_or_else(|_| got.clone())
+            });
+            let d = diagnose_only(c, &p.ops, p.dst_width, profile, expected, &got, live);
             for i in (0..CATALOGUE.len()).filter(|&i| d.refuted.has(i)) {
                 out[i] += 1;
                 if out[i] > limit[i] {

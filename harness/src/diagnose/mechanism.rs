@@ -281,27 +281,23 @@ fn fault_int(m: Mechanism, x: &LaneCase) -> Option<u64> {
     let v = Fin { neg, sig: mag.sig_u64()?, exp: mag.exp };
     let c = cut(v, 0)?;
     let up = away(x.mode, neg, &c)?;
-    // The exponent off by one: the value doubled or halved, then rounded right.
-    let scaled = |d: i64| -> Option<(u64, bool)> {
-        let w = Fin { exp: v.exp + d, ..v };
-        let c = cut(w, 0)?;
+    // The faulty cut: the value doubled or halved (the exponent off by one), or
+    // the increment decided from the wrong bits.
+    let rescaled = |d: i64| -> Option<(u64, bool)> {
+        let c = cut(Fin { exp: v.exp + d, ..v }, 0)?;
         Some((c.kept, away(x.mode, neg, &c)?))
     };
     let (kept, faulty) = match m {
-        Mechanism::BiasHigh => scaled(1)?,
-        Mechanism::BiasLow => scaled(-1)?,
-        _ => (c.kept, false),
-    };
-    let faulty = match m {
-        Mechanism::BiasHigh | Mechanism::BiasLow => faulty,
+        Mechanism::BiasHigh => rescaled(1)?,
+        Mechanism::BiasLow => rescaled(-1)?,
         Mechanism::StickyIgnored if x.mode == Mode::NearestEven && up && (c.next || c.sticky) && c.kept & 1 == 0 => {
-            false
+            (c.kept, false)
         }
-        Mechanism::InexactByRoundBit if matches!(x.mode, Mode::Up | Mode::Down) && up && !c.round => false,
+        Mechanism::InexactByRoundBit if matches!(x.mode, Mode::Up | Mode::Down) && up && !c.round => (c.kept, false),
         Mechanism::IncrementTooLow
             if matches!(x.mode, Mode::NearestEven | Mode::NearestAway) && up != (c.round && c.next) =>
         {
-            c.round && c.next
+            (c.kept, c.round && c.next)
         }
         _ => return None,
     };
