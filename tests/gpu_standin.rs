@@ -587,7 +587,8 @@ fn device_script() {
 }
 
 /// Issue 11: the CUDA runner is one more implementation under test, so
-/// `check --target-gpu` runs case files on the device with the usual triage.
+/// `check --device` runs case files on the device with the usual triage
+/// (`--target-gpu`, the old spelling, still works: issue 34).
 #[test]
 fn check_runs_vectors_on_the_gpu_as_an_implementation() {
     let check = |args: &[&str], faults: &str| {
@@ -600,11 +601,14 @@ fn check_runs_vectors_on_the_gpu_as_an_implementation() {
             .expect("run ptx-cvt check")
     };
     let files = compact(&["cvt.rn.f16.f32", "cvt.s16.s8", "cvt.rn.f16x2.f32"]);
-    let mut args = vec!["--target-gpu", "0"];
+    let mut args = vec!["--device", "0"];
     args.extend(files.iter().map(String::as_str));
     let o = check(&args, "");
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let mut old = vec!["--target-gpu", "0"];
+    old.extend(files.iter().map(String::as_str));
+    assert_eq!(text(&check(&old, "")).0, out, "the old spelling runs the same");
     // Wider registers than the types are declined (the kernels use natural widths).
     assert!(out.contains("the GPU runner uses natural register widths only"), "{out}");
     assert!(out.contains("variants: 3 passed, 0 failed, 0 unsupported"), "{out}");

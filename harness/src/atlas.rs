@@ -302,6 +302,15 @@ pub fn manifest(files: &[(String, String)], oracle_version: &str, max_bits: u32,
 pub fn read_dir(dir: &std::path::Path) -> Result<Vec<Entry>, String> {
     use sha2::{Digest, Sha256};
     let mpath = dir.join("MANIFEST");
+    if !dir.is_dir() {
+        return Err(format!("{}: no such directory (an atlas is a folder, e.g. vectors/atlas)", dir.display()));
+    }
+    if !mpath.exists() {
+        return Err(format!(
+            "{} is not an atlas folder: it has no MANIFEST (`ptx-cvt atlas gen --out DIR` makes one; vectors/atlas is the committed atlas)",
+            dir.display()
+        ));
+    }
     let m = std::fs::read_to_string(&mpath).map_err(|e| format!("cannot read {}: {e}", mpath.display()))?;
     let name = mpath.display().to_string();
     if m.lines().next() != Some(magic().as_str()) {

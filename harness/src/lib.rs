@@ -24,6 +24,7 @@ pub mod diagnose;
 pub mod digest;
 pub mod group;
 pub mod implementation;
+pub mod interrupt;
 pub mod lines;
 pub mod process;
 pub mod ptxas;

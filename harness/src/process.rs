@@ -176,6 +176,7 @@ impl Running {
             command.process_group(0);
         }
         let mut child = command.spawn().map_err(|e| format!("cannot start `sh -c {cmd:?}`: {e}"))?;
+        crate::interrupt::register_group(child.id());
         let stdin: ChildStdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");
@@ -272,6 +273,7 @@ impl Drop for Running {
         } else {
             self.kill();
         }
+        crate::interrupt::unregister_group(self.child.id());
     }
 }
 

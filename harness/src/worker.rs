@@ -59,13 +59,17 @@ struct Worker {
 
 impl Worker {
     fn start(program: &Path, args: &[OsString], timeout: Duration) -> Result<Worker, String> {
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start the worker `{}`: {e}", program.display()))?;
+        let mut command = Command::new(program);
+        command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            // Its own process group: the terminal's Ctrl-C stops the run
+            // between batches (interrupt.rs) instead of killing the worker.
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        let mut child = command.spawn().map_err(|e| format!("cannot start the worker `{}`: {e}", program.display()))?;
+        crate::interrupt::register_group(child.id());
         let stdin: ChildStdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");
@@ -139,6 +143,7 @@ impl Drop for Worker {
         if !exits_soon(&mut self.child) {
             self.kill();
         }
+        crate::interrupt::unregister_group(self.child.id());
     }
 }
 

@@ -63,9 +63,10 @@ impl Selection {
         let f = VariantFilter::new(&self.filters)?;
         let v: Vec<Cvt> = atlas::variants(self.max_bits).into_iter().filter(|c| f.matches(c)).collect();
         if v.is_empty() {
-            return Err(
-                "no atlas variant matches (atlas variants: legal on some target, sources of at most 32 bits)".into()
-            );
+            return Err(crate::options::no_match(
+                &f,
+                "of the atlas (legal on some target, sources of at most 32 bits)",
+            ));
         }
         Ok(v)
     }
@@ -81,7 +82,7 @@ pub struct GenArgs {
     sel: Selection,
     /// Output: the atlas folder (files are written atomically, the MANIFEST
     /// then lists every `*.digests` file in it); with --shard, the part file.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, short, value_name = "PATH")]
     out: PathBuf,
     /// Compute shard K of N (0 ≤ K < N): the K-th of N near-equal contiguous
     /// runs of the (variant, block) list; write a part file for `atlas merge`.
@@ -101,7 +102,7 @@ pub struct MergeArgs {
     #[arg(required = true)]
     parts: Vec<PathBuf>,
     /// The atlas folder to write.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, short, value_name = "DIR")]
     out: PathBuf,
     #[arg(long)]
     json: bool,
@@ -116,7 +117,7 @@ pub fn run(a: AtlasArgs) -> u8 {
     match r {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             2
         }
     }

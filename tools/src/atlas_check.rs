@@ -48,8 +48,8 @@ pub struct CheckArgs {
     #[command(flatten)]
     imp: ImplArgs,
     /// Print at most N wrong inputs per differing block (all are counted).
-    #[arg(long, value_name = "N", default_value_t = 5)]
-    show: u64,
+    #[arg(long, value_name = "N", default_value_t = 5, alias = "show")]
+    max_shown: u64,
     /// Worker threads for the fast engine (default: all cores).
     #[arg(long, value_parser = crate::options::parse_jobs)]
     jobs: Option<usize>,
@@ -71,7 +71,7 @@ struct Tally {
 pub fn run(a: CheckArgs) -> u8 {
     let mut t = Tally::default();
     if let Err(e) = check(&a, &mut t) {
-        eprintln!("error: {e}");
+        fail!("{e}");
         return 2;
     }
     if a.json {
@@ -290,7 +290,7 @@ fn check_impl_block(
         };
         if !ok {
             found += 1;
-            if shown < a.show {
+            if shown < a.max_shown {
                 shown += 1;
                 report(a, &e.c, ops, got);
             }

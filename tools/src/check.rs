@@ -11,7 +11,7 @@ use clap::Args;
 use ptx_cvt::instr;
 use ptx_cvt::{parse_case, AcceptSet, Case, Cvt, PtxVersion};
 use ptx_cvt_harness::lines::{blocks, count_newlines, lines, Piece};
-use ptx_cvt_harness::{settle, Answer, Implementation, Mismatch, Outcome, Triage};
+use ptx_cvt_harness::{interrupt, settle, Answer, Implementation, Mismatch, Outcome, Triage};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
@@ -92,6 +92,10 @@ pub struct CheckArgs {
     /// Exit 0 even when no case was checked or none was answered (default: exit 2).
     #[arg(long)]
     allow_empty: bool,
+    /// Worker threads for checking recorded results and for the diagnosis
+    /// (default: all cores; at most 256, or 4 per core where that is more).
+    #[arg(long, value_parser = crate::options::parse_jobs)]
+    jobs: Option<usize>,
     #[command(flatten)]
     imp: ImplArgs,
     #[command(flatten)]
@@ -133,30 +137,42 @@ struct Run<'a> {
     /// The implementation failed and is not started again: the cases read
     /// from here on are counted as not run.
     halted: bool,
+    /// A signal stopped the run (interrupt.rs): nothing more was sent.
+    interrupted: bool,
+    /// Progress over the input's bytes (stderr, terminals only).
+    bar: indicatif::ProgressBar,
 }
 
 pub fn run(a: CheckArgs) -> u8 {
     let filter = match crate::options::VariantFilter::new(&a.filters) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             return 2;
         }
     };
     let sources = match crate::options::expand_sources(&a.files) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             return 2;
         }
     };
+    if let Some(n) = a.jobs {
+        // The only pool of this process; an error means it exists already.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+    }
     let imp = match a.imp.open_for(a.opts.target) {
         Ok(i) => i,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             return 2;
         }
     };
+    interrupt::install(crate::progress::INTERRUPT_NOTE);
+    let total: Option<u64> =
+        sources.iter().map(|f| std::fs::metadata(f).ok().filter(|m| f != "-" && m.is_file()).map(|m| m.len())).sum();
+    let bar = crate::progress::bar(total, "{bar:30} {percent}% of the input, {elapsed}, eta {eta}: {msg}");
     let mut r = Run {
         a: &a,
         triage: Triage::new(a.opts.profile),
@@ -171,13 +187,15 @@ pub fn run(a: CheckArgs) -> u8 {
         stopped: false,
         ended: false,
         halted: false,
+        interrupted: false,
+        bar,
     };
     for f in &sources {
         if r.limit_at.is_some() {
             // The limit was hit at the end of a file: the files left are the rest.
             r.stopped = true;
         }
-        if r.ended || r.stopped {
+        if r.ended || r.stopped || r.interrupted {
             break;
         }
         let name = if f == "-" { "<stdin>" } else { f.as_str() };
@@ -185,11 +203,12 @@ pub fn run(a: CheckArgs) -> u8 {
             let reader = match crate::common::open_input(f) {
                 Ok(h) => h,
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    fail!("{e}");
                     r.unreadable_files += 1;
                     continue;
                 }
             };
+            let reader = r.bar.wrap_read(reader);
             check_stream(&mut r, name, BufReader::new(reader));
         } else {
             let reader: Box<dyn Read + Send> = if f == "-" {
@@ -198,15 +217,17 @@ pub fn run(a: CheckArgs) -> u8 {
                 match std::fs::File::open(f) {
                     Ok(h) => Box::new(h),
                     Err(e) => {
-                        eprintln!("error: cannot read {f}: {e}");
+                        fail!("cannot read {f}: {e}");
                         r.unreadable_files += 1;
                         continue;
                     }
                 }
             };
+            let reader = Box::new(r.bar.wrap_read(reader));
             check_recorded_stream(&mut r, name, reader);
         }
     }
+    r.bar.finish_and_clear();
     drop(r.imp.take());
     finish(&r)
 }
@@ -216,6 +237,12 @@ fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
     let mut pending: Vec<Pending> = Vec::new();
     for (n, line) in lines(input).enumerate() {
         let n = n + 1;
+        if interrupt::requested() {
+            // Read but never sent: the signal stopped the run.
+            r.interrupted = true;
+            r.triage.not_run(pending.len() as u64);
+            return;
+        }
         let parsed = line.map_err(|e| e.to_string()).and_then(|l| parse_case(&l).map_err(|e| e.to_string()));
         let case = match parsed {
             Ok(None) => continue,
@@ -289,7 +316,7 @@ fn line_error(r: &mut Run, name: &str, n: usize, e: &str) {
     if r.a.opts.json {
         say!("{}", json!({"error": {"file": name, "line": n, "message": e}}));
     } else {
-        eprintln!("{name}:{n}: error: {e}");
+        r.bar.suspend(|| eprintln!("{name}:{n}: error: {e}"));
     }
 }
 
@@ -386,6 +413,10 @@ fn split_lines(text: &[u8], first: usize, parts: usize) -> Vec<(usize, usize, us
 
 /// Apply a block's events in order; false once --max-failures stops the file.
 fn apply(r: &mut Run, name: &str, events: impl Iterator<Item = Event>, passes: &mut HashMap<Cvt, u64>) -> bool {
+    if interrupt::requested() {
+        r.interrupted = true;
+        return false;
+    }
     for e in events {
         if r.limit_at.is_some() {
             // A line after the limit: it and the rest stay unchecked.
@@ -407,6 +438,12 @@ fn apply(r: &mut Run, name: &str, events: impl Iterator<Item = Event>, passes: &
 /// check its answers; every case ends as one outcome (see [`settle`]).
 fn ask(r: &mut Run, name: &str, pending: &mut Vec<Pending>) {
     if pending.is_empty() || r.ended {
+        pending.clear();
+        return;
+    }
+    if interrupt::requested() {
+        r.interrupted = true;
+        r.triage.not_run(pending.len() as u64);
         pending.clear();
         return;
     }
@@ -439,8 +476,9 @@ fn ask(r: &mut Run, name: &str, pending: &mut Vec<Pending>) {
             Outcome::NotRun => r.triage.not_run(1),
         }
     }
+    r.bar.set_message(crate::progress::tally(&r.triage));
     if let Some(why) = settled.stopped {
-        eprintln!("{why}{}; the cases left are counted as not run", r.a.imp.go_on_hint());
+        r.bar.suspend(|| eprintln!("{why}{}; the cases left are counted as not run", r.a.imp.go_on_hint()));
         r.halted = true;
     }
 }
@@ -456,7 +494,7 @@ fn crashed(r: &mut Run, name: &str, p: &Pending, imp_name: &str, e: &str) {
             json!({"crashed": {"file": name, "line": p.line, "case": case, "implementation": imp_name, "message": e}})
         );
     } else {
-        eprintln!("{name}:{}: crashed on `{case}`: {imp_name}: {e}", p.line);
+        r.bar.suspend(|| eprintln!("{name}:{}: crashed on `{case}`: {imp_name}: {e}", p.line));
     }
 }
 
@@ -491,7 +529,7 @@ fn finish(r: &Run) -> u8 {
     let unanswered = !empty && passed + failed == 0 && crashed == 0;
     let g = r.triage.group();
     if let Some(n) = r.a.class.filter(|n| *n as usize > g.classes.len()) {
-        eprintln!("error: --class {n}: the run has {} bug class(es)", g.classes.len());
+        fail!("--class {n}: the run has {} bug class(es)", g.classes.len());
         return 2;
     }
     if r.errors > 0 {
@@ -513,6 +551,11 @@ fn finish(r: &Run) -> u8 {
     if let Some(s) = stop {
         eprintln!("{}", stop_text(s));
     }
+    if r.interrupted {
+        eprintln!(
+            "interrupted: the report covers the cases checked before the signal; the rest of the input was not read"
+        );
+    }
     if empty && !r.allow_empty() {
         if skipped.cases > 0 {
             eprintln!(
@@ -520,11 +563,11 @@ fn finish(r: &Run) -> u8 {
                 r.on()
             );
         } else {
-            eprintln!("error: no cases: nothing was checked (--allow-empty accepts that)");
+            fail!("no cases: nothing was checked (--allow-empty accepts that)");
         }
     }
     if unanswered && !r.allow_empty() {
-        eprintln!("error: no case was answered: {unsupported} declined (--allow-empty accepts that)");
+        fail!("no case was answered: {unsupported} declined (--allow-empty accepts that)");
     }
     let mut printed = 0;
     if !r.a.quiet {
@@ -544,6 +587,7 @@ fn finish(r: &Run) -> u8 {
         s["skipped_widths"] = json!(r.skipped_widths);
         s["skipped_target"] = json!(skipped.cases);
         s["stopped_early"] = json!(stop.map(|s| json!({"file": s.file, "line": s.line, "max_failures": s.max})));
+        s["interrupted"] = json!(r.interrupted);
         say!("{}", json!({"summary": s}));
     } else {
         if !r.a.quiet && (failed > 0 || unsupported > 0 || crashed > 0 || not_run > 0 || r.a.table) {
@@ -558,7 +602,13 @@ fn finish(r: &Run) -> u8 {
             say!("{passed} passed, {failed} failed");
         }
     }
-    if r.errors > 0 || r.unreadable_files > 0 || r.adapter_errors > 0 || ((empty || unanswered) && !r.allow_empty()) {
+    if r.interrupted {
+        interrupt::EXIT_CODE
+    } else if r.errors > 0
+        || r.unreadable_files > 0
+        || r.adapter_errors > 0
+        || ((empty || unanswered) && !r.allow_empty())
+    {
         2
     } else if failed > 0 || (unsupported > 0 && r.a.imp.fail_on_unsupported) {
         1

@@ -55,7 +55,7 @@ pub fn run(a: CombineArgs) -> u8 {
     match combine(&a) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             2
         }
     }

@@ -42,14 +42,14 @@ pub fn run(a: CoverageArgs) -> u8 {
     let filter = match crate::options::VariantFilter::new(&a.filters) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             return 2;
         }
     };
     let files = match crate::options::expand_sources(&a.files) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             return 2;
         }
     };
@@ -57,7 +57,7 @@ pub fn run(a: CoverageArgs) -> u8 {
         let reader = match crate::common::open_input(f) {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("error: {e}");
+                fail!("{e}");
                 errors += 1;
                 continue;
             }

@@ -312,7 +312,7 @@ impl Buf {
     }
 }
 
-/// The CUDA runner as an implementation under test (`--target-gpu`): each
+/// The CUDA runner as an implementation under test (`--device`): each
 /// batch of one instruction is one launch of its kernel, loaded on first
 /// use. Only natural register widths run; other cases are declined, as are
 /// variants whose kernel the driver refuses. A device fault is an adapter error.

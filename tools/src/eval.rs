@@ -60,7 +60,7 @@ fn one(a: &EvalArgs, instr_text: &str) -> u8 {
             0
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             2
         }
     }

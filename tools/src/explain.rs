@@ -65,7 +65,7 @@ pub fn run(a: ExplainArgs) -> u8 {
     match res {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             2
         }
     }

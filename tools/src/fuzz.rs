@@ -17,12 +17,13 @@ use clap::Args;
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::gen::{self, GenCase, Level, SeededRng as Rng};
 use ptx_cvt::{evaluate, evaluate_accept, format_case, instr, AcceptSet, Case, Cvt, Profile, PtxVersion, Target};
-use ptx_cvt_harness::{settle, Answer, Implementation, Mismatch, Origin, Outcome, Triage};
+use ptx_cvt_harness::{interrupt, settle, Answer, Implementation, Mismatch, Origin, Outcome, Triage};
 
 use crate::classes::{print_reports, Shown};
 use serde_json::json;
 
 use crate::implementation::ImplArgs;
+use crate::options::TargetSet;
 
 const PROTOCOL_HELP: &str = "\
 Process protocol (--target-cmd):
@@ -75,21 +76,25 @@ pub struct FuzzArgs {
     /// patterns are OR-ed. Default: every variant legal on --target.
     #[arg(long = "filter", value_name = "GLOB")]
     filters: Vec<String>,
-    /// Target whose legal variants are fuzzed.
-    #[arg(long, default_value = "sm_90", value_parser = crate::parse_target)]
-    target: Target,
+    /// Target whose legal variants are fuzzed, or `all`: every form legal on
+    /// some target ptxas 13.5 knows. The variants the filter names that are
+    /// not legal there are listed as left out.
+    #[arg(long, default_value = "sm_90", value_parser = crate::options::parse_target_set)]
+    target: TargetSet,
     /// PTX ISA version for legality (default: the newest known, 9.5).
     #[arg(long, value_parser = crate::parse_version)]
     ptx_version: Option<PtxVersion>,
     /// Time budget in seconds (0: none; then --cases or --max-failures ends the run).
-    #[arg(long, value_name = "N", default_value_t = 10.0, value_parser = crate::options::parse_seconds_or_zero)]
+    #[arg(long, value_name = "N", default_value_t = 10.0, allow_negative_numbers = true,
+          value_parser = crate::options::parse_seconds_or_zero)]
     seconds: f64,
     /// Stop after N cases.
     #[arg(long, value_name = "N")]
     cases: Option<u64>,
-    /// Seed for the inputs (default: from the clock; the summary prints it).
-    #[arg(long)]
-    seed: Option<u64>,
+    /// Seed for the inputs: the same seed sends the same cases (as on `gen`,
+    /// default 1); give another for other inputs (the summary prints it).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
     /// Stop after N mismatches, or (with --restart/--isolate) N adapter errors
     /// (default: run until --seconds or --cases).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -227,44 +232,74 @@ pub fn run(a: FuzzArgs) -> u8 {
     match fuzz(&a) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             2
         }
     }
 }
 
-/// The variants to fuzz: legal on the target and matching a filter.
-fn variants(a: &FuzzArgs, version: PtxVersion) -> Result<Vec<Cvt>, String> {
-    if let Some(min) = a.target.min_version().filter(|m| version < *m) {
-        return Err(format!("target {} needs PTX ISA {min} or later, not {version}", a.target));
+/// The single --target, if one was given (not `all`).
+fn one_target(a: &FuzzArgs) -> Option<Target> {
+    match a.target {
+        TargetSet::One(t) => Some(t),
+        TargetSet::All => None,
+    }
+}
+
+/// `sm_90` or `every target`: where the fuzzed variants are legal.
+fn target_text(a: &FuzzArgs) -> String {
+    one_target(a).map_or_else(|| "some target".to_string(), |t| t.to_string())
+}
+
+/// The variants to fuzz (legal on the target and matching a filter), and
+/// those the filter names that are legal only elsewhere.
+fn variants(a: &FuzzArgs, version: PtxVersion) -> Result<(Vec<Cvt>, Vec<Cvt>), String> {
+    if let Some(t) = one_target(a) {
+        if let Some(min) = t.min_version().filter(|m| version < *m) {
+            return Err(format!("target {t} needs PTX ISA {min} or later, not {version}"));
+        }
     }
     let filter = crate::options::VariantFilter::new(&a.filters)?;
-    let legal = gen::legal_variants(&[(a.target, version)]);
-    let chosen: Vec<Cvt> = legal.iter().map(|(c, _)| *c).filter(|c| filter.matches(c)).collect();
+    let everywhere = |ts: &[Target]| -> Vec<Cvt> {
+        let pairs: Vec<(Target, PtxVersion)> = ts.iter().map(|t| (*t, version)).collect();
+        gen::legal_variants(&pairs).into_iter().map(|(c, _)| c).filter(|c| filter.matches(c)).collect()
+    };
+    let all = everywhere(&crate::options::flatten_targets(&[TargetSet::All], version));
+    let chosen = match one_target(a) {
+        Some(t) => everywhere(&[t]),
+        None => all.clone(),
+    };
     if chosen.is_empty() {
-        return Err(format!(
-            "no variant legal on {} (PTX ISA {version}) matches --filter {} (`ptx-cvt list --target {}` lists them)",
-            a.target,
-            filter.describe(),
-            a.target
-        ));
+        let mut e = crate::options::no_match(&filter, &format!("legal on {} (PTX ISA {version})", target_text(a)));
+        if !all.is_empty() {
+            e.push_str(&format!("; {} variant(s) it names are legal elsewhere: --target all fuzzes them", all.len()));
+        }
+        return Err(e);
     }
-    Ok(chosen)
+    let left_out = all.into_iter().filter(|c| !chosen.contains(c)).collect();
+    Ok((chosen, left_out))
 }
 
 fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
     if !a.imp.given() {
         return Err(
-            "name the implementation under test: --target-cmd CMD, --target-lib PATH, --target-gpu N or --target-ptxas"
+            "name the implementation under test: --target-cmd CMD, --target-lib PATH, --device N or --target-ptxas"
                 .into(),
         );
     }
     let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
-    let chosen = variants(a, version)?;
-    let seed = a.seed.unwrap_or_else(|| {
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        t.as_nanos() as u64 % 1_000_000_000
-    });
+    let (chosen, left_out) = variants(a, version)?;
+    if !left_out.is_empty() && !a.filters.is_empty() {
+        let names: Vec<String> = left_out.iter().take(3).map(|c| c.to_string()).collect();
+        let more = if left_out.len() > 3 { ", …" } else { "" };
+        eprintln!(
+            "note: left out {} variant(s) the filter names that are not legal on {} ({}{more}); --target all fuzzes every form",
+            left_out.len(),
+            target_text(a),
+            names.join(", ")
+        );
+    }
+    let seed = a.seed;
     let record = match &a.record {
         None => None,
         Some(p) => {
@@ -272,13 +307,13 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
             Some(BufWriter::new(File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?))
         }
     };
-    let mut imp = a.imp.open_for(Some(a.target))?.expect("given");
+    let mut imp = a.imp.open_for(one_target(a))?.expect("given");
     let budget = (a.seconds > 0.0).then(|| Duration::from_secs_f64(a.seconds));
     let plan = format!(
         "fuzzing {} on {} variant(s) legal on {}; seed {seed}, profile {}, {}",
         imp.name(),
         chosen.len(),
-        a.target,
+        target_text(a),
         a.profile,
         match (budget, a.cases) {
             (Some(_), Some(n)) => format!("for {} s or {n} cases", a.seconds),
@@ -307,7 +342,7 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
             "# ptx-cvt fuzz record: {}\n# seed {seed}, profile {}, target {}; results are the implementation's answers\n",
             imp.name(),
             a.profile,
-            a.target
+            target_text(a)
         );
         if let Err(e) = w.write_all(line.as_bytes()) {
             r.record_error = Some(e.to_string());
@@ -317,11 +352,24 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
     let mut rng = Rng::new(seed ^ 0x5eed_f022);
     let start = Instant::now();
     let mut stop: Option<String> = None;
+    let mut interrupted = false;
     let mut exhausted = 0usize;
+    interrupt::install(crate::progress::INTERRUPT_NOTE);
+    // Progress in milliseconds of the budget, else in cases.
+    let bar = match (budget, a.cases) {
+        (Some(b), _) => crate::progress::bar(Some(b.as_millis() as u64), "{bar:30} {elapsed} of the time: {msg}"),
+        (None, Some(n)) => crate::progress::bar(Some(n), "{bar:30} {pos}/{len} cases, {elapsed}: {msg}"),
+        (None, None) => crate::progress::bar(None, "{elapsed}: {msg}"),
+    };
     'outer: loop {
         let mut any = false;
         for v in vs.iter_mut() {
             if budget.is_some_and(|b| start.elapsed() >= b) {
+                break 'outer;
+            }
+            if interrupt::requested() {
+                interrupted = true;
+                stop = Some(format!("interrupted after {} cases: the report covers them", r.cases));
                 break 'outer;
             }
             let room = a.cases.map_or(u64::MAX, |n| n.saturating_sub(r.cases));
@@ -342,7 +390,10 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
                 });
                 v.skipped += (before - batch.len()) as u64;
             }
-            if let Some(s) = run_batch(&mut r, imp.as_mut(), v, batch) {
+            let stopped = run_batch(&mut r, imp.as_mut(), v, batch);
+            bar.set_position(if budget.is_some() { start.elapsed().as_millis() as u64 } else { r.cases });
+            bar.set_message(format!("{} cases, {}", r.cases, crate::progress::tally(&r.triage)));
+            if let Some(s) = stopped {
                 stop = Some(s);
                 break 'outer;
             }
@@ -354,20 +405,23 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
             }
         }
     }
+    bar.finish_and_clear();
     let elapsed = start.elapsed();
     if let Some(w) = r.record.as_mut() {
         if let Err(e) = w.flush() {
             r.record_error.get_or_insert(e.to_string());
         }
     }
-    summary(&r, &vs, elapsed, seed, stop.as_deref());
+    summary(&r, &vs, elapsed, seed, stop.as_deref(), interrupted);
     drop(imp);
     if let Some(e) = &r.record_error {
-        eprintln!("error: writing {}: {e}", a.record.as_ref().unwrap().display());
+        fail!("writing {}: {e}", a.record.as_ref().unwrap().display());
         return Ok(2);
     }
     let unsupported = r.triage.cases().2;
-    Ok(if r.errors > 0 {
+    Ok(if interrupted {
+        interrupt::EXIT_CODE
+    } else if r.errors > 0 {
         2
     } else if r.mismatches > 0 || (unsupported > 0 && a.imp.fail_on_unsupported) {
         1
@@ -457,7 +511,7 @@ fn adapter_error(r: &mut Run, imp: &dyn Implementation, e: &str) {
     if r.a.json {
         say!("{}", json!({"adapter_error": {"implementation": imp.name(), "message": e}}));
     } else {
-        eprintln!("error: {}: {e}", imp.name());
+        fail!("{}: {e}", imp.name());
     }
 }
 
@@ -478,7 +532,7 @@ fn rate(n: u64, d: Duration) -> String {
 /// Variants listed one by one in the summary (without --table) when there are at most this many.
 const LIST_ALL: usize = 30;
 
-fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&str>) {
+fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&str>, interrupted: bool) {
     let tried = r.triage.variants.len();
     let skipped: u64 = vs.iter().map(|v| v.skipped).sum();
     let counts = r.triage.counts();
@@ -489,7 +543,7 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
         (_, Some(n)) => Shown::Class(n as usize),
         _ => Shown::Summary,
     };
-    let printed = print_reports(&r.triage, &g, shown, r.a.reproducers, r.a.json, Some(r.a.target), r.version);
+    let printed = print_reports(&r.triage, &g, shown, r.a.reproducers, r.a.json, one_target(r.a), r.version);
     if r.a.json {
         let mut s = r.triage.json(&g);
         s["seed"] = json!(seed);
@@ -499,6 +553,7 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
         s["skipped_inputs"] = json!(skipped);
         s["adapter_errors"] = json!(r.errors);
         s["stopped"] = json!(stop);
+        s["interrupted"] = json!(interrupted);
         say!("{}", json!({"summary": s}));
         return;
     }

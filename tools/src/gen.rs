@@ -115,7 +115,7 @@ pub fn run(a: GenArgs) -> u8 {
     match generate(&a) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             2
         }
     }
@@ -129,10 +129,10 @@ fn generate(a: &GenArgs) -> Result<(), String> {
         return Err("--json prints a summary on stdout: give --out a folder, not `-`".into());
     }
     let version = a.ptx_version.unwrap_or(PtxVersion::LATEST);
-    let variants =
-        legal_variants_matching(&flatten_targets(&a.targets, version), version, &VariantFilter::new(&a.filters)?)?;
+    let filter = VariantFilter::new(&a.filters)?;
+    let variants = legal_variants_matching(&flatten_targets(&a.targets, version), version, &filter)?;
     if variants.is_empty() {
-        return Err("no legal variant matches".into());
+        return Err(crate::options::no_match(&filter, "legal on the targets"));
     }
     let names: BTreeSet<String> = variants.iter().map(|(c, _)| gen::file_name(c)).collect();
     let dir = PathBuf::from(&a.out);

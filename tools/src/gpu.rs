@@ -35,7 +35,9 @@ some results did not match; 2 something did not run (no driver, a device too old
 --target, a module or launch error, unreadable input, an unwritable --out): mismatches
 among what did run are still reported and written.")]
 pub struct GpuArgs {
-    /// Case files to run (their results, if any, are ignored: the GPU answers).
+    /// Case files, or directories (every `*.cases` file in them), to run
+    /// (their results, if any, are ignored: the GPU answers).
+    #[arg(value_name = "FILE|DIR")]
     files: Vec<String>,
     /// Also run every input of every variant whose sources total 16 bits or less.
     #[arg(long)]
@@ -73,8 +75,8 @@ pub struct GpuArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_failures: Option<u64>,
     /// Print at most N mismatches (all are counted, and recorded with --out).
-    #[arg(long, value_name = "N", default_value_t = 20)]
-    show: u64,
+    #[arg(long, value_name = "N", default_value_t = 20, alias = "show")]
+    max_shown: u64,
     /// Exit 0 when the files hold no case to run (default: "no cases", exit 2).
     #[arg(long)]
     allow_empty: bool,
@@ -101,7 +103,7 @@ fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
     };
     let mut cases: Cases = BTreeMap::new();
     let mut skipped = 0;
-    for f in &a.files {
+    for f in &crate::options::expand_sources(&a.files).map_err(|e| format!("error: {e}"))? {
         let text = fs::read_to_string(f).map_err(|e| format!("error: cannot read {f}: {e}"))?;
         for (n, line) in text.lines().enumerate() {
             let Some(c) =
@@ -183,7 +185,7 @@ impl Record {
 
     fn fail_write(&mut self, e: String) {
         if self.write_error.is_none() {
-            eprintln!("error: {e}");
+            fail!("{e}");
             self.write_error = Some(e);
         }
     }
@@ -264,7 +266,7 @@ fn check(c: &Cvt, list: &[Vec<Operand>], got: &[u64], profile: Profile, keep: Ke
 
 pub fn run(a: GpuArgs) -> u8 {
     if a.files.is_empty() && !a.exhaustive {
-        eprintln!("error: give case files and/or --exhaustive");
+        fail!("give case files and/or --exhaustive");
         return 2;
     }
     // The driver first: no plan is printed for a machine that cannot run it.
@@ -276,14 +278,19 @@ pub fn run(a: GpuArgs) -> u8 {
             g
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             return 2;
         }
     };
     let (cases, skipped) = match collect(&a) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("{e}"); // FILE:LINE: error: ..., or error: ...
+            // `FILE:LINE: error: ...` or `error: ...`; under --json, JSON.
+            match e.strip_prefix("error: ") {
+                Some(m) => fail!("{m}"),
+                None if crate::output::json_errors() => fail!("{e}"),
+                None => eprintln!("{e}"),
+            }
             return 2;
         }
     };
@@ -321,7 +328,7 @@ pub fn run(a: GpuArgs) -> u8 {
     let loaded = match loaded {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             for c in &variants {
                 record.failed(c, "the PTX module did not load".into());
             }
@@ -348,7 +355,7 @@ pub fn run(a: GpuArgs) -> u8 {
             continue;
         }
         if let Some((_, e)) = loaded.failed.iter().find(|(f, _)| f == c) {
-            eprintln!("error: {c}: {e}");
+            fail!("{c}: {e}");
             record.failed(c, e.clone());
             errors += 1;
             continue;
@@ -357,7 +364,7 @@ pub fn run(a: GpuArgs) -> u8 {
         let got = match gpu.run(&loaded, k, &columns(c, list)) {
             Ok(g) => g,
             Err(e) => {
-                eprintln!("error: {c}: {}", e.message);
+                fail!("{c}: {}", e.message);
                 record.failed(c, e.message.clone());
                 errors += 1;
                 if e.sticky {
@@ -374,7 +381,7 @@ pub fn run(a: GpuArgs) -> u8 {
         let (lines, bad) = check(c, list, &got, a.profile, a.record);
         check_time += t.elapsed();
         for (line, _, _) in &bad {
-            if shown < a.show {
+            if shown < a.max_shown {
                 shown += 1;
                 show_mismatch(line, a.profile, a.json);
             }
@@ -394,7 +401,7 @@ pub fn run(a: GpuArgs) -> u8 {
         start.elapsed().as_secs_f64()
     );
     if errors > 0 {
-        eprintln!("error: {errors} of {} variants did not run (see the messages above)", kernels.len());
+        fail!("{errors} of {} variants did not run (see the messages above)", kernels.len());
     }
     let ran: usize =
         variants.iter().filter(|c| matches!(record.outcomes[*c], Outcome::Ran { .. })).map(|c| cases[c].len()).sum();
@@ -402,7 +409,7 @@ pub fn run(a: GpuArgs) -> u8 {
         eprintln!("stopped after {failed} mismatch(es) (--max-failures); the variants not reached are not run");
     }
     if shown < failed && !a.json {
-        eprintln!("{shown} mismatch(es) shown of {failed} (--show N shows more)");
+        eprintln!("{shown} mismatch(es) shown of {failed} (--max-shown N shows more)");
     }
     report_totals(&a, ran as u64 - failed, failed, stopped, cases.len(), skipped);
     if errors > 0 || record.write_error.is_some() {

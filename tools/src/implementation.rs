@@ -20,13 +20,20 @@ pub struct ImplArgs {
     pub target_cmd: Option<String>,
     /// Implementation under test: a shared library exporting the function of
     /// capi/include/ptx_cvt_impl.h (non-zero return declines a case).
-    #[arg(long, value_name = "PATH", conflicts_with = "target_gpu", help_heading = "Implementation under test")]
+    #[arg(long, value_name = "PATH", conflicts_with = "device", help_heading = "Implementation under test")]
     pub target_lib: Option<PathBuf>,
     /// Implementation under test: CUDA device N (`ptx-cvt gpu`'s runner: one
     /// launch per batch of an instruction, natural register widths only,
-    /// kernels for --gpu-target). Needs an NVIDIA driver.
-    #[arg(long, value_name = "N", conflicts_with = "target_cmd", help_heading = "Implementation under test")]
-    pub target_gpu: Option<usize>,
+    /// kernels for --target, default sm_90). Needs an NVIDIA driver.
+    /// (`--target-gpu N` is the old spelling.)
+    #[arg(
+        long,
+        value_name = "N",
+        alias = "target-gpu",
+        conflicts_with = "target_cmd",
+        help_heading = "Implementation under test"
+    )]
+    pub device: Option<usize>,
     /// Implementation under test: ptxas's constant folder. Cases become
     /// kernels of literal conversions, assembled with `ptxas -O3` for --target
     /// (default sm_90) and read back from `nvdisasm` (a case ptxas does not
@@ -35,13 +42,12 @@ pub struct ImplArgs {
     /// nvdisasm $PTX_CVT_NVDISASM, next to ptxas, on PATH, or
     /// scripts/get-nvdisasm.sh's cache. Give PATH with `=`.
     #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true,
-          conflicts_with_all = ["target_cmd", "target_lib", "target_gpu"], help_heading = "Implementation under test")]
+          conflicts_with_all = ["target_cmd", "target_lib", "device"], help_heading = "Implementation under test")]
     pub target_ptxas: Option<Option<PathBuf>>,
-    /// The `.target` of the --target-gpu kernels.
-    #[arg(long, value_name = "SM", default_value = "sm_90", value_parser = crate::parse_target,
-          help_heading = "Implementation under test")]
-    pub gpu_target: ptx_cvt::Target,
-    /// The `.version` of the --target-gpu kernels (the driver must support it).
+    /// The old spelling of --target for the --device kernels (hidden; --target wins).
+    #[arg(long, value_name = "SM", value_parser = crate::parse_target, hide = true)]
+    pub gpu_target: Option<ptx_cvt::Target>,
+    /// The `.version` of the --device kernels (the driver must support it).
     #[arg(long, value_name = "X.Y", default_value = "8.7", value_parser = crate::parse_version,
           help_heading = "Implementation under test")]
     pub gpu_ptx_version: ptx_cvt::PtxVersion,
@@ -83,10 +89,7 @@ pub struct ImplArgs {
 impl ImplArgs {
     /// Whether an implementation was named.
     pub fn given(&self) -> bool {
-        self.target_cmd.is_some()
-            || self.target_lib.is_some()
-            || self.target_gpu.is_some()
-            || self.target_ptxas.is_some()
+        self.target_cmd.is_some() || self.target_lib.is_some() || self.device.is_some() || self.target_ptxas.is_some()
     }
 
     /// Open the implementation, if one was named (ptxas for sm_90).
@@ -107,8 +110,9 @@ impl ImplArgs {
             p.set_batch_end(self.batch_end);
             return Ok(Some(Box::new(p)));
         }
-        if let Some(n) = self.target_gpu {
-            return Ok(Some(Box::new(crate::cuda::GpuImpl::open(n, self.gpu_target, self.gpu_ptx_version)?)));
+        if let Some(n) = self.device {
+            let kernels = target.or(self.gpu_target).unwrap_or(ptx_cvt::Target::new(90));
+            return Ok(Some(Box::new(crate::cuda::GpuImpl::open(n, kernels, self.gpu_ptx_version)?)));
         }
         match &self.target_lib {
             Some(path) if self.isolate => Ok(Some(Box::new(self.isolated(path)?))),

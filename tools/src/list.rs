@@ -25,14 +25,14 @@ pub fn run(a: ListArgs) -> u8 {
     let filter = match VariantFilter::new(&a.filters) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             return 2;
         }
     };
     let v = a.ptx_version.or(a.target.map(|_| PtxVersion::LATEST));
     if let (Some(t), Some(v)) = (a.target, v) {
         if let Some(min) = t.min_version().filter(|m| v < *m) {
-            eprintln!("error: target {t} needs PTX ISA {min} or later, not {v}");
+            fail!("target {t} needs PTX ISA {min} or later, not {v}");
             return 2;
         }
     }
@@ -41,6 +41,14 @@ pub fn run(a: ListArgs) -> u8 {
         .filter(|c| filter.matches(c) && instr::check(c, ptx_cvt::gen::natural_regs(c), a.target, v).is_ok())
         .map(|c| c.to_string())
         .collect();
+    if legal.is_empty() && !filter.is_empty() {
+        let scope = match a.target {
+            Some(t) => format!("legal on {t}"),
+            None => "legal on some target".to_string(),
+        };
+        fail!("{}", crate::options::no_match(&filter, &scope));
+        return 2;
+    }
     if a.json {
         say!("{}", json!(legal));
     } else {

@@ -112,7 +112,7 @@ pub fn run(a: LoweringArgs) -> u8 {
     match lowering(&a) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             2
         }
     }

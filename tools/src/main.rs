@@ -6,6 +6,12 @@ macro_rules! say {
     ($($t:tt)*) => { $crate::output::say_line(format_args!($($t)*)) };
 }
 
+/// An error: `error: …` on stderr, or a JSON object on stdout under
+/// `--json` (`output::error_line`).
+macro_rules! fail {
+    ($($t:tt)*) => { $crate::output::error_line(format_args!($($t)*)) };
+}
+
 mod atlas;
 mod atlas_check;
 mod check;
@@ -25,6 +31,7 @@ mod list;
 mod lowering;
 mod options;
 mod output;
+mod progress;
 mod ptx;
 mod shell;
 mod sweep;
@@ -50,7 +57,7 @@ use ptx_cvt_harness::reproducer;
       ptx-cvt eval --dst-width 32 cvt.s16.s8 139231c2 # 32-bit registers: ffffffc2\n  \
       ptx-cvt explain cvt.rn.f16.f32 3f801000         # the rules that decide it\n  \
       ptx-cvt check results.cases                     # verify recorded results\n  \
-      ptx-cvt list --target sm_90                     # every legal scalar spelling"
+      ptx-cvt list --target sm_90                     # every legal spelling, scalar and packed"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -76,7 +83,7 @@ enum Command {
     ///
     /// Reads each FILE or directory (`-` for stdin). The results are those
     /// written in the lines (a GPU dump, an emulator's output) or, with
-    /// --target-cmd/--target-lib/--target-gpu/--target-ptxas, the implementation's answers
+    /// --target-cmd/--target-lib/--device/--target-ptxas, the implementation's answers
     /// to every case. Prints the totals and one line per bug class: what the
     /// implementation does instead (docs/diagnosis.md), its variants and an
     /// example; --class N or --all print mismatches in full (decoded input,
@@ -179,10 +186,26 @@ pub(crate) fn parse_version(s: &str) -> Result<PtxVersion, String> {
     s.parse().map_err(|e: ptx_cvt::instr::TargetError| e.0)
 }
 
+/// Whether `--json` is among the options (before any `--`).
+fn wants_json(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    args.take_while(|a| a != "--").any(|a| a == "--json")
+}
+
 fn main() -> ExitCode {
     output::exit_2_when_stderr_fails();
+    if wants_json(std::env::args_os().skip(1)) {
+        output::errors_as_json();
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
+        Err(e) if output::json_errors() && e.use_stderr() => {
+            // Under --json a bad command line is one JSON object too.
+            let text = e.render().to_string();
+            let message = text.lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+            say!("{}", serde_json::json!({"error": {"message": message, "usage": text.trim_end()}}));
+            let _ = output::finish_stdout();
+            return ExitCode::from(e.exit_code() as u8);
+        }
         Err(e) => {
             // --help and --version print to stdout: their write errors count too.
             let printed = e.print();

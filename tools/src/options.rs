@@ -177,6 +177,18 @@ impl VariantFilter {
     }
 }
 
+/// The error of every command whose `--filter` chooses nothing (exit 2):
+/// `no variant legal on sm_90 matches --filter `x` (…)`.
+pub fn no_match(filter: &VariantFilter, scope: &str) -> String {
+    if filter.is_empty() {
+        return format!("no variant {scope}");
+    }
+    format!(
+        "no variant {scope} matches --filter {} (`ptx-cvt list` prints every spelling; `*` matches any text)",
+        filter.describe()
+    )
+}
+
 /// Help text of `--filter`, the same on every command.
 pub const FILTER_HELP: &str = "Only variants whose canonical spelling matches this glob (`*`, `?`, `[...]`, and `{a,b}` alternatives), e.g. 'cvt.{rn,rz}.f16.f32'; repeatable (a variant matching any is chosen)";
 

@@ -52,6 +52,30 @@ pub fn say_line(args: std::fmt::Arguments) {
     }
 }
 
+/// Set under `--json`: errors become `{"error": {...}}` objects on stdout.
+static JSON_ERRORS: AtomicBool = AtomicBool::new(false);
+
+/// Report errors as JSON on stdout from now on (the command has `--json`).
+pub fn errors_as_json() {
+    JSON_ERRORS.store(true, Relaxed);
+}
+
+/// Whether errors go to stdout as JSON.
+pub fn json_errors() -> bool {
+    JSON_ERRORS.load(Relaxed)
+}
+
+/// Report an error (the `fail!` macro): `error: MESSAGE` on stderr, or
+/// under `--json` one `{"error": {"message": …}}` line on stdout, so that
+/// stdout holds only JSON and a caller reads every failure the same way.
+pub fn error_line(args: std::fmt::Arguments) {
+    if json_errors() && !REPORT_TO_STDERR.load(Relaxed) {
+        say_line(format_args!("{}", serde_json::json!({"error": {"message": args.to_string()}})));
+    } else {
+        eprintln!("error: {args}");
+    }
+}
+
 /// Write bytes to stdout; false once stdout no longer takes output.
 pub fn write_stdout(bytes: &[u8]) -> bool {
     if !stdout_open() {

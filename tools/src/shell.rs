@@ -46,7 +46,7 @@ pub struct ManArgs {
     /// …) instead of printing the main page (`ptx-cvt.1`) to stdout.
     ///
     /// Install, e.g.: `ptx-cvt man --out ~/.local/share/man/man1`, then `man ptx-cvt-check`.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, short, value_name = "DIR")]
     pub out: Option<PathBuf>,
 }
 
@@ -79,7 +79,7 @@ pub fn man(a: ManArgs) -> u8 {
 }
 
 fn fail(e: &str) -> u8 {
-    eprintln!("error: {e}");
+    fail!("{e}");
     2
 }
 

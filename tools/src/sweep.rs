@@ -46,7 +46,7 @@ use ptx_cvt::fast::{self, FastResult};
 use ptx_cvt::instr;
 use ptx_cvt::{evaluate, parse_case, AcceptSet, Case, Cvt, Operand, Profile};
 use ptx_cvt_harness::atlas::Space;
-use ptx_cvt_harness::{settle, Answer, Implementation, Mismatch, Origin, Outcome};
+use ptx_cvt_harness::{interrupt, settle, Answer, Implementation, Mismatch, Origin, Outcome};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -103,8 +103,9 @@ pub struct SweepArgs {
     /// Sweep shard K of N contiguous shards (0-based: 0 ≤ K < N).
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]
     shard: Option<(u64, u64)>,
-    /// Case lines whose results must all match the fast engine (`-`: stdin).
-    #[arg(long, value_name = "FILE")]
+    /// Case lines whose results must all match the fast engine (`-`: stdin);
+    /// a directory of vectors stands for its file of the swept variant.
+    #[arg(long, value_name = "FILE|DIR")]
     against: Option<String>,
     #[command(flatten)]
     imp: ImplArgs,
@@ -121,8 +122,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_failures: Option<u64>,
     /// Print at most N mismatches (all are counted).
-    #[arg(long, value_name = "N", default_value_t = 20)]
-    show: u64,
+    #[arg(long, value_name = "N", default_value_t = 20, alias = "show")]
+    max_shown: u64,
     /// Worker threads (default: all cores; at most 256, or 4 per core where that is more).
     #[arg(long, value_parser = crate::options::parse_jobs)]
     jobs: Option<usize>,
@@ -205,6 +206,8 @@ struct Tally {
     target_mismatches: u64,
     /// --max-failures was reached.
     stopped: bool,
+    /// A signal stopped the run between batches of the implementation.
+    interrupted: bool,
     /// --against: case lines read (inside or outside the swept inputs).
     file_cases: u64,
 }
@@ -225,7 +228,7 @@ pub fn run(a: SweepArgs) -> u8 {
     let c = match instr::parse(&a.instr) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             return 2;
         }
     };
@@ -244,7 +247,7 @@ pub fn run(a: SweepArgs) -> u8 {
     let dst_width = c.dtype.bits();
     // Legality (and the plan) at natural widths, once, before anything runs.
     if let Err(e) = fast::evaluate(&c, &space.operands(0), dst_width) {
-        eprintln!("error: {e}");
+        fail!("{e}");
         return 2;
     }
     let space = 1u128 << src_width;
@@ -288,7 +291,7 @@ pub fn run(a: SweepArgs) -> u8 {
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build() {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             return 2;
         }
     };
@@ -296,10 +299,17 @@ pub fn run(a: SweepArgs) -> u8 {
     let started = Instant::now();
 
     // The results file first: it is streamed, so it may be as large as the space.
-    if let Some(f) = &a.against {
+    let against = match a.against.as_deref().map(|f| against_file(f, &c)).transpose() {
+        Ok(f) => f,
+        Err(e) => {
+            fail!("{e}");
+            return 2;
+        }
+    };
+    if let Some(f) = &against {
         check_file(f, &c, (start, end), &a, &mut t);
         if t.file_cases == 0 && t.errors == 0 && !a.allow_empty {
-            eprintln!("error: no cases in {} (--allow-empty accepts that)", crate::options::input_name(f));
+            fail!("no cases in {} (--allow-empty accepts that)", crate::options::input_name(f));
             return 2;
         }
     }
@@ -307,7 +317,7 @@ pub fn run(a: SweepArgs) -> u8 {
     let mut target: Option<Box<dyn Implementation>> = match a.imp.open() {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             return 2;
         }
     };
@@ -315,7 +325,7 @@ pub fn run(a: SweepArgs) -> u8 {
         None => None,
         Some(p) if p.as_os_str() == "-" => {
             if a.json {
-                eprintln!("error: --json prints the report on stdout: give --out a file, not `-`");
+                fail!("--json prints the report on stdout: give --out a file, not `-`");
                 return 2;
             }
             crate::output::report_to_stderr();
@@ -324,7 +334,7 @@ pub fn run(a: SweepArgs) -> u8 {
         Some(p) => match AtomicFile::create(p) {
             Ok(f) => Some(Sink::File(f)),
             Err(e) => {
-                eprintln!("error: {e}");
+                fail!("{e}");
                 return 2;
             }
         },
@@ -340,6 +350,9 @@ pub fn run(a: SweepArgs) -> u8 {
     } else {
         ProgressBar::hidden()
     };
+    if target.is_some() {
+        interrupt::install(crate::progress::INTERRUPT_NOTE);
+    }
     let sweep_started = Instant::now();
     let (digest, done, swept) = if t.stopped {
         (0, 0, false)
@@ -357,7 +370,7 @@ pub fn run(a: SweepArgs) -> u8 {
             drop(w);
             eprintln!("note: {} not written (the sweep did not complete)", a.out.as_ref().unwrap().display());
         } else if let Err(e) = w.commit() {
-            eprintln!("error: {e}");
+            fail!("{e}");
             t.errors += 1;
         }
     }
@@ -375,11 +388,12 @@ pub fn run(a: SweepArgs) -> u8 {
             "mismatches": t.mismatches,
             "errors": t.errors,
             "stopped": t.stopped,
+            "interrupted": t.interrupted,
             "seconds": secs,
             "sweep_seconds": sweep_secs,
             "m_inputs_per_second": rate,
         });
-        if let Some(f) = &a.against {
+        if let Some(f) = &against {
             v["against"] = json!({"file": f, "checked": t.file_checked, "outside": t.file_outside, "mismatches": t.file_mismatches});
         }
         if let Some(tg) = &target {
@@ -389,7 +403,7 @@ pub fn run(a: SweepArgs) -> u8 {
         say!("{}", json!({"summary": v}));
     } else {
         say!("sweep {c}: inputs {range_text} (end excluded), shard {k}/{n}");
-        if let Some(f) = &a.against {
+        if let Some(f) = &against {
             say!(
                 "against {f}: {} case(s) checked, {} mismatch(es), {} outside the swept inputs",
                 t.file_checked,
@@ -416,8 +430,12 @@ pub fn run(a: SweepArgs) -> u8 {
     if t.stopped {
         eprintln!("stopped after {} mismatch(es) (--max-failures)", t.mismatches);
     }
+    if t.interrupted {
+        eprintln!("interrupted: the counts cover the inputs compared before the signal");
+        return interrupt::EXIT_CODE;
+    }
     if t.shown < t.mismatches && !a.json {
-        eprintln!("{} mismatch(es) shown of {} (--show N shows more)", t.shown, t.mismatches);
+        eprintln!("{} mismatch(es) shown of {} (--max-shown N shows more)", t.shown, t.mismatches);
     }
     if t.errors > 0 {
         eprintln!("{} error(s)", t.errors);
@@ -554,7 +572,7 @@ fn kept_sweep(
                         Sink::Stdout => Ok(()),
                     };
                     if let Err(e) = written {
-                        eprintln!("error: cannot write {}: {e}", a.out.as_ref().unwrap().display());
+                        fail!("cannot write {}: {e}", a.out.as_ref().unwrap().display());
                         t.errors += 1;
                         return (digest, at - start, false);
                     }
@@ -562,6 +580,10 @@ fn kept_sweep(
             }
             if let Some(tg) = target.as_mut() {
                 for (ins, res) in inputs.chunks(a.imp.batch as usize).zip(results.chunks(a.imp.batch as usize)) {
+                    if interrupt::requested() {
+                        t.interrupted = true;
+                        return (digest, at - start, false);
+                    }
                     let cases: Vec<(Vec<Operand>, u32)> = ins.iter().map(|&x| (space.operands(x), dst_width)).collect();
                     let max_crashes = if a.imp.goes_on_after_errors() { u64::MAX } else { 1 };
                     let settled = settle(tg.as_mut(), c, &cases, max_crashes);
@@ -574,7 +596,7 @@ fn kept_sweep(
                                 continue;
                             }
                             Outcome::Crashed(e) => {
-                                eprintln!("error: {}: {e}", tg.name());
+                                fail!("{}: {e}", tg.name());
                                 t.errors += 1;
                                 continue;
                             }
@@ -609,12 +631,25 @@ fn kept_sweep(
     (digest, end - start, true)
 }
 
+/// The --against file: as given, or a directory's file of the variant.
+fn against_file(f: &str, c: &Cvt) -> Result<String, String> {
+    let p = std::path::Path::new(f);
+    if f == "-" || !p.is_dir() {
+        return Ok(f.to_string());
+    }
+    let file = p.join(ptx_cvt::gen::file_name(c));
+    if !file.is_file() {
+        return Err(format!("--against {f}: the directory holds no file of {c} (expected {})", file.display()));
+    }
+    Ok(file.display().to_string())
+}
+
 /// Check every case line of the file against the fast engine.
 fn check_file(f: &str, c: &Cvt, (start, end): (u128, u128), a: &SweepArgs, t: &mut Tally) {
     let reader = match crate::common::open_input(f) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            fail!("{e}");
             t.errors += 1;
             return;
         }
@@ -671,7 +706,7 @@ fn check_file(f: &str, c: &Cvt, (start, end): (u128, u128), a: &SweepArgs, t: &m
 /// with the exact engine's reading of the case.
 fn mismatch(name: &str, line: Option<usize>, k: &Case, a: &SweepArgs, t: &mut Tally) {
     t.mismatches += 1;
-    if t.shown >= a.show {
+    if t.shown >= a.max_shown {
         return;
     }
     t.shown += 1;
