@@ -46,7 +46,7 @@
 # happens), RESULTS.md (rewritten after each step), <step>.tar.gz per step
 # (the `ptx-cvt gpu --out` folder: summary.txt, mismatches.cases, and the
 # recorded answers: all of them for smoke and vectors, only those the oracle
-# leaves open (`--record open`) for exhaustive and open).
+# leaves open (`--keep open`) for exhaustive and open).
 # Exit status: 0 all matched, 1 mismatches, 2 a step could not run.
 # PTX_CVT_DEVICE_FILTER=GLOB limits steps 2-4 to the variants it matches (tests).
 set -uo pipefail
@@ -191,7 +191,7 @@ if [ -n "${PTX_CVT_DEVICE_FILTER:-}" ]; then narrow=(--filter "$PTX_CVT_DEVICE_F
 step vectors 150 "${narrow[@]}" "$root"/vectors/compact/*.cases
 
 # 3. Exhaustive sweeps of every variant whose sources total 16 bits or less.
-step exhaustive 150 "${narrow[@]}" --exhaustive --record open
+step exhaustive 150 "${narrow[@]}" --exhaustive --keep open
 
 # 4. Open questions: deep-level inputs of the wider variants they concern.
 if [ $((budget - (SECONDS - start))) -lt 40 ]; then
@@ -207,7 +207,7 @@ for glob in "${globs[@]}"; do
     limited 30 "$bin" gen --target "$target" --ptx-version "$version" --level deep --filter "$glob" \
         --out "$work/open-inputs" >>"$log" 2>&1 || say "gen --filter '$glob' failed (see the log)"
 done
-step open 120 --record open "$work"/open-inputs/*.cases
+step open 120 --keep open "$work"/open-inputs/*.cases
 
 say "done: exit $status; $((SECONDS - start)) s in all"
 exit "$status"

@@ -10,7 +10,7 @@
 #
 # Writes OUT_DIR/{vectors,exhaustive}/<variant>.cases (the GPU's answers as case
 # lines, re-checkable with `ptx-cvt check`; for the exhaustive sweeps only the
-# answers the oracle leaves open, `--record open`), mismatches.cases, summary.txt,
+# answers the oracle leaves open, `--keep open`), mismatches.cases, summary.txt,
 # and OUT_DIR/SUMMARY.md. Exit 0 when everything matches, 1 on mismatches, 2 on errors.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,7 +34,7 @@ run() {
     if [ "$rc" -gt "$status" ]; then status=$rc; fi
 }
 run vectors "$root"/vectors/compact/*.cases
-run exhaustive --exhaustive --record open
+run exhaustive --exhaustive --keep open
 {
     echo "# ptx-cvt GPU check ($target)"
     echo

@@ -462,7 +462,7 @@ fn json_on_every_command_parses() {
     let g = one(&["gen", "--json", "--filter", "cvt.rn.bf16.f32", "--out", &s.path("g")]);
     assert_eq!(g["variants"], 1);
     assert_eq!(g["files"][0]["file"], "cvt.rn.bf16.f32.cases");
-    run(&["gen", "--json", "--out", "-"]).code(2).err_has("--json");
+    json_error(&run(&["gen", "--json", "--out", "-"]), "--json");
 
     // JSON Lines with a final summary.
     let e = run_stdin(&["eval", "--json"], ONE_CASE);
@@ -493,11 +493,57 @@ fn json_on_every_command_parses() {
     assert!(summary(&z)["cases"]["failed"].as_u64().is_some_and(|n| n > 0), "{}", z.out);
     assert!(json_lines(&z)[0]["mismatch"]["case"].is_string(), "{}", z.out);
     assert_eq!(json_lines(&z)[0]["mismatch"]["bug_class"], 1, "{}", z.out);
-    // gpu: without a driver nothing reaches stdout, so it stays valid (empty) JSON Lines.
+    // gpu: without a driver the failure is one JSON object on stdout too.
     let g = run(&["gpu", "--json", KNOWN]);
     if g.code == Some(2) {
-        assert!(g.out.is_empty(), "{}", g.out);
+        json_error(&g, "");
     } else {
         summary(&g);
     }
+}
+
+/// The `{"error": {"message": …}}` line of a failed `--json` run (exit 2),
+/// whose message holds `needle`.
+fn json_error(r: &Out, needle: &str) {
+    r.code(2);
+    let lines = json_lines(r);
+    let e =
+        lines.iter().find_map(|v| v.get("error")).unwrap_or_else(|| panic!("{}: no error object\n{}", r.what, r.out));
+    let m = e["message"].as_str().unwrap_or_else(|| panic!("{}: error without a message: {e}", r.what));
+    assert!(m.contains(needle), "{}: {m} lacks {needle:?}", r.what);
+}
+
+/// Issue 34: under --json every failure of every command is a JSON object
+/// on stdout (a bad option, a bad instruction, a missing file, a filter
+/// that chooses nothing), with the exit status of the text form.
+#[test]
+fn json_failures_are_json_on_every_command() {
+    json_error(&run(&["explain", "--json", "cvt.bogus", "1"]), "bogus");
+    json_error(&run(&["eval", "--json", "cvt.rn.f16.f32", "zz"]), "");
+    json_error(&run(&["check", "--json", "--bogus", KNOWN]), "--bogus");
+    json_error(&run(&["check", "--json", "/nonexistent.cases"]), "/nonexistent.cases");
+    json_error(&run(&["list", "--json", "--filter", "nothing*"]), "nothing*");
+    json_error(&run(&["gen", "--json", "--filter", "nothing*", "--out", "/tmp/x"]), "nothing*");
+    json_error(&run(&["fuzz", "--json", "--target-cmd", "cat", "--filter", "nothing*"]), "nothing*");
+    json_error(&run(&["sweep", "--json", "cvt.bogus"]), "bogus");
+    json_error(&run(&["coverage", "--json", "/nonexistent.cases"]), "/nonexistent.cases");
+    json_error(&run(&["atlas", "check", "--json", "/tmp"]), "not an atlas folder");
+    json_error(&run(&["lowering", "--json", "--target", "sm_1"]), "");
+    // The same failures in text go to stderr, stdout stays empty.
+    let t = run(&["list", "--filter", "nothing*"]);
+    t.code(2).err_has("no variant legal on some target matches --filter `nothing*`");
+    assert!(t.out.is_empty(), "{}", t.out);
+}
+
+/// Issue 34: docs/cli.md is the option table of the clap definitions
+/// (regenerate with `ptx-cvt __cli-reference > docs/cli.md`).
+#[test]
+fn cli_reference_is_current() {
+    let r = run(&["__cli-reference"]);
+    r.code(0);
+    let committed = fs::read_to_string(workspace().join("docs/cli.md")).expect("docs/cli.md");
+    assert!(
+        committed == r.out,
+        "docs/cli.md is stale: run `ptx-cvt __cli-reference > docs/cli.md` (or cargo run -p ptx-cvt-cli -- __cli-reference)"
+    );
 }

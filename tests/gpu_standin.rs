@@ -180,7 +180,7 @@ fn exhaustive_sweeps() {
     let seen: BTreeSet<String> = lines.iter().map(|l| operands(l)).collect();
     assert_eq!(seen.len(), 65536);
     assert!(seen.contains("0000") && seen.contains("ffff"));
-    // --record open keeps only answers the oracle leaves open: here the f16
+    // --keep open keeps only answers the oracle leaves open: here the f16
     // NaN inputs (NaN bits of f16→f64 are an open question, README).
     let out2 = scratch("exhaustive-open");
     let o = gpu(&["--exhaustive", "--filter", "cvt.f64.f16", "--record", "open", "--out", out2.to_str().unwrap()], "");
@@ -527,7 +527,7 @@ fn gpu_check_script() {
             );
         }
         assert_eq!(case_lines(&out.join("vectors/cvt.f32.f16.cases")).len(), natural("cvt.f32.f16").len());
-        // --record open: f16→f32 answers are all pinned, so only a mismatch is kept.
+        // --keep open: f16→f32 answers are all pinned, so only a mismatch is kept.
         assert_eq!(case_lines(&out.join("exhaustive/cvt.f32.f16.cases")).len(), code as usize);
     }
 }

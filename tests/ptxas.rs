@@ -37,7 +37,7 @@ fn lowering_prints_a_targets_rows() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("cvt.f32.bf16") && out.contains("sequence") && out.contains("SHF.L.U32"), "{out}");
     assert!(out.contains("# tools: ptxas 13.5.37"), "{out}");
-    let (code, out, _) = run(&["lowering", "--target", "sm_120a", "--json", "--class", "one"]);
+    let (code, out, _) = run(&["lowering", "--target", "sm_120a", "--json", "--kind", "one"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["rows"].as_array().unwrap().iter().all(|r| r["class"] == "one"));

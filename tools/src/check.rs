@@ -73,6 +73,9 @@ pub struct CheckArgs {
     /// Print every mismatch of bug class N (its number in the class list) in full.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     class: Option<u64>,
+    /// Print at most N mismatches in full (with --all or --class; all are counted).
+    #[arg(long, value_name = "N")]
+    max_shown: Option<u64>,
     /// Add the per-variant table (passed, failed, unsupported) to the summary.
     #[arg(long)]
     table: bool,
@@ -172,7 +175,7 @@ pub fn run(a: CheckArgs) -> u8 {
     interrupt::install(crate::progress::INTERRUPT_NOTE);
     let total: Option<u64> =
         sources.iter().map(|f| std::fs::metadata(f).ok().filter(|m| f != "-" && m.is_file()).map(|m| m.len())).sum();
-    let bar = crate::progress::bar(total, "{bar:30} {percent}% of the input, {elapsed}, eta {eta}: {msg}");
+    let bar = crate::progress::bar(total, "{bar:20} {percent:>3}% of the input, eta {eta}: {msg}");
     let mut r = Run {
         a: &a,
         triage: Triage::new(a.opts.profile),
@@ -577,7 +580,16 @@ fn finish(r: &Run) -> u8 {
             _ => Shown::Summary,
         };
         let version = r.a.opts.ptx_version.unwrap_or(PtxVersion::LATEST);
-        printed = print_reports(&r.triage, &g, shown, r.a.reproducers, r.a.opts.json, r.a.opts.target, version);
+        printed = print_reports(
+            &r.triage,
+            &g,
+            shown,
+            r.a.reproducers,
+            r.a.opts.json,
+            r.a.opts.target,
+            version,
+            r.a.max_shown,
+        );
     }
     if r.a.opts.json {
         let mut s: Value = r.triage.json(&g);

@@ -33,14 +33,19 @@ pub fn print_reports(
     json: bool,
     target: Option<Target>,
     version: PtxVersion,
+    max_shown: Option<u64>,
 ) -> usize {
-    let chosen: Vec<usize> = match shown {
+    let mut chosen: Vec<usize> = match shown {
         Shown::All => (0..t.mismatches.len()).collect(),
         Shown::Summary if t.mismatches.len() <= FEW => (0..t.mismatches.len()).collect(),
         Shown::Class(n) => g.classes.get(n - 1).map(|b| b.members.clone()).unwrap_or_default(),
         // Reproducers of the first classes' examples.
         Shown::Summary => g.classes.iter().take(reproducers as usize).map(|b| b.members[0]).collect(),
     };
+    if let Some(max) = max_shown.filter(|&m| (m as usize) < chosen.len()) {
+        eprintln!("{max} mismatch(es) shown of {} (--max-shown N shows more)", chosen.len());
+        chosen.truncate(max as usize);
+    }
     for (i, &k) in chosen.iter().enumerate() {
         let m = &t.mismatches[k];
         let ptx = ((i as u64) < reproducers).then(|| m.ptx(target, version));

@@ -105,6 +105,9 @@ pub struct FuzzArgs {
     /// Print every mismatch of bug class N (its number in the class list) in full.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     class: Option<u64>,
+    /// Print at most N mismatches in full (with --all or --class; all are counted).
+    #[arg(long, value_name = "N")]
+    max_shown: Option<u64>,
     /// Add the per-variant table (passed, failed, unsupported) to the summary.
     #[arg(long)]
     table: bool,
@@ -357,8 +360,8 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
     interrupt::install(crate::progress::INTERRUPT_NOTE);
     // Progress in milliseconds of the budget, else in cases.
     let bar = match (budget, a.cases) {
-        (Some(b), _) => crate::progress::bar(Some(b.as_millis() as u64), "{bar:30} {elapsed} of the time: {msg}"),
-        (None, Some(n)) => crate::progress::bar(Some(n), "{bar:30} {pos}/{len} cases, {elapsed}: {msg}"),
+        (Some(b), _) => crate::progress::bar(Some(b.as_millis() as u64), "{bar:20} {elapsed}: {msg}"),
+        (None, Some(n)) => crate::progress::bar(Some(n), "{bar:20} {pos}/{len} cases: {msg}"),
         (None, None) => crate::progress::bar(None, "{elapsed}: {msg}"),
     };
     'outer: loop {
@@ -543,7 +546,8 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
         (_, Some(n)) => Shown::Class(n as usize),
         _ => Shown::Summary,
     };
-    let printed = print_reports(&r.triage, &g, shown, r.a.reproducers, r.a.json, one_target(r.a), r.version);
+    let printed =
+        print_reports(&r.triage, &g, shown, r.a.reproducers, r.a.json, one_target(r.a), r.version, r.a.max_shown);
     if r.a.json {
         let mut s = r.triage.json(&g);
         s["seed"] = json!(seed);

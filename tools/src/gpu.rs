@@ -51,7 +51,7 @@ pub struct GpuArgs {
     #[arg(long, default_value = "8.7", value_parser = crate::parse_version)]
     ptx_version: PtxVersion,
     /// CUDA device ordinal.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0)]
     device: usize,
     /// Evidence profile to check against.
     #[arg(long, default_value = "sm90", value_parser = |s: &str| s.parse::<Profile>())]
@@ -68,8 +68,9 @@ pub struct GpuArgs {
     /// answers that add evidence, and the mismatches; every other answer
     /// matched the one value the oracle expects. `open` keeps exhaustive
     /// sweeps small (16 million answers: 1.6 MB instead of 511 MB).
-    #[arg(long, value_enum, default_value_t = Keep::All)]
-    record: Keep,
+    /// (`--record`, the old spelling, is kept: `fuzz --record` names a file.)
+    #[arg(long, value_enum, default_value_t = Keep::All, alias = "record")]
+    keep: Keep,
     /// Stop after N mismatches (variants run in name order; the ones not
     /// reached are `not run` in summary.txt); the summary still follows.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -314,9 +315,9 @@ pub fn run(a: GpuArgs) -> u8 {
     let total: usize = cases.values().map(Vec::len).sum();
     eprintln!("{}: {} variants, {total} cases ({}, PTX ISA {})", gpu.info, cases.len(), a.target, a.ptx_version);
     let mut header = format!("# recorded: {}, kernels {} PTX ISA {}\n", gpu.info, a.target, a.ptx_version);
-    if a.record == Keep::Open {
+    if a.keep == Keep::Open {
         header.push_str(
-            "# kept: only cases whose expected result is a set of several values, and mismatches (--record open)\n",
+            "# kept: only cases whose expected result is a set of several values, and mismatches (--keep open)\n",
         );
     }
     let mut record = Record::new(a.out.clone(), header, cases.keys().copied());
@@ -378,7 +379,7 @@ pub fn run(a: GpuArgs) -> u8 {
         };
         device_time += t.elapsed();
         let t = std::time::Instant::now();
-        let (lines, bad) = check(c, list, &got, a.profile, a.record);
+        let (lines, bad) = check(c, list, &got, a.profile, a.keep);
         check_time += t.elapsed();
         for (line, _, _) in &bad {
             if shown < a.max_shown {

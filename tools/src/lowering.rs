@@ -27,7 +27,7 @@ nvdisasm -c) by `python3 scripts/ptxas-lowering.py --target all`; the
 evidence/ptxas-13.5/README.md says what it settles.
 
 Examples:
-  ptx-cvt lowering --target sm_90 --class sequence
+  ptx-cvt lowering --target sm_90 --kind sequence
   ptx-cvt lowering --target sm_100a --filter 'cvt.rna*.tf32.f32'
   ptx-cvt lowering --target sm_90 --json | jq '.rows[0]'";
 
@@ -39,26 +39,28 @@ pub struct LoweringArgs {
     target: Target,
     #[arg(long = "filter", value_name = "GLOB", help = crate::options::FILTER_HELP)]
     filters: Vec<String>,
-    /// Only rows of this class.
-    #[arg(long, value_enum)]
-    class: Option<Class>,
+    /// Only rows of this kind of lowering (`--class`, the old spelling, is
+    /// kept; on check and fuzz `--class N` is a bug class).
+    #[arg(long, value_enum, alias = "class")]
+    kind: Option<Class>,
     /// Print one JSON object: the table's header lines and the rows.
     #[arg(long)]
     json: bool,
     /// The table to read (default: evidence/ptxas-13.5/lowering.tsv of the
     /// source tree ptx-cvt was built from, else of the current directory).
-    #[arg(long, value_name = "FILE")]
-    table: Option<std::path::PathBuf>,
+    /// (`--table FILE`, the old spelling, is kept: on check `--table` adds a table.)
+    #[arg(long, value_name = "FILE", alias = "table")]
+    from: Option<std::path::PathBuf>,
 }
 
-/// The table's text: --table, else the committed one.
+/// The table's text: --from, else the committed one.
 fn table_text(given: Option<&std::path::Path>) -> Result<String, String> {
     let path = match given {
         Some(p) => p.to_path_buf(),
         None => [std::path::PathBuf::from(COMMITTED), "evidence/ptxas-13.5/lowering.tsv".into()]
             .into_iter()
             .find(|p| p.is_file())
-            .ok_or("no lowering table here: give --table evidence/ptxas-13.5/lowering.tsv (in a ptx-cvt checkout)")?,
+            .ok_or("no lowering table here: give --from evidence/ptxas-13.5/lowering.tsv (in a ptx-cvt checkout)")?,
     };
     std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
@@ -120,7 +122,7 @@ pub fn run(a: LoweringArgs) -> u8 {
 
 fn lowering(a: &LoweringArgs) -> Result<(), String> {
     let filter = VariantFilter::new(&a.filters)?;
-    let text = table_text(a.table.as_deref())?;
+    let text = table_text(a.from.as_deref())?;
     let all = rows(&text)?;
     let target = a.target.to_string();
     if !all.iter().any(|r| r.target == target) {
@@ -131,7 +133,7 @@ fn lowering(a: &LoweringArgs) -> Result<(), String> {
     let chosen: Vec<&Row> = all
         .iter()
         .filter(|r| r.target == target && filter.matches_name(r.instruction))
-        .filter(|r| a.class.is_none_or(|c| c.name() == r.class))
+        .filter(|r| a.kind.is_none_or(|c| c.name() == r.class))
         .collect();
     let header: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
     if a.json {

@@ -142,7 +142,7 @@ enum Command {
     ///
     /// Each spelling is one SASS conversion instruction, a sequence (whose
     /// instructions then decide the hardware's bits), or none. Example:
-    /// `ptx-cvt lowering --target sm_90 --class sequence`.
+    /// `ptx-cvt lowering --target sm_90 --kind sequence`.
     Lowering(lowering::LoweringArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     ///
@@ -155,6 +155,9 @@ enum Command {
     /// The --isolate worker: ptx-cvt started by itself (not for users).
     #[command(name = "__worker", hide = true)]
     Worker(implementation::WorkerArgs),
+    /// docs/cli.md from the option definitions (for maintainers).
+    #[command(name = "__cli-reference", hide = true)]
+    CliReference,
 }
 
 /// Options shared by commands that evaluate.
@@ -234,6 +237,7 @@ fn main() -> ExitCode {
         Command::Completions(a) => shell::completions(a),
         Command::Man(a) => shell::man(a),
         Command::Worker(a) => a.run(),
+        Command::CliReference => shell::print_reference(),
     };
     // Buffered output's write errors show only now (e.g. `> /dev/full`).
     if let Err(e) = output::finish_stdout() {

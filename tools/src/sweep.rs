@@ -702,7 +702,7 @@ fn check_file(f: &str, c: &Cvt, (start, end): (u128, u128), a: &SweepArgs, t: &m
     }
 }
 
-/// Count a mismatch and, up to --show, report it as `check` does,
+/// Count a mismatch and, up to --max-shown, report it as `check` does,
 /// with the exact engine's reading of the case.
 fn mismatch(name: &str, line: Option<usize>, k: &Case, a: &SweepArgs, t: &mut Tally) {
     t.mismatches += 1;
