@@ -26,7 +26,8 @@
  *   and err_len must not be 0: then only PTX_CVT_EARG is returned.
  * - No function aborts or unwinds into C: internal panics are caught and
  *   returned as PTX_CVT_EINTERNAL. Every function is thread-safe (no global
- *   state) and allocates nothing the caller must free.
+ *   state) and allocates nothing the caller must free, except the handle of
+ *   ptx_cvt_prepare (ptx_cvt_release frees it).
  */
 #ifndef PTX_CVT_H
 #define PTX_CVT_H
@@ -115,6 +116,88 @@ int ptx_cvt_accepts(const char *instruction,
                     uint64_t bits,
                     char *err,
                     size_t err_len);
+
+/*
+ * Prepared conversions, for simulators that evaluate the same instruction
+ * many times (the way they call SoftFloat): the instruction is parsed and
+ * checked once, each evaluation only reads operands. A handle is immutable:
+ * any number of threads may use one at once. Results are those of
+ * ptx_cvt_eval and ptx_cvt_accepts (the fast engine, tested equal to the
+ * exact one on every form, under "sm90"; the exact engine under "isa").
+ *
+ *   ptx_cvt_prepared *h;
+ *   uint32_t widths[1] = {32};
+ *   if (ptx_cvt_prepare("cvt.rn.f16.f32", widths, 1, 16, "sm_90", NULL, NULL,
+ *                       &h, err, sizeof err) != PTX_CVT_OK) { puts(err); return; }
+ *   uint64_t in[3] = {0x3f800000, 0x7f800001, 0x477fe000}, out[3];
+ *   ptx_cvt_eval_batch(h, 3, in, out, err, sizeof err); // 3c00 7fff 7bff
+ *   ptx_cvt_release(h);
+ */
+typedef struct Prepared ptx_cvt_prepared;
+
+/*
+ * ptx_cvt_prepare: check `instruction` with source registers of
+ * operand_widths[0..n_operands] bits and a destination of dst_width bits,
+ * legal on `target` (e.g. "sm_90"; NULL: any target the oracle models) at
+ * PTX ISA `ptx_version` (e.g. "9.5"; NULL: the newest), under `profile`
+ * (NULL: "sm90"). On success *handle is set (free it with
+ * ptx_cvt_release) and PTX_CVT_OK returned; otherwise *handle is NULL and a
+ * negative code comes with a message in err.
+ */
+int ptx_cvt_prepare(const char *instruction,
+                    const uint32_t *operand_widths,
+                    size_t n_operands,
+                    uint32_t dst_width,
+                    const char *target,
+                    const char *ptx_version,
+                    const char *profile,
+                    ptx_cvt_prepared **handle,
+                    char *err,
+                    size_t err_len);
+
+/*
+ * ptx_cvt_eval_prepared: evaluate on operands[0..n_operands] (the register
+ * contents, bits above each width zero). result_bits/result_mask and the
+ * return code as for ptx_cvt_eval: PTX_CVT_OK with the value (and mask), or
+ * PTX_CVT_NOT_BITS (a set such as any NaN: both 0; ask
+ * ptx_cvt_accepts_prepared), or a negative error code.
+ */
+int ptx_cvt_eval_prepared(const ptx_cvt_prepared *handle,
+                          const uint64_t *operands,
+                          uint64_t *result_bits,
+                          uint64_t *result_mask,
+                          char *err,
+                          size_t err_len);
+
+/*
+ * ptx_cvt_accepts_prepared: PTX_CVT_ACCEPT (1) when `bits` is an acceptable
+ * result on the operands, PTX_CVT_REJECT (0) when not, or an error code.
+ */
+int ptx_cvt_accepts_prepared(const ptx_cvt_prepared *handle,
+                             const uint64_t *operands,
+                             uint64_t bits,
+                             char *err,
+                             size_t err_len);
+
+/*
+ * ptx_cvt_eval_batch: evaluate n elements. operands holds n rows of
+ * n_operands values (row-major: element i's operands at
+ * operands[i * n_operands ...]); results[i] receives element i's result,
+ * or, where that is a set, one member of it (the format's canonical NaN for
+ * "any NaN": all fraction bits set, sign clear), as the Rust batch API
+ * gives. Single-operand forms at the types' own register widths run the
+ * vectorised kernels. Returns PTX_CVT_OK or a negative code (an operand
+ * that does not fit its register names its element in err).
+ */
+int ptx_cvt_eval_batch(const ptx_cvt_prepared *handle,
+                       size_t n,
+                       const uint64_t *operands,
+                       uint64_t *results,
+                       char *err,
+                       size_t err_len);
+
+/* ptx_cvt_release: free a handle (NULL is ignored). */
+void ptx_cvt_release(ptx_cvt_prepared *handle);
 
 /*
  * ptx_cvt_version: the library's version, e.g. "0.1.0". A static

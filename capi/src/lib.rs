@@ -18,6 +18,9 @@ use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ptx_cvt::accept::{width_mask, Alt};
+
+mod prepared;
+pub use prepared::Prepared;
 use ptx_cvt::{evaluate_accept, AcceptSet, Cvt, Operand, Profile};
 
 pub const PTX_CVT_OK: c_int = 0;
@@ -289,6 +292,142 @@ pub unsafe extern "C" fn ptx_cvt_accepts(
         let req = request(instruction, operands, operand_widths, n_operands, dst_width, profile)?;
         let set = eval_request(&req)?;
         Ok(if set.contains(bits) { PTX_CVT_ACCEPT } else { PTX_CVT_REJECT })
+    })
+}
+
+/// Prepare a conversion for many evaluations. See `ptx_cvt_prepare` in `include/ptx_cvt.h`.
+///
+/// # Safety
+/// Pointers NULL or valid as the header documents; `handle` receives a
+/// pointer that only `ptx_cvt_release` may free.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_cvt_prepare(
+    instruction: *const c_char,
+    operand_widths: *const u32,
+    n_operands: usize,
+    dst_width: u32,
+    target: *const c_char,
+    ptx_version: *const c_char,
+    profile: *const c_char,
+    handle: *mut *mut Prepared,
+    err: *mut c_char,
+    err_len: usize,
+) -> c_int {
+    if !handle.is_null() {
+        handle.write_unaligned(std::ptr::null_mut());
+    }
+    if err.is_null() || err_len == 0 {
+        return PTX_CVT_EARG;
+    }
+    guarded(err, err_len, || {
+        if handle.is_null() {
+            return fail(PTX_CVT_EARG, "handle is NULL");
+        }
+        let p = Prepared::new(instruction, operand_widths, n_operands, dst_width, target, ptx_version, profile)?;
+        handle.write_unaligned(Box::into_raw(Box::new(p)));
+        Ok(PTX_CVT_OK)
+    })
+}
+
+/// Free a handle of `ptx_cvt_prepare` (NULL is ignored).
+///
+/// # Safety
+/// `handle` is NULL or from `ptx_cvt_prepare`, not released before, and no
+/// other thread uses it any more.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_cvt_release(handle: *mut Prepared) {
+    if !handle.is_null() {
+        drop(Box::from_raw(handle));
+    }
+}
+
+/// One evaluation through a handle. See `ptx_cvt_eval_prepared` in `include/ptx_cvt.h`.
+///
+/// # Safety
+/// `handle` from `ptx_cvt_prepare`; `operands` holds its operand count.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_cvt_eval_prepared(
+    handle: *const Prepared,
+    operands: *const u64,
+    result_bits: *mut u64,
+    result_mask: *mut u64,
+    err: *mut c_char,
+    err_len: usize,
+) -> c_int {
+    for p in [result_bits, result_mask] {
+        if !p.is_null() {
+            p.write_unaligned(0);
+        }
+    }
+    if err.is_null() || err_len == 0 {
+        return PTX_CVT_EARG;
+    }
+    guarded(err, err_len, || {
+        let missing = [
+            (handle.is_null(), "handle is NULL"),
+            (operands.is_null(), "operands is NULL"),
+            (result_bits.is_null(), "result_bits is NULL"),
+            (result_mask.is_null(), "result_mask is NULL"),
+        ];
+        if let Some((_, m)) = missing.iter().find(|(bad, _)| *bad) {
+            return fail(PTX_CVT_EARG, *m);
+        }
+        let (code, bits, mask) = (*handle).eval_one(operands)?;
+        result_bits.write_unaligned(bits);
+        result_mask.write_unaligned(mask);
+        Ok(code)
+    })
+}
+
+/// Membership through a handle. See `ptx_cvt_accepts_prepared` in `include/ptx_cvt.h`.
+///
+/// # Safety
+/// As for [`ptx_cvt_eval_prepared`].
+#[no_mangle]
+pub unsafe extern "C" fn ptx_cvt_accepts_prepared(
+    handle: *const Prepared,
+    operands: *const u64,
+    bits: u64,
+    err: *mut c_char,
+    err_len: usize,
+) -> c_int {
+    if err.is_null() || err_len == 0 {
+        return PTX_CVT_EARG;
+    }
+    guarded(err, err_len, || {
+        if handle.is_null() {
+            return fail(PTX_CVT_EARG, "handle is NULL");
+        }
+        if operands.is_null() {
+            return fail(PTX_CVT_EARG, "operands is NULL");
+        }
+        Ok(if (*handle).accepts(operands, bits)? { PTX_CVT_ACCEPT } else { PTX_CVT_REJECT })
+    })
+}
+
+/// Many evaluations through a handle. See `ptx_cvt_eval_batch` in `include/ptx_cvt.h`.
+///
+/// # Safety
+/// `handle` from `ptx_cvt_prepare`; `operands` holds `n` rows of its
+/// operand count, `results` `n` values.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_cvt_eval_batch(
+    handle: *const Prepared,
+    n: usize,
+    operands: *const u64,
+    results: *mut u64,
+    err: *mut c_char,
+    err_len: usize,
+) -> c_int {
+    if err.is_null() || err_len == 0 {
+        return PTX_CVT_EARG;
+    }
+    guarded(err, err_len, || {
+        if handle.is_null() {
+            return fail(PTX_CVT_EARG, "handle is NULL");
+        }
+        (*handle).eval_batch(n, operands, results)?;
+        Ok(PTX_CVT_OK)
     })
 }
 

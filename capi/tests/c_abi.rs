@@ -402,22 +402,21 @@ fn scratch_dir(tag: &str) -> PathBuf {
     d
 }
 
-#[test]
-fn eval_demo_c_program() {
+/// Compile capi/examples/NAME.c against the cdylib and run it: its stdout,
+/// or None (with a message) when there is no C compiler.
+fn run_c_example(name: &str) -> Option<String> {
     let Some(cc) = c_compiler("CC", "cc") else {
-        eprintln!(
-            "SKIPPED eval_demo_c_program: no C compiler (set CC or install cc) to build capi/examples/eval_demo.c"
-        );
-        return;
+        eprintln!("SKIPPED {name}: no C compiler (set CC or install cc) to build capi/examples/{name}.c");
+        return None;
     };
     let lib_dir = cdylib_dir();
     let ws = workspace();
-    let tmp = scratch_dir("demo");
-    let exe = tmp.join("eval_demo");
+    let tmp = scratch_dir(name);
+    let exe = tmp.join(name);
     let out = Command::new(&cc)
         .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-I"])
         .arg(ws.join("capi/include"))
-        .arg(ws.join("capi/examples/eval_demo.c"))
+        .arg(ws.join(format!("capi/examples/{name}.c")))
         .arg("-o")
         .arg(&exe)
         .arg(format!("-L{}", lib_dir.display()))
@@ -425,20 +424,31 @@ fn eval_demo_c_program() {
         .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
         .output()
         .expect("run the C compiler");
-    assert!(out.status.success(), "compiling eval_demo.c failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    let run = Command::new(&exe).output().expect("run eval_demo");
-    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(out.status.success(), "compiling {name}.c failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let run = Command::new(&exe).output().expect("run the example");
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
     let _ = std::fs::remove_dir_all(&tmp);
-    assert!(
-        run.status.success(),
-        "eval_demo failed ({}):\n{stdout}{}",
-        run.status,
-        String::from_utf8_lossy(&run.stderr)
-    );
+    assert!(run.status.success(), "{name} failed ({}):\n{stdout}{}", run.status, String::from_utf8_lossy(&run.stderr));
     println!("{stdout}");
     assert!(stdout.contains("all checks passed"), "{stdout}");
     assert!(!stdout.contains("FAIL"), "{stdout}");
-    assert!(stdout.contains(&format!("ptx-cvt C API {}", env!("CARGO_PKG_VERSION"))), "{stdout}");
+    Some(stdout)
+}
+
+#[test]
+fn eval_demo_c_program() {
+    if let Some(stdout) = run_c_example("eval_demo") {
+        assert!(stdout.contains(&format!("ptx-cvt C API {}", env!("CARGO_PKG_VERSION"))), "{stdout}");
+    }
+}
+
+/// Issue 36: the prepared interface from C (capi/examples/prepared_demo.c).
+#[test]
+fn prepared_demo_c_program() {
+    if let Some(stdout) = run_c_example("prepared_demo") {
+        // NaN source: sm90 writes the canonical f16 NaN (docs/semantics.md).
+        assert!(stdout.contains("cvt.rn.f16.f32 7f800001 => 7fff"), "{stdout}");
+    }
 }
 
 /// The header compiles as C++ (the `extern "C"` guards), when a C++ compiler exists.
@@ -469,4 +479,201 @@ fn header_compiles_as_cpp() {
         .expect("run the C++ compiler");
     let _ = std::fs::remove_dir_all(&tmp);
     assert!(out.status.success(), "ptx_cvt.h as C++ failed:\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A prepared handle (prepared once per instruction and register widths).
+struct Handle(*mut Prepared);
+
+impl Handle {
+    fn new(
+        instr: &str,
+        widths: &[u32],
+        dst: u32,
+        target: Option<&str>,
+        profile: Option<&str>,
+    ) -> Result<Handle, (c_int, String)> {
+        let instr = CString::new(instr).unwrap();
+        let target = target.map(|t| CString::new(t).unwrap());
+        let profile = profile.map(|p| CString::new(p).unwrap());
+        let mut h = null_mut();
+        let mut err = vec![1 as c_char; 512];
+        let rc = unsafe {
+            ptx_cvt_prepare(
+                instr.as_ptr(),
+                widths.as_ptr(),
+                widths.len(),
+                dst,
+                target.as_ref().map_or(null(), |t| t.as_ptr()),
+                null(),
+                profile.as_ref().map_or(null(), |p| p.as_ptr()),
+                &mut h,
+                err.as_mut_ptr(),
+                err.len(),
+            )
+        };
+        if rc == PTX_CVT_OK {
+            assert!(!h.is_null());
+            Ok(Handle(h))
+        } else {
+            assert!(h.is_null(), "a failed prepare leaves the handle NULL");
+            Err((rc, c_text(&err)))
+        }
+    }
+
+    fn eval(&self, ops: &[u64]) -> (c_int, u64, u64) {
+        let (mut b, mut m) = (7, 7);
+        let mut err = vec![1 as c_char; 512];
+        let rc = unsafe { ptx_cvt_eval_prepared(self.0, ops.as_ptr(), &mut b, &mut m, err.as_mut_ptr(), err.len()) };
+        assert!(rc >= 0, "{}", c_text(&err));
+        (rc, b, m)
+    }
+
+    fn accepts(&self, ops: &[u64], bits: u64) -> c_int {
+        let mut err = vec![1 as c_char; 512];
+        unsafe { ptx_cvt_accepts_prepared(self.0, ops.as_ptr(), bits, err.as_mut_ptr(), err.len()) }
+    }
+
+    fn batch(&self, rows: &[Vec<u64>]) -> Result<Vec<u64>, (c_int, String)> {
+        let flat: Vec<u64> = rows.iter().flatten().copied().collect();
+        let mut out = vec![0u64; rows.len()];
+        let mut err = vec![1 as c_char; 512];
+        let rc = unsafe {
+            ptx_cvt_eval_batch(self.0, rows.len(), flat.as_ptr(), out.as_mut_ptr(), err.as_mut_ptr(), err.len())
+        };
+        if rc == PTX_CVT_OK {
+            Ok(out)
+        } else {
+            Err((rc, c_text(&err)))
+        }
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        unsafe { ptx_cvt_release(self.0) }
+    }
+}
+
+// SAFETY: the header promises a handle may be used from any number of threads.
+unsafe impl Send for Handle {}
+unsafe impl Sync for Handle {}
+
+/// Issue 36: the prepared calls give what the per-call ones give, on every
+/// known answer and on the compact vectors of a spread of variants (scalar,
+/// packed, integer, .rs with three operands, wider registers), under both
+/// profiles; the batch gives a member of each element's set.
+#[test]
+fn prepared_calls_agree_with_per_call_ones() {
+    use std::collections::HashMap;
+    let mut files: Vec<PathBuf> =
+        ["sm90.cases", "isa.cases"].iter().map(|f| workspace().join("vectors/known-answers").join(f)).collect();
+    for v in [
+        "cvt.rn.f16.f32",
+        "cvt.rzi.s32.f64",
+        "cvt.s16.s8",
+        "cvt.rn.satfinite.e4m3x2.f32",
+        "cvt.rn.bf16x2.f32",
+        "cvt.rs.satfinite.e2m1x4.f32",
+        "cvt.rna.satfinite.tf32.f32",
+        "cvt.f32.bf16",
+        "cvt.rn.f16x2.e4m3x2",
+    ] {
+        files.push(workspace().join("vectors/compact").join(format!("{v}.cases")));
+    }
+    let mut checked = 0;
+    for profile in [Profile::Sm90, Profile::Isa] {
+        let mut handles: HashMap<(String, Vec<u32>, u32), Handle> = HashMap::new();
+        let mut rows: HashMap<(String, Vec<u32>, u32), Vec<Vec<u64>>> = HashMap::new();
+        for f in &files {
+            let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            for line in text.lines() {
+                let Some(case) = parse_case(line).unwrap() else { continue };
+                let ops: Vec<(u64, u32)> = case.operands.iter().map(|o| (o.bits, o.width)).collect();
+                let bits: Vec<u64> = ops.iter().map(|o| o.0).collect();
+                let widths: Vec<u32> = ops.iter().map(|o| o.1).collect();
+                let (instr, dst) = (case.instr.to_string(), case.dst_width());
+                let key = (instr.clone(), widths.clone(), dst);
+                let want = eval(&instr, &ops, dst, Some(profile.name()));
+                if !handles.contains_key(&key) {
+                    match Handle::new(&instr, &widths, dst, None, Some(profile.name())) {
+                        Ok(h) => {
+                            handles.insert(key.clone(), h);
+                        }
+                        Err((rc, e)) => {
+                            assert!(want.rc < 0, "{line}: prepare refused ({rc}: {e}) what ptx_cvt_eval takes");
+                            continue;
+                        }
+                    }
+                }
+                let h = &handles[&key];
+                let got = h.eval(&bits);
+                assert_eq!(got, (want.rc, want.bits, want.mask), "{line} ({})", profile.name());
+                for b in [want.bits, want.bits ^ 1, case.result.as_ref().and_then(|r| r.single()).unwrap_or(0)] {
+                    let b = b & ptx_cvt::accept::width_mask(dst);
+                    assert_eq!(
+                        h.accepts(&bits, b),
+                        accepts(&instr, &ops, dst, Some(profile.name()), b).0,
+                        "{line} {b:x}"
+                    );
+                }
+                rows.entry(key).or_default().push(bits);
+                checked += 1;
+            }
+        }
+        for (key, rs) in &rows {
+            let out = handles[key].batch(rs).unwrap();
+            for (r, o) in rs.iter().zip(out) {
+                let ops: Vec<(u64, u32)> = r.iter().copied().zip(key.1.iter().copied()).collect();
+                assert_eq!(
+                    accepts(&key.0, &ops, key.2, Some(profile.name()), o).0,
+                    PTX_CVT_ACCEPT,
+                    "{} {r:x?} => {o:x}",
+                    key.0
+                );
+            }
+        }
+    }
+    assert!(checked > 2000, "only {checked} cases");
+}
+
+/// Errors of the prepared calls: refused at prepare time, or naming the
+/// element of a batch; a shared handle gives the same answers on threads.
+#[test]
+fn prepared_errors_and_threads() {
+    let e = Handle::new("cvt.rn.satfinite.e4m3x2.f32", &[32, 32], 16, Some("sm_80"), None).err().unwrap();
+    assert_eq!(e.0, PTX_CVT_EILLEGAL, "{}", e.1);
+    assert_eq!(Handle::new("cvt.bogus", &[32], 16, None, None).err().unwrap().0, PTX_CVT_EPARSE);
+    assert_eq!(Handle::new("cvt.rn.f16.f32", &[32, 32], 16, None, None).err().unwrap().0, PTX_CVT_EILLEGAL);
+    assert_eq!(Handle::new("cvt.rn.f16.f32", &[32], 12, None, None).err().unwrap().0, PTX_CVT_EILLEGAL);
+    assert_eq!(Handle::new("cvt.rn.f16.f32", &[32], 16, Some("sm_1"), None).err().unwrap().0, PTX_CVT_EARG);
+    assert_eq!(Handle::new("cvt.rn.f16.f32", &[32], 16, None, Some("nope")).err().unwrap().0, PTX_CVT_EARG);
+    let h = Handle::new("cvt.rn.f16.f32", &[32], 16, Some("sm_90"), None).unwrap();
+    let e = h.batch(&[vec![0x3f80_0000], vec![1 << 32]]).unwrap_err();
+    assert_eq!(e.0, PTX_CVT_EILLEGAL);
+    assert!(e.1.contains("element 1"), "{}", e.1);
+    let mut err = vec![1 as c_char; 64];
+    let rc = unsafe { ptx_cvt_eval_batch(null(), 1, [0u64].as_ptr(), [0u64].as_mut_ptr(), err.as_mut_ptr(), 64) };
+    assert_eq!(rc, PTX_CVT_EARG);
+    let rc =
+        unsafe { ptx_cvt_prepare(null(), null(), 0, 16, null(), null(), null(), null_mut(), err.as_mut_ptr(), 64) };
+    assert_eq!(rc, PTX_CVT_EARG);
+    unsafe { ptx_cvt_release(null_mut()) };
+    // Threads: every f32 whose high 16 bits vary, through one handle, as per call.
+    let rows: Vec<Vec<u64>> = (0..1u64 << 16).map(|x| vec![x << 16 | 0x1234]).collect();
+    let serial = h.batch(&rows).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (h, rows, serial) = (&h, &rows, &serial);
+            s.spawn(move || {
+                for (i, r) in rows.iter().enumerate().skip(t).step_by(4) {
+                    let (rc, b, _) = h.eval(r);
+                    if rc == PTX_CVT_OK {
+                        assert_eq!(b, serial[i], "{r:x?}");
+                    } else {
+                        assert_eq!(h.accepts(r, serial[i]), PTX_CVT_ACCEPT, "{r:x?}");
+                    }
+                }
+            });
+        }
+    });
 }

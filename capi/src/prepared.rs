@@ -1,0 +1,256 @@
+//! Prepared conversions for hot loops (`ptx_cvt_prepare` in the header): the
+//! instruction is parsed and its legality and registers checked once; each
+//! evaluation then only reads operands. Results come from the fast engine
+//! (tested equal to the exact engine on every variant) under the sm90
+//! profile, from the exact engine under `isa` (which the fast one lacks).
+
+use std::ffi::{c_char, c_int, CStr};
+
+use ptx_cvt::accept::{width_mask, Alt, LaneSet};
+use ptx_cvt::fast::{self, FastResult, Plan};
+use ptx_cvt::{evaluate_accept, Cvt, Operand, Profile, PtxVersion, Target};
+
+use crate::{fail, Error, PTX_CVT_EARG, PTX_CVT_EILLEGAL, PTX_CVT_EPARSE, PTX_CVT_NOT_BITS, PTX_CVT_OK, REG_WIDTHS};
+
+/// A checked instruction with its register widths (opaque to C: `ptx_cvt_prepared`): immutable once made, so
+/// any number of threads may evaluate through one handle.
+pub struct Prepared {
+    cvt: Cvt,
+    widths: Vec<u32>,
+    dst_width: u32,
+    profile: Profile,
+    /// The fast engine's plan (sm90 profile only).
+    plan: Option<Plan>,
+    /// Whether `fast::evaluate_batch` takes the form: one operand, registers
+    /// of the types' own widths.
+    natural_single: bool,
+}
+
+fn c_str(p: *const c_char, what: &str, code: c_int) -> Result<Option<String>, Error> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: the caller passes NULL or a NUL-terminated string (header).
+    let s = unsafe { CStr::from_ptr(p) }
+        .to_str()
+        .map_err(|_| Error { code, message: format!("{what} is not valid UTF-8") })?;
+    Ok(Some(s.to_string()))
+}
+
+impl Prepared {
+    /// # Safety
+    /// Pointers as `ptx_cvt_prepare` documents.
+    pub(crate) unsafe fn new(
+        instruction: *const c_char,
+        operand_widths: *const u32,
+        n_operands: usize,
+        dst_width: u32,
+        target: *const c_char,
+        ptx_version: *const c_char,
+        profile: *const c_char,
+    ) -> Result<Prepared, Error> {
+        let text = c_str(instruction, "instruction", PTX_CVT_EPARSE)?
+            .ok_or(Error { code: PTX_CVT_EARG, message: "instruction is NULL".into() })?;
+        if operand_widths.is_null() {
+            return fail(PTX_CVT_EARG, "operand_widths is NULL");
+        }
+        let profile = match c_str(profile, "profile", PTX_CVT_EARG)? {
+            None => Profile::default(),
+            Some(p) => p.parse::<Profile>().map_err(|e| Error { code: PTX_CVT_EARG, message: e.to_string() })?,
+        };
+        let target = match c_str(target, "target", PTX_CVT_EARG)? {
+            None => None,
+            Some(t) => Some(t.parse::<Target>().map_err(|e| Error { code: PTX_CVT_EARG, message: e.0 })?),
+        };
+        let version = match c_str(ptx_version, "ptx_version", PTX_CVT_EARG)? {
+            None => None,
+            Some(v) => Some(v.parse::<PtxVersion>().map_err(|e| Error { code: PTX_CVT_EARG, message: e.0 })?),
+        };
+        let cvt = ptx_cvt::instr::parse(&text).map_err(|e| Error { code: PTX_CVT_EPARSE, message: e.message })?;
+        let shape = ptx_cvt::instr::shape(&cvt);
+        if n_operands != shape.srcs.len() || n_operands > MAX_OPS {
+            return fail(PTX_CVT_EILLEGAL, format!("{n_operands} operand(s): {cvt} takes {}", shape.describe()));
+        }
+        if !REG_WIDTHS.contains(&dst_width) {
+            return fail(
+                PTX_CVT_EILLEGAL,
+                format!("destination register of {dst_width} bits: PTX registers have 8, 16, 32 or 64 bits"),
+            );
+        }
+        let widths: Vec<u32> = (0..n_operands).map(|i| operand_widths.add(i).read_unaligned()).collect();
+        if let Some((i, w)) = widths.iter().enumerate().find(|(_, w)| !REG_WIDTHS.contains(w)) {
+            return fail(
+                PTX_CVT_EILLEGAL,
+                format!("operand {}: register of {w} bits: PTX registers have 8, 16, 32 or 64 bits", i + 1),
+            );
+        }
+        let regs = ptx_cvt::Regs { dst: dst_width, src: widths[0] };
+        ptx_cvt::instr::check(&cvt, regs, target, version)
+            .map_err(|e| Error { code: PTX_CVT_EILLEGAL, message: e.to_string() })?;
+        // One evaluation on zero operands makes the engines' own checks
+        // (packed register widths) now rather than on the first real call.
+        let zeros: Vec<Operand> = widths.iter().map(|&width| Operand { bits: 0, width }).collect();
+        evaluate_accept(&cvt, &zeros, dst_width, profile)
+            .map_err(|e| Error { code: PTX_CVT_EILLEGAL, message: e.to_string() })?;
+        let plan = match profile {
+            Profile::Sm90 => {
+                fast::evaluate(&cvt, &zeros, dst_width)
+                    .map_err(|e| Error { code: PTX_CVT_EILLEGAL, message: e.to_string() })?;
+                Some(
+                    Plan::new(&cvt, widths[0], dst_width)
+                        .map_err(|e| Error { code: PTX_CVT_EILLEGAL, message: e.to_string() })?,
+                )
+            }
+            _ => None,
+        };
+        let natural_single = widths.len() == 1 && widths[0] == cvt.atype.bits() && dst_width == cvt.dtype.bits();
+        Ok(Prepared { cvt, widths, dst_width, profile, plan, natural_single })
+    }
+
+    /// The operands of element `row` of a row-major array, checked.
+    ///
+    /// # Safety
+    /// `operands` holds at least `(row + 1) * widths.len()` values.
+    unsafe fn operands(&self, operands: *const u64, row: usize, out: &mut [Operand]) -> Result<(), Error> {
+        let n = self.widths.len();
+        for (i, (o, &width)) in out.iter_mut().zip(&self.widths).enumerate() {
+            let bits = operands.add(row * n + i).read_unaligned();
+            if bits & !width_mask(width) != 0 {
+                return fail(
+                    PTX_CVT_EILLEGAL,
+                    format!("element {row}, operand {}: {bits:#x} does not fit a {width}-bit register", i + 1),
+                );
+            }
+            *o = Operand { bits, width };
+        }
+        Ok(())
+    }
+
+    fn result(&self, ops: &[Operand]) -> Result<Answer, Error> {
+        match &self.plan {
+            Some(p) => Ok(Answer::Fast(p.eval(ops))),
+            None => evaluate_accept(&self.cvt, ops, self.dst_width, self.profile)
+                .map(Answer::Exact)
+                .map_err(|e| Error { code: PTX_CVT_EILLEGAL, message: e.to_string() }),
+        }
+    }
+
+    /// One evaluation: (code, bits, mask) as `ptx_cvt_eval_prepared`
+    /// returns them (as `ptx_cvt_eval` does: 0, 0 for a set bits/mask
+    /// cannot express).
+    ///
+    /// # Safety
+    /// `operands` holds the handle's operand count.
+    pub(crate) unsafe fn eval_one(&self, operands: *const u64) -> Result<(c_int, u64, u64), Error> {
+        let mut ops = [Operand { bits: 0, width: 8 }; MAX_OPS];
+        let ops = &mut ops[..self.widths.len()];
+        self.operands(operands, 0, ops)?;
+        Ok(match self.result(ops)?.pattern(self.dst_width) {
+            Some((value, mask)) => (PTX_CVT_OK, value, mask),
+            None => (PTX_CVT_NOT_BITS, 0, 0),
+        })
+    }
+
+    /// Whether `bits` is acceptable for the operands.
+    ///
+    /// # Safety
+    /// As for [`Prepared::eval_one`].
+    pub(crate) unsafe fn accepts(&self, operands: *const u64, bits: u64) -> Result<bool, Error> {
+        let mut ops = [Operand { bits: 0, width: 8 }; MAX_OPS];
+        let ops = &mut ops[..self.widths.len()];
+        self.operands(operands, 0, ops)?;
+        if bits & !width_mask(self.dst_width) != 0 {
+            return Ok(false);
+        }
+        Ok(match self.result(ops)? {
+            Answer::Fast(FastResult::Bits(v)) => v == bits,
+            Answer::Fast(r) => r.to_accept(self.dst_width).contains(bits),
+            Answer::Exact(set) => set.contains(bits),
+        })
+    }
+
+    /// Evaluate `n` elements: each result, or for a set (any NaN) one member
+    /// of it (the canonical NaN, as the Rust batch API gives).
+    ///
+    /// # Safety
+    /// `operands` holds `n` rows of the operand count, `results` `n` values.
+    pub(crate) unsafe fn eval_batch(&self, n: usize, operands: *const u64, results: *mut u64) -> Result<(), Error> {
+        if n == 0 {
+            return Ok(());
+        }
+        if operands.is_null() {
+            return fail(PTX_CVT_EARG, "operands is NULL");
+        }
+        if results.is_null() {
+            return fail(PTX_CVT_EARG, "results is NULL");
+        }
+        let out = std::slice::from_raw_parts_mut(results, n);
+        if self.natural_single && self.plan.is_some() && operands.is_aligned() {
+            let inputs = std::slice::from_raw_parts(operands, n);
+            let mask = width_mask(self.widths[0]);
+            if let Some(row) = inputs.iter().position(|&x| x & !mask != 0) {
+                return fail(
+                    PTX_CVT_EILLEGAL,
+                    format!(
+                        "element {row}, operand 1: {:#x} does not fit a {}-bit register",
+                        inputs[row], self.widths[0]
+                    ),
+                );
+            }
+            return fast::evaluate_batch(&self.cvt, inputs, out)
+                .map_err(|e| Error { code: PTX_CVT_EILLEGAL, message: e.to_string() });
+        }
+        let mut ops = [Operand { bits: 0, width: 8 }; MAX_OPS];
+        let ops = &mut ops[..self.widths.len()];
+        for (row, o) in out.iter_mut().enumerate() {
+            self.operands(operands, row, ops)?;
+            *o = self.result(ops)?.member();
+        }
+        Ok(())
+    }
+}
+
+/// Room for the operands of any form (x4 `.rs` forms take five: four
+/// sources and the random bits); `Prepared::new` checks the count.
+const MAX_OPS: usize = 8;
+
+/// A result from either engine.
+enum Answer {
+    Fast(FastResult),
+    Exact(ptx_cvt::AcceptSet),
+}
+
+impl Answer {
+    /// (value, mask) when the result is one value/mask pattern.
+    fn pattern(&self, width: u32) -> Option<(u64, u64)> {
+        let all = width_mask(width);
+        match self {
+            Answer::Fast(FastResult::Bits(v)) => Some((*v, all)),
+            Answer::Fast(FastResult::Pattern { value, mask }) => Some((value & mask & all, mask & all)),
+            Answer::Fast(_) => None,
+            Answer::Exact(set) => match set.alts.as_slice() {
+                [Alt::Bits { value, mask }] => Some((value & mask & all, mask & all)),
+                _ => None,
+            },
+        }
+    }
+
+    /// One member of the set.
+    fn member(&self) -> u64 {
+        match self {
+            Answer::Fast(r) => r.representative(),
+            Answer::Exact(set) => match set.alts.first() {
+                Some(Alt::Bits { value, mask }) => value & mask,
+                Some(Alt::AnyNan(f)) => FastResult::AnyNan(*f).representative(),
+                Some(Alt::Lanes { bits, lanes }) => lanes.iter().fold(0, |acc, l| {
+                    let v = match l {
+                        LaneSet::Bits { value, mask } => value & mask,
+                        LaneSet::AnyNan(f) => FastResult::AnyNan(*f).representative(),
+                    };
+                    acc << bits | (v & width_mask(*bits))
+                }),
+                None => 0,
+            },
+        }
+    }
+}
