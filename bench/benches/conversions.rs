@@ -33,7 +33,11 @@
 //!   integers with reused buffers, the yardstick the issue gives;
 //! - `native/loop`: the `as` cast over the slice (the compiler vectorizes it);
 //! - `native/scalar`: the `as` cast with each input through `black_box` (no vectorization);
-//! - `half/...`, `softfloat`: per element.
+//! - `half/...`, `softfloat`: per element;
+//! - `capi/per-call`, `capi/prepared`, `capi/batch`: the C interface's
+//!   `ptx_cvt_eval` (parses the instruction every call), `ptx_cvt_eval_prepared`
+//!   (one value through a handle) and `ptx_cvt_eval_batch` (the 4096 inputs),
+//!   called through their `extern "C"` entry points as a C program calls them.
 //!
 //! Run: `cd bench && cargo bench -- --warm-up-time 1 --measurement-time 2`.
 
@@ -152,6 +156,7 @@ fn engines(g: &mut BenchmarkGroup<WallTime>, spelling: &str, inputs: &[u64]) {
             acc
         })
     });
+    capi_contenders(g, spelling, &c, inputs);
     let ev = Evaluator::new(&c, c.atype.bits(), w, Profile::Sm90).unwrap();
     g.bench_function("ptx-cvt exact/prepared", |b| {
         b.iter(|| {
@@ -162,6 +167,70 @@ fn engines(g: &mut BenchmarkGroup<WallTime>, spelling: &str, inputs: &[u64]) {
             acc
         })
     });
+}
+
+/// The C interface's three ways in, on one form.
+fn capi_contenders(g: &mut BenchmarkGroup<WallTime>, spelling: &str, c: &Cvt, inputs: &[u64]) {
+    use ptx_cvt_capi as capi;
+    use std::ffi::{c_char, CString};
+    let name = CString::new(spelling).unwrap();
+    let widths = [c.atype.bits()];
+    let dst = c.dtype.bits();
+    let mut err = [0 as c_char; 256];
+    g.bench_function("capi/per-call", |b| {
+        let mut text = [0 as c_char; capi::PTX_CVT_TEXT_LEN];
+        b.iter(|| {
+            let (mut acc, mut bits, mut mask) = (0u64, 0u64, 0u64);
+            for &x in inputs {
+                let x = black_box(x);
+                // SAFETY: every pointer is valid for the lengths given (header).
+                unsafe {
+                    capi::ptx_cvt_eval(
+                        name.as_ptr(), &x, widths.as_ptr(), 1, dst, std::ptr::null(), &mut bits, &mut mask,
+                        text.as_mut_ptr(), text.len(), err.as_mut_ptr(), err.len(),
+                    );
+                }
+                acc ^= bits;
+            }
+            acc
+        })
+    });
+    let mut h = std::ptr::null_mut();
+    // SAFETY: as above; the handle is released below.
+    let rc = unsafe {
+        capi::ptx_cvt_prepare(
+            name.as_ptr(), widths.as_ptr(), 1, dst, std::ptr::null(), std::ptr::null(), std::ptr::null(), &mut h,
+            err.as_mut_ptr(), err.len(),
+        )
+    };
+    assert_eq!(rc, 0, "ptx_cvt_prepare({spelling})");
+    let handle = h as *const capi::Prepared;
+    g.bench_function("capi/prepared", |b| {
+        b.iter(|| {
+            let (mut acc, mut bits, mut mask) = (0u64, 0u64, 0u64);
+            for &x in inputs {
+                let x = black_box(x);
+                // SAFETY: as above.
+                unsafe { capi::ptx_cvt_eval_prepared(handle, &x, &mut bits, &mut mask, err.as_mut_ptr(), err.len()) };
+                acc ^= bits;
+            }
+            acc
+        })
+    });
+    let mut out = vec![0u64; inputs.len()];
+    g.bench_function("capi/batch", |b| {
+        b.iter(|| {
+            // SAFETY: as above.
+            unsafe {
+                capi::ptx_cvt_eval_batch(
+                    handle, inputs.len(), black_box(inputs).as_ptr(), out.as_mut_ptr(), err.as_mut_ptr(), err.len(),
+                )
+            };
+            black_box(&out);
+        })
+    });
+    // SAFETY: made above, used by nothing else.
+    unsafe { capi::ptx_cvt_release(h) };
 }
 
 /// `fast/slice`: the batch kernels on registers of their own width (`&[u32]`

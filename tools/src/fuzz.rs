@@ -263,24 +263,31 @@ fn variants(a: &FuzzArgs, version: PtxVersion) -> Result<(Vec<Cvt>, Vec<Cvt>), S
         }
     }
     let filter = crate::options::VariantFilter::new(&a.filters)?;
-    let everywhere = |ts: &[Target]| -> Vec<Cvt> {
-        let pairs: Vec<(Target, PtxVersion)> = ts.iter().map(|t| (*t, version)).collect();
-        gen::legal_variants(&pairs).into_iter().map(|(c, _)| c).filter(|c| filter.matches(c)).collect()
+    // The filter first: legality on 26 targets is only checked for what it names.
+    let named: Vec<Cvt> = gen::all_spellings().into_iter().filter(|c| filter.matches(c)).collect();
+    let targets = crate::options::flatten_targets(&[TargetSet::All], version);
+    let legal_on = |c: &Cvt, t: Target| instr::check(c, gen::natural_regs(c), Some(t), Some(version)).is_ok();
+    let chosen: Vec<Cvt> = match one_target(a) {
+        Some(t) => named.iter().copied().filter(|c| legal_on(c, t)).collect(),
+        None => named.iter().copied().filter(|c| targets.iter().any(|&t| legal_on(c, t))).collect(),
     };
-    let all = everywhere(&crate::options::flatten_targets(&[TargetSet::All], version));
-    let chosen = match one_target(a) {
-        Some(t) => everywhere(&[t]),
-        None => all.clone(),
+    // Named but left out: legal elsewhere (only worth saying when a filter named them).
+    let elsewhere: Vec<Cvt> = if a.filters.is_empty() {
+        Vec::new()
+    } else {
+        named.iter().copied().filter(|c| !chosen.contains(c) && targets.iter().any(|&t| legal_on(c, t))).collect()
     };
     if chosen.is_empty() {
         let mut e = crate::options::no_match(&filter, &format!("legal on {} (PTX ISA {version})", target_text(a)));
-        if !all.is_empty() {
-            e.push_str(&format!("; {} variant(s) it names are legal elsewhere: --target all fuzzes them", all.len()));
+        if !elsewhere.is_empty() {
+            e.push_str(&format!(
+                "; {} variant(s) it names are legal elsewhere: --target all fuzzes them",
+                elsewhere.len()
+            ));
         }
         return Err(e);
     }
-    let left_out = all.into_iter().filter(|c| !chosen.contains(c)).collect();
-    Ok((chosen, left_out))
+    Ok((chosen, elsewhere))
 }
 
 fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
