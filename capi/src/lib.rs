@@ -354,6 +354,17 @@ pub unsafe extern "C" fn ptx_cvt_eval_prepared(
     err: *mut c_char,
     err_len: usize,
 ) -> c_int {
+    let ready = !handle.is_null() && !operands.is_null() && !result_bits.is_null() && !result_mask.is_null();
+    if ready && !err.is_null() && err_len > 0 {
+        // The hot path (one operand, one value), still with panics caught.
+        let (h, x) = (&*handle, operands.read_unaligned());
+        if let Ok(Some((bits, mask))) = catch_unwind(AssertUnwindSafe(|| h.quick(x))) {
+            result_bits.write_unaligned(bits);
+            result_mask.write_unaligned(mask);
+            err.write(0);
+            return PTX_CVT_OK;
+        }
+    }
     for p in [result_bits, result_mask] {
         if !p.is_null() {
             p.write_unaligned(0);

@@ -151,6 +151,24 @@ impl Prepared {
         })
     }
 
+    /// The hot path of `ptx_cvt_eval_prepared`: one operand that fits its
+    /// register, under the fast engine, answered by one value or pattern.
+    /// None sends the call down the full path (checks, messages, sets).
+    #[inline(always)]
+    pub(crate) fn quick(&self, x: u64) -> Option<(u64, u64)> {
+        let plan = self.plan.as_ref()?;
+        if self.widths.len() != 1 || x & !width_mask(self.widths[0]) != 0 {
+            return None;
+        }
+        match plan.eval(&[Operand { bits: x, width: self.widths[0] }]) {
+            FastResult::Bits(v) => Some((v, width_mask(self.dst_width))),
+            FastResult::Pattern { value, mask } => {
+                Some((value & mask & width_mask(self.dst_width), mask & width_mask(self.dst_width)))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether `bits` is acceptable for the operands.
     ///
     /// # Safety
@@ -188,7 +206,9 @@ impl Prepared {
         if self.natural_single && self.plan.is_some() && operands.is_aligned() {
             let inputs = std::slice::from_raw_parts(operands, n);
             let mask = width_mask(self.widths[0]);
-            if let Some(row) = inputs.iter().position(|&x| x & !mask != 0) {
+            // One OR over the inputs (vectorised); the search only on a failure.
+            let stray = inputs.iter().fold(0u64, |a, &x| a | x) & !mask != 0;
+            if let Some(row) = inputs.iter().position(|&x| stray && x & !mask != 0) {
                 return fail(
                     PTX_CVT_EILLEGAL,
                     format!(
