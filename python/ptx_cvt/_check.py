@@ -4,6 +4,7 @@ native half (the harness's, as the command line's)."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
 import re
@@ -13,7 +14,10 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from . import _ptx_cvt
+from ._dtypes import _float_dtype
+
+# The native half, untyped here (its types are in __init__.pyi).
+_ptx_cvt: Any = importlib.import_module("ptx_cvt._ptx_cvt")
 
 _UNSIGNED = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
@@ -39,13 +43,11 @@ def _decline(e: BaseException | None) -> str:
 
 def _array_bits(instruction: str, r: Any, n: int, dst_width: int) -> list[int]:
     """A vectorised answer as register bits, under the dtype contract; ValueError says why not."""
-    from . import _float_dtype, canonical  # the package's dtype table
-
     a = np.asarray(r)
     if a.size != n:
         raise ValueError(f"returned {a.size} answer(s) for {n} case(s) (shape {a.shape})")
     a = a.reshape(-1)
-    dtype = canonical(instruction).rsplit(".", 2)[-2]
+    dtype = _ptx_cvt.canonical(instruction).rsplit(".", 2)[-2]
     own = _float_dtype(dtype)
     if a.dtype.kind in "iu" and a.dtype.itemsize * 8 == dst_width:
         pass
@@ -64,10 +66,8 @@ def _array_bits(instruction: str, r: Any, n: int, dst_width: int) -> list[int]:
 
 
 def _scalar_bits(instruction: str, r: Any, dst_width: int) -> int:
-    from . import _float_dtype, canonical
-
     if isinstance(r, np.generic) and r.dtype.kind in "fV":
-        own = _float_dtype(canonical(instruction).rsplit(".", 2)[-2])
+        own = _float_dtype(_ptx_cvt.canonical(instruction).rsplit(".", 2)[-2])
         if own is not None and r.dtype == own and own.itemsize * 8 == dst_width:
             return int(np.asarray(r).view(_UNSIGNED[dst_width]))
     if isinstance(r, (int, np.integer)) and not isinstance(r, bool):
@@ -154,8 +154,7 @@ def _read(name: str) -> tuple[str, str]:
 def sources(cases: Any) -> list[tuple[str, Any]]:
     """``(name, lines)`` pairs of a path (file or directory), a list of
     paths, or Case objects (their lines, as ``<cases>``)."""
-    from ._ptx_cvt import Case
-
+    Case = _ptx_cvt.Case
     if isinstance(cases, (str, os.PathLike)):
         return [_read(f) for f in case_files(cases)]
     if isinstance(cases, Case):
@@ -189,9 +188,7 @@ def _expand_braces(glob: str) -> list[str]:
 def chosen_variants(filter: str | Iterable[str] | None, target: str, ptx_version: str | None) -> list[str]:
     import fnmatch
 
-    from . import list_variants
-
-    legal = list_variants(target, ptx_version)
+    legal = _ptx_cvt.list_variants(target, ptx_version)
     globs = [filter] if isinstance(filter, str) else list(filter or [])
     if not globs:
         return legal

@@ -184,6 +184,10 @@ pub struct Report {
     /// Fuzz runs: the seed (rerun with ``seed=``); None for checks.
     #[pyo3(get)]
     pub seed: Option<u64>,
+    /// Cases left out: registers wider than their types, not sent to a
+    /// function (``natural_widths``), or inputs a fuzz run did not send.
+    #[pyo3(get)]
+    pub skipped: u64,
     text: String,
     json: String,
 }
@@ -229,6 +233,10 @@ impl Report {
         Ok(self.mismatches[k as usize].clone_ref(py))
     }
 
+    fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(pyo3::types::PyList::new(py, &self.mismatches)?.try_iter()?.into_any().unbind())
+    }
+
     fn __bool__(&self) -> bool {
         true
     }
@@ -254,11 +262,12 @@ impl Report {
 struct Run {
     triage: Triage,
     crashes: Vec<(Origin, String, String)>,
+    skipped: u64,
 }
 
 impl Run {
     fn new(profile: ptx_cvt::Profile) -> Run {
-        Run { triage: Triage::new(profile), crashes: Vec::new() }
+        Run { triage: Triage::new(profile), crashes: Vec::new(), skipped: 0 }
     }
 
     /// Count one answered case against the oracle's set.
@@ -396,7 +405,14 @@ impl Run {
         if !shown.is_empty() {
             s += "\n";
         }
+        if self.skipped > 0 && fuzz.is_none() {
+            s += &format!(
+                "{} case(s) with wider registers left out (natural_widths=False sends them as uint64 arrays)\n",
+                self.skipped
+            );
+        }
         let mut json = t.json(&g);
+        json["skipped_widths"] = self.skipped.into();
         match &fuzz {
             Some((head, seed, tried)) => {
                 s += head;
@@ -431,6 +447,7 @@ impl Run {
             bug_classes,
             crashes,
             seed: fuzz.as_ref().map(|f| f.1),
+            skipped: self.skipped,
             text: s,
             json: format!("{{\"summary\": {json}}}"),
         })
@@ -444,7 +461,7 @@ impl Run {
 /// line raises ValueError ``NAME:LINE: message`` (IllegalInstruction for
 /// illegal ones) before anything is run.
 #[pyfunction]
-#[pyo3(signature = (sources, caller=None, impl_name="python", *, profile="sm90", target=None, ptx_version=None, batch=1024))]
+#[pyo3(signature = (sources, caller=None, impl_name="python", *, profile="sm90", target=None, ptx_version=None, batch=1024, natural_widths=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_check(
     py: Python<'_>,
@@ -455,8 +472,10 @@ pub fn run_check(
     target: Option<&str>,
     ptx_version: Option<&str>,
     batch: usize,
+    natural_widths: bool,
 ) -> PyResult<Report> {
     let profile = args::profile(profile)?;
+    let mut skipped = 0;
     let legal = Legality::parse(target, ptx_version)?;
     // Every line read and judged first: errors before any call.
     let mut cases: Vec<(Case, AcceptSet, Origin)> = Vec::new();
@@ -480,10 +499,18 @@ pub fn run_check(
             legal.check(&c.instr, &c.operands, c.dst_width()).map_err(at)?;
             let expected =
                 evaluate_accept(&c.instr, &c.operands, c.dst_width(), profile).map_err(|e| at(eval_error(e)))?;
+            let shape = ptx_cvt::instr::shape(&c.instr);
+            let natural = c.operands.iter().map(|o| o.width).eq(shape.srcs.iter().copied())
+                && c.dst_width() == c.instr.dtype.bits();
+            if caller.is_some() && natural_widths && !natural {
+                skipped += 1;
+                continue;
+            }
             cases.push((c, expected, Origin { file: Some(name.clone()), line: Some(n) }));
         }
     }
     let mut run = Run::new(profile);
+    run.skipped = skipped;
     let Some(caller) = caller else {
         for (case, expected, origin) in cases {
             let got = case.result.clone().expect("checked above");
@@ -609,6 +636,7 @@ pub fn run_fuzz(
             for g in v.batch((batch.max(1) as u64).min(room) as usize, &mut rng) {
                 // Registers as wide as their types: the arrays a NumPy function expects (float32 for f32).
                 if !g.operands.iter().map(|o| o.width).eq(natural.iter().copied()) || g.dst_width != v.c.dtype.bits() {
+                    run.skipped += 1;
                     continue;
                 }
                 // The generator's cases are valid inputs; a flipped bit may make one that is not.
