@@ -146,7 +146,7 @@ def _operand_array(instruction: str, index: int, a, src_width: int | None) -> np
     dt = a.dtype
     if dt.kind in "iu" and dt.itemsize * 8 == width:
         bits = a
-    elif own is not None and dt == own:
+    elif own is not None and (dt if dt.isnative else dt.newbyteorder("=")) == own:
         bits = a
     else:
         if dt.kind in "iu":

@@ -51,7 +51,7 @@ def _array_bits(instruction: str, r: Any, n: int, dst_width: int) -> list[int]:
     own = _float_dtype(dtype)
     if a.dtype.kind in "iu" and a.dtype.itemsize * 8 == dst_width:
         pass
-    elif own is not None and a.dtype == own and own.itemsize * 8 == dst_width:
+    elif own is not None and a.dtype.newbyteorder("=") == own and own.itemsize * 8 == dst_width:
         pass
     else:
         takes = f"np.uint{dst_width} or np.int{dst_width} register bits"
