@@ -129,7 +129,7 @@ def _caller(impl: Callable[..., Any], vectorized: bool) -> Callable[..., tuple[l
 
 
 def _impl_name(impl: Callable[..., Any]) -> str:
-    return getattr(impl, "__qualname__", None) or getattr(impl, "__name__", None) or repr(impl)
+    return getattr(impl, "__name__", None) or repr(impl)
 
 
 def case_files(path: str | os.PathLike) -> list[str]:

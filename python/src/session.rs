@@ -237,6 +237,13 @@ impl Report {
         Ok(pyo3::types::PyList::new(py, &self.mismatches)?.try_iter()?.into_any().unbind())
     }
 
+    /// Equal to a list of the same mismatches (``check(...) == []``, as the list it was).
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let py = other.py();
+        let Ok(list) = other.cast::<pyo3::types::PyList>() else { return Ok(false) };
+        pyo3::types::PyList::new(py, &self.mismatches)?.as_any().eq(list)
+    }
+
     fn __bool__(&self) -> bool {
         true
     }
@@ -260,6 +267,7 @@ impl Report {
 
 /// A run in progress: the triage and the crashes.
 struct Run {
+    impl_name: String,
     triage: Triage,
     crashes: Vec<(Origin, String, String)>,
     skipped: u64,
@@ -267,7 +275,7 @@ struct Run {
 
 impl Run {
     fn new(profile: ptx_cvt::Profile) -> Run {
-        Run { triage: Triage::new(profile), crashes: Vec::new(), skipped: 0 }
+        Run { impl_name: String::new(), triage: Triage::new(profile), crashes: Vec::new(), skipped: 0 }
     }
 
     /// Count one answered case against the oracle's set.
@@ -382,7 +390,7 @@ impl Run {
                 _ => String::new(),
             };
             let last = e.trim_end().lines().last().unwrap_or("");
-            s += &format!("{place}crashed on `{case}`: {last}\n");
+            s += &format!("{place}crashed on `{case}`: {}: {last}\n", self.impl_name);
         }
         if self.crashes.len() > FEW {
             s += &format!("… {} more crash(es) (report.crashes has every traceback)\n", self.crashes.len() - FEW);
@@ -518,6 +526,7 @@ pub fn run_check(
         }
         return run.report(py, None);
     };
+    run.impl_name = impl_name.to_string();
     let mut imp = PyImpl { caller, name: impl_name.to_string(), fatal: None };
     let mut pending: Vec<(Case, AcceptSet, Origin)> = Vec::new();
     let mut rest = cases.into_iter();
@@ -614,6 +623,7 @@ pub fn run_fuzz(
     }
     let budget = (seconds > 0.0).then(|| Duration::from_secs_f64(seconds));
     let mut run = Run::new(profile);
+    run.impl_name = impl_name.to_string();
     let mut imp = PyImpl { caller, name: impl_name.to_string(), fatal: None };
     let mut rng = SeededRng::new(seed ^ 0x5eed_f022);
     let start = Instant::now();

@@ -74,6 +74,8 @@ def test_two_planted_bugs_are_two_classes():
         r.raise_for_mismatches()
     with pytest.raises(AssertionError):
         r.raise_for_mismatches()
+    # As the list check returned before: equal to the list of its mismatches.
+    assert r == list(r) and r != [] and ptx_cvt.check(["cvt.rn.f16.f32 3f800000 => 3c00"]) == []
 
 
 def test_the_report_is_the_clis(tmp_path):
@@ -106,7 +108,7 @@ def test_scalar_functions_declines_and_crashes():
     assert r.totals == (1, 0, 2, 1, 0)
     [crash] = r.crashes
     assert crash.case == "cvt.rn.f16.f32 3f800000 => ????" and "KeyError: 'planted crash'" in crash.message
-    assert "Traceback" in crash.message and "crashed on `cvt.rn.f16.f32 3f800000 => ????`: KeyError" in r.text()
+    assert "Traceback" in crash.message and "crashed on `cvt.rn.f16.f32 3f800000 => ????`: scalar: KeyError" in r.text()
     assert "returned None (declined)" in r.text() and "NotImplementedError: not 3.0" in r.text()
     assert len(calls) == 4
 
