@@ -229,9 +229,9 @@ def convert(
     array([15360, 31744], dtype=uint16)
     >>> convert("cvt.rn.f16.f32", np.array([1.0, 65520.0], np.float32), out_dtype="float")
     array([ 1., inf], dtype=float16)
-    >>> convert("cvt.rn.f16.f32", np.array([1.0, 2.0]))
+    >>> convert("cvt.rn.f16.f32", np.array([1.0, 2.0]))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    TypeError: operand 1 (a of cvt.rn.f16.f32, a 32-bit register): a float64 array would be read as 64-bit registers of its bits, not converted; pass np.float32 values or np.uint32 or np.int32 register bits (np.asarray(x, dtype=np.float32) if these are values)
+    TypeError: operand 1 (a of cvt.rn.f16.f32, a 32-bit register): a float64 array ...; pass np.float32 values ...
     """
     if out_dtype not in (None, "bits", "float"):
         raise ValueError(f'out_dtype: expected None (register bits) or "float", got {out_dtype!r}')
@@ -387,6 +387,23 @@ def fuzz(
     )
 
 
+def _decode_array(fmt: str, bits: np.ndarray) -> np.ndarray:
+    """float64 values of an array of codes: through the oracle's exact
+    widening to f64 where cvt has one, else code by code (each distinct code once)."""
+    if bits.dtype.kind not in "iu":
+        raise TypeError(f"decode: expected an integer array of codes, got {bits.dtype}")
+    width = bits.dtype.itemsize * 8
+    u = bits.astype(bits.dtype.newbyteorder("=")).view(_UNSIGNED[bits.dtype.itemsize])
+    if fmt == "f64" and width == 64:
+        return u.view(np.float64).copy()
+    widen = f"cvt.f64.{fmt}"
+    if fmt in ("f16", "bf16", "f32") and width == _ptx_cvt.format_facts(fmt)["bits"]:
+        return convert(widen, u).view(np.float64)
+    codes, inverse = np.unique(u, return_inverse=True)
+    table = np.array([decode(fmt, int(c)) for c in codes], np.float64)
+    return table[inverse].reshape(u.shape)
+
+
 def decode(fmt: str, bits: int, exact: bool = False) -> float | Fraction:
     """The value of ``bits`` in format ``fmt`` (a type name: ``"f16"``,
     ``"e4m3"``, ``"ue8m0"``, ``"s32"``, ...; a register's bits, ``tf32`` in
@@ -398,7 +415,16 @@ def decode(fmt: str, bits: int, exact: bool = False) -> float | Fraction:
     448.0
     >>> decode("bf16", 0x0001, exact=True)
     Fraction(1, 10889035741470030830827987437816582766592)
+
+    An array of codes (unsigned or signed ints) gives a float64 array:
+
+    >>> decode("e4m3", np.array([0x38, 0x7e, 0xb8], np.uint8))
+    array([  1., 448.,  -1.])
     """
+    if isinstance(bits, np.ndarray):
+        if exact:
+            raise ValueError("exact=True decodes one code (an int); an array gives float64 values")
+        return _decode_array(fmt, bits)
     kind, neg, sig, exp = _ptx_cvt.decode_bits(fmt, bits)
     if kind != "num":
         if exact:

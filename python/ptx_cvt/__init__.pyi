@@ -315,8 +315,13 @@ def operand_registers(instruction: str) -> list[tuple[str, int]]:
 __version__: str
 SEMANTICS_VERSION: int
 
+@overload
 def decode(fmt: str, bits: int, exact: bool = False) -> Union[float, Fraction]:
     """The value of ``bits`` in format ``fmt``: a float, or the exact Fraction."""
+
+@overload
+def decode(fmt: str, bits: npt.NDArray[np.integer], exact: bool = False) -> npt.NDArray[np.float64]:
+    """The float64 values of an array of codes."""
 
 class finfo:
     """The facts of a floating-point format from the oracle's format table."""

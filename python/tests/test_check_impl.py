@@ -138,7 +138,8 @@ def test_garbage_answers_are_crashes_and_stop_after_three_in_a_row():
         return operands[0].view(np.float32).astype(np.float64)
 
     r = ptx_cvt.check(float64_answers, F16_F32)
-    assert "returned a float64 array for the 16-bit f16 destination register; return float16 values" in r.crashes[0].message
+    want = "returned a float64 array for the 16-bit f16 destination register; return float16 values"
+    assert want in r.crashes[0].message
 
 
 def test_recorded_lines_and_errors(tmp_path):

@@ -162,7 +162,7 @@ def test_python_ints_are_registers_of_the_operand_width():
     assert ptx_cvt.convert("cvt.rn.f16.f32", [0x3F800000, 0x40000000]).tolist() == [0x3C00, 0x4000]
     assert ptx_cvt.convert("cvt.rn.f16.f32", 0x3F800000) == 0x3C00
     assert ptx_cvt.convert("cvt.f64.f32", [0x3F800000], dst_width=64).dtype == np.uint64
-    with pytest.raises(ValueError, match=r"operand 1 \(a of cvt.rn.f16.f32, a 32-bit register\): expected ints in \[0, 2\*\*32\)"):
+    with pytest.raises(ValueError, match=r"operand 1 \(a of .*, a 32-bit register\): expected ints in \[0, 2\*\*32\)"):
         ptx_cvt.convert("cvt.rn.f16.f32", [1 << 32])
     with pytest.raises(ValueError, match=r"operand 1 .*: expected ints"):
         ptx_cvt.convert("cvt.rn.f16.f32", [-1])

@@ -22,7 +22,8 @@ for v in VARIANTS:
 
 NUMPY_DTYPES = [np.float16, np.float32, np.float64, np.bool_, np.complex64]
 NUMPY_DTYPES += [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
-ML_NAMES = ["bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn"]
+ML_NAMES = ["bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "float8_e8m0fnu"]
+ML_NAMES += ["float6_e2m3fn", "float6_e3m2fn"]
 ML_DTYPES = [getattr(ml_dtypes, n) for n in ML_NAMES if ml_dtypes is not None and hasattr(ml_dtypes, n)]
 # A format's own dtype: the IEEE 754 and bfloat16 names, OCP MX/FP8 v1.0's for the rest.
 OWN = {"f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16"}
