@@ -13,6 +13,7 @@ be hex strings whose digit count is the register width, as in case lines
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from fractions import Fraction
@@ -92,15 +93,21 @@ _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _VALUE_OPERANDS = ("a", "b", "e", "f")
 
 
+# Per-call facts of a spelling, asked once per operand: cached (errors are not).
+_registers = functools.lru_cache(maxsize=4096)(operand_registers)
+_canonical = functools.lru_cache(maxsize=4096)(canonical)
+
+
 def _dtype_name(dt: np.dtype) -> str:
     return f"np.{dt.name}" if hasattr(np, dt.name) else f"ml_dtypes.{dt.name}"
 
 
+@functools.lru_cache(maxsize=4096)
 def _accepted(instruction: str, index: int, width: int) -> tuple[np.dtype | None, str]:
     """The float dtype operand ``index`` accepts (None if none) and the
-    dtypes it accepts, in words."""
-    name = operand_registers(instruction)[index][0]
-    atype = canonical(instruction).rsplit(".", 1)[-1]
+    dtypes it accepts, in words (cached: NumPy's dtype names are slow)."""
+    name = _registers(instruction)[index][0]
+    atype = _canonical(instruction).rsplit(".", 1)[-1]
     own = _float_dtype(atype) if name in _VALUE_OPERANDS else None
     if own is not None and own.itemsize * 8 != width:
         own = None
@@ -116,14 +123,14 @@ def _operand_array(instruction: str, index: int, a, src_width: int | None) -> np
     format's own float dtype is read as its codes, an integer array of
     exactly the register's width as register bits, Python ints (alone or in
     lists) as registers; anything else is a TypeError naming what it takes."""
-    registers = operand_registers(instruction)
+    registers = _registers(instruction)
     if index >= len(registers):
         # Too many operands: the native side says how many the form takes.
         return np.zeros(np.shape(a) if isinstance(a, (np.ndarray, np.generic)) else (), np.uint64)
     name, natural = registers[index]
     width = src_width if src_width is not None and name in _VALUE_OPERANDS else natural
     own, accepted = _accepted(instruction, index, width)
-    what = f"operand {index + 1} ({name} of {canonical(instruction)}, a {width}-bit register)"
+    what = f"operand {index + 1} ({name} of {_canonical(instruction)}, a {width}-bit register)"
     if not isinstance(a, (np.ndarray, np.generic)):
         arr = np.asarray(a)
         if arr.dtype.kind == "f" or (arr.dtype.kind == "O" and any(isinstance(v, float) for v in arr.flat)):
@@ -169,7 +176,7 @@ def _operand_array(instruction: str, index: int, a, src_width: int | None) -> np
 def _result_dtype(instruction: str, width: int) -> np.dtype:
     """The float dtype of ``out_dtype="float"`` results: the destination
     format's, if NumPy or ml_dtypes has it and the register is its size."""
-    dtype = canonical(instruction).rsplit(".", 2)[-2]
+    dtype = _canonical(instruction).rsplit(".", 2)[-2]
     dt = _float_dtype(dtype)
     if dt is not None and dt.itemsize * 8 == width:
         return dt
@@ -254,7 +261,7 @@ def convert(
 
 
 def _dst_bits(instruction: str) -> int:
-    return _ptx_cvt.type_facts(canonical(instruction).rsplit(".", 2)[-2])["bits"]
+    return _ptx_cvt.type_facts(_canonical(instruction).rsplit(".", 2)[-2])["bits"]
 
 
 def read_cases(path: str | os.PathLike) -> list[Case]:
