@@ -268,6 +268,8 @@ impl Report {
 /// A run in progress: the triage and the crashes.
 struct Run {
     impl_name: String,
+    /// Why the run stopped early (settle's reason), if it did.
+    stopped: Option<String>,
     triage: Triage,
     crashes: Vec<(Origin, String, String)>,
     skipped: u64,
@@ -275,7 +277,7 @@ struct Run {
 
 impl Run {
     fn new(profile: ptx_cvt::Profile) -> Run {
-        Run { impl_name: String::new(), triage: Triage::new(profile), crashes: Vec::new(), skipped: 0 }
+        Run { impl_name: String::new(), stopped: None, triage: Triage::new(profile), crashes: Vec::new(), skipped: 0 }
     }
 
     /// Count one answered case against the oracle's set.
@@ -325,7 +327,13 @@ impl Run {
                 Outcome::NotRun => self.triage.not_run(1),
             }
         }
-        Ok(settled.stopped.is_none())
+        match settled.stopped {
+            None => Ok(true),
+            Some(why) => {
+                self.stopped = Some(format!("{why}; the cases left are counted as not run"));
+                Ok(false)
+            }
+        }
     }
 
     /// The report; `head` and `tail` frame the fuzz summary.
@@ -394,6 +402,10 @@ impl Run {
         }
         if self.crashes.len() > FEW {
             s += &format!("… {} more crash(es) (report.crashes has every traceback)\n", self.crashes.len() - FEW);
+        }
+        if let Some(why) = &self.stopped {
+            s += why;
+            s += "\n";
         }
         let shown: Vec<usize> = if t.mismatches.len() <= FEW { (0..t.mismatches.len()).collect() } else { Vec::new() };
         for (i, &k) in shown.iter().enumerate() {
@@ -661,7 +673,6 @@ pub fn run_fuzz(
             any = true;
             sent += pending.len() as u64;
             if !run.ask(&mut imp, &mut pending)? {
-                stop = Some("stopped: the function failed 3 times in a row without answering a case".into());
                 break 'outer;
             }
         }

@@ -132,6 +132,8 @@ def test_garbage_answers_are_crashes_and_stop_after_three_in_a_row():
 
     r = ptx_cvt.check(wrong_shape, F16_F32)
     assert r.crashed == 3 and r.not_run > 0 and r.passed == 0
+    assert "failed 3 times in a row without answering a case; the cases left are counted as not run" in r.text()
+    assert r.crashed + r.not_run == len(ptx_cvt.read_cases(F16_F32)) - r.skipped
     assert "returned" in r.crashes[0].message and "answer(s) for" in r.crashes[0].message
 
     def float64_answers(instruction, operands):
