@@ -356,7 +356,7 @@ def fuzz(
     *,
     seconds: float = 10.0,
     cases: int | None = None,
-    seed: int | None = None,
+    seed: int | None = 1,
     target: str = "sm_90",
     ptx_version: str | None = None,
     profile: str = "sm90",
@@ -368,8 +368,9 @@ def fuzz(
     ``?``, ``[...]``, ``{a,b}``; default every one), round-robin, a batch
     each: first the oracle's compact generator cases, then random registers
     and cases with a few bits flipped; until ``seconds`` (0: no limit) or
-    ``cases`` are spent. ``impl`` as for ``check``. The Report's ``seed``
-    reruns the same inputs.
+    ``cases`` are spent. ``impl`` as for ``check``. The inputs depend only
+    on ``seed`` (default 1, as ``ptx-cvt fuzz``; None picks one from the
+    clock), which the Report keeps.
 
     >>> f16 = lambda instruction, ops: ops[0].view(np.float32).astype(np.float16)
     >>> r = fuzz(f16, "cvt.rn.f16.f32", cases=2000, seed=1)

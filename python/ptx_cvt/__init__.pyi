@@ -265,7 +265,7 @@ def fuzz(
     *,
     seconds: float = 10.0,
     cases: Optional[int] = None,
-    seed: Optional[int] = None,
+    seed: Optional[int] = 1,
     target: str = "sm_90",
     ptx_version: Optional[str] = None,
     profile: str = "sm90",
