@@ -133,6 +133,8 @@ def _operand_array(instruction: str, index: int, a, src_width: int | None) -> np
     what = f"operand {index + 1} ({name} of {_canonical(instruction)}, a {width}-bit register)"
     if not isinstance(a, (np.ndarray, np.generic)):
         arr = np.asarray(a)
+        if arr.size == 0 and arr.dtype.kind in "fO":
+            return np.zeros(arr.shape, _UNSIGNED[width // 8])  # [] has NumPy's default float64
         if arr.dtype.kind == "f" or (arr.dtype.kind == "O" and any(isinstance(v, float) for v in arr.flat)):
             hint = f"np.asarray(x, dtype={_dtype_name(own)})" if own is not None else f"np.uint{width} register bits"
             raise TypeError(
@@ -147,8 +149,6 @@ def _operand_array(instruction: str, index: int, a, src_width: int | None) -> np
             except (TypeError, ValueError):
                 raise ValueError(f"{what}: expected ints in [0, 2**{width}) (the register's bits)") from None
             return ints.astype(_UNSIGNED[width // 8])
-        if arr.size == 0 and arr.dtype.kind in "fO":
-            return np.zeros(arr.shape, _UNSIGNED[width // 8])
         a = arr
     dt = a.dtype
     if dt.kind in "iu" and dt.itemsize * 8 == width:
@@ -157,7 +157,8 @@ def _operand_array(instruction: str, index: int, a, src_width: int | None) -> np
         bits = a
     else:
         if dt.kind in "iu":
-            why = f"an {dt.name} array is {dt.itemsize * 8}-bit registers, not {width}-bit ones"
+            article = "an" if dt.name.startswith("i") else "a"
+            why = f"{article} {dt.name} array is {dt.itemsize * 8}-bit registers, not {width}-bit ones"
         elif dt.kind in "fV" and dt.fields is None:
             why = f"a {dt.name} array would be read as {dt.itemsize * 8}-bit registers of its bits, not converted"
         else:

@@ -81,6 +81,7 @@ def test_floats_are_read_as_bits_and_shapes_broadcast():
     )
     assert ptx_cvt.convert("cvt.f32.f16", np.float16(1.0)).shape == ()
     assert ptx_cvt.convert("cvt.rn.f16.f32", np.zeros(0, np.float32)).shape == (0,)
+    assert ptx_cvt.convert("cvt.rn.f16.f32", []).shape == (0,)
 
 
 def test_float16_input():
@@ -108,7 +109,7 @@ def test_non_contiguous_input():
     [
         ((np.zeros(3, bool),), {}, TypeError, "dtype bool holds no register bits; pass np.float32 values"),
         ((np.zeros(3, np.complex64),), {}, TypeError, "dtype complex64"),
-        ((np.zeros(3, np.uint8),), {}, TypeError, "an uint8 array is 8-bit registers, not 32-bit ones"),
+        ((np.zeros(3, np.uint8),), {}, TypeError, "a uint8 array is 8-bit registers, not 32-bit ones"),
         ((np.zeros(3, np.uint64),), {}, TypeError, r"src_width=64 if these are wider registers"),
         ((np.zeros(3, np.uint64),), {"src_width": 64, "dst_width": 8}, ptx_cvt.IllegalInstruction, "8"),
         ((np.zeros(3, np.uint32),), {"src_width": 12}, ValueError, "src_width 12"),
