@@ -16,7 +16,7 @@ use ptx_cvt::gen::{self, GenCase, Level, SeededRng};
 use ptx_cvt::{evaluate as eval_explained, evaluate_accept, parse_case as parse_line, AcceptSet, Case, Cvt, Operand};
 use ptx_cvt_harness::process::request_line;
 use ptx_cvt_harness::triage::Grouping;
-use ptx_cvt_harness::{settle, Answer, Implementation, Mismatch as Report_, Origin, Outcome, Triage};
+use ptx_cvt_harness::{settle, Answer, Implementation, Mismatch as HarnessMismatch, Origin, Outcome, Triage};
 
 use crate::api::{lines_of, mismatch};
 use crate::args::{self, eval_error, value_error, Legality};
@@ -294,7 +294,7 @@ impl Run {
         let profile = self.triage.profile;
         let o = eval_explained(&c, &case.operands, w, profile).map_err(eval_error)?;
         let case = Case { result: Some(got), ..case };
-        self.triage.mismatch(&Report_::new(origin, case, o, profile));
+        self.triage.mismatch(&HarnessMismatch::new(origin, case, o, profile));
         Ok(())
     }
 
@@ -336,7 +336,7 @@ impl Run {
         }
     }
 
-    /// The report; `head` and `tail` frame the fuzz summary.
+    /// The report; `fuzz` (its summary line, seed, variants tried) makes it the fuzz report.
     fn report(self, py: Python<'_>, fuzz: Option<(String, u64, usize)>) -> PyResult<Report> {
         let t = &self.triage;
         let g: Grouping = t.group();
