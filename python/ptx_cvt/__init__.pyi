@@ -2,7 +2,7 @@
 
 import os
 from fractions import Fraction
-from typing import Iterable, Optional, Sequence, Union, final
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -10,10 +10,14 @@ import numpy.typing as npt
 __all__ = [
     "SEMANTICS_VERSION",
     "Accept",
+    "BugClass",
     "Case",
+    "Crash",
     "Explanation",
     "IllegalInstruction",
     "Mismatch",
+    "MismatchError",
+    "Report",
     "Step",
     "accepts",
     "canonical",
@@ -21,13 +25,17 @@ __all__ = [
     "check_file",
     "convert",
     "decode",
+    "encode",
     "evaluate",
     "explain",
     "finfo",
+    "fuzz",
     "illegal_reason",
+    "lanes",
     "legal",
     "list_variants",
     "operand_registers",
+    "pack",
     "parse_case",
     "parse_cases",
     "read_cases",
@@ -115,6 +123,65 @@ class Mismatch:
     case: str
     hypotheses: list[str]
     text: str
+    bug_classes: list[int]
+
+class MismatchError(AssertionError):
+    """``Report.raise_for_mismatches``: a case failed or crashed; the message is the report."""
+
+@final
+class BugClass:
+    """One bug class of a Report: one cause (docs/diagnosis.md)."""
+
+    id: int
+    name: Optional[str]
+    text: str
+    scope: str
+    family: str
+    rule: str
+    cases: int
+    variants: list[str]
+    example: Mismatch
+    members: list[int]
+
+@final
+class Crash:
+    """A case the function under test crashed on, with its traceback."""
+
+    file: str
+    line: int
+    case: str
+    message: str
+
+@final
+class Report:
+    """A check or fuzz run: totals, bug classes, mismatches, crashes; a sequence of its mismatches."""
+
+    passed: int
+    failed: int
+    unsupported: int
+    crashed: int
+    not_run: int
+    mismatches: list[Mismatch]
+    bug_classes: list[BugClass]
+    crashes: list[Crash]
+    seed: Optional[int]
+    skipped: int
+    @property
+    def totals(self) -> tuple[int, int, int, int, int]: ...
+    def text(self) -> str: ...
+    def to_json(self) -> str: ...
+    def raise_for_mismatches(self) -> None: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int, /) -> Mismatch: ...
+    def __iter__(self) -> Iterator[Mismatch]: ...
+    def __bool__(self) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+_Impl = Callable[..., Any]
+"""A function under test: ``impl(instruction, operands: list[np.ndarray]) -> np.ndarray``
+(vectorised) or ``impl(instruction, *operands: int) -> int`` (scalar)."""
+
+_Cases = Union[str, os.PathLike[str], Case, Iterable[Union[str, os.PathLike[str], Case]]]
 
 def evaluate(
     instruction: str,
@@ -140,12 +207,16 @@ def convert(
     instruction: str,
     *arrays: npt.ArrayLike,
     dst_width: Optional[int] = None,
+    src_width: Optional[int] = None,
     profile: str = "sm90",
     out: Optional[npt.NDArray[np.unsignedinteger]] = None,
-) -> npt.NDArray[np.unsignedinteger]:
-    """Arrays of source registers (unsigned ints of the register width, or
-    floats read as bits) to an unsigned array of destination registers,
-    through the fast engine with the GIL released; into ``out`` if given."""
+    out_dtype: Optional[str] = None,
+) -> npt.NDArray[Any]:
+    """Arrays of source registers (the source format's own float dtype, or
+    integers of exactly the register's width) to an array of destination
+    registers (unsigned bits, or the destination's float dtype with
+    ``out_dtype="float"``), through the fast engine with the GIL released;
+    into ``out`` if given. Any other dtype is a TypeError."""
 
 def accepts(
     instruction: str,
@@ -159,24 +230,49 @@ def accepts(
 ) -> bool:
     """Whether a register value (int) or every member of a case-line result (str) is allowed."""
 
+@overload
 def check(
-    lines: _Lines,
+    impl: _Lines,
+    cases: None = None,
     *,
+    vectorized: Optional[bool] = None,
     profile: str = "sm90",
     target: Optional[str] = None,
     ptx_version: Optional[str] = None,
     name: str = "<string>",
-) -> list[Mismatch]:
-    """Check case lines with results, as ``ptx-cvt check``; returns the mismatches."""
-
-def check_file(
-    path: Union[str, os.PathLike[str]],
+    batch: int = 1024,
+    natural_widths: bool = True,
+) -> Report: ...
+@overload
+def check(
+    impl: _Impl,
+    cases: _Cases,
     *,
+    vectorized: Optional[bool] = None,
     profile: str = "sm90",
     target: Optional[str] = None,
     ptx_version: Optional[str] = None,
-) -> list[Mismatch]:
-    """``check`` on a case file, or on every ``*.cases`` file of a directory (sorted)."""
+    name: str = "<string>",
+    batch: int = 1024,
+    natural_widths: bool = True,
+) -> Report: ...
+def check_file(path: Union[str, os.PathLike[str]], **options: Any) -> Report:
+    """``check`` on a case file's recorded results, or on every ``*.cases`` file of a directory (sorted)."""
+
+def fuzz(
+    impl: _Impl,
+    filter: Union[str, Iterable[str], None] = None,
+    *,
+    seconds: float = 10.0,
+    cases: Optional[int] = None,
+    seed: Optional[int] = 1,
+    target: str = "sm_90",
+    ptx_version: Optional[str] = None,
+    profile: str = "sm90",
+    vectorized: Optional[bool] = None,
+    batch: int = 1024,
+) -> Report:
+    """Fuzz a Python function on the variants matching ``filter``, as ``ptx-cvt fuzz``."""
 
 def parse_case(line: str) -> Optional[Case]:
     """One case line; None for blank and comment lines."""
@@ -219,8 +315,13 @@ def operand_registers(instruction: str) -> list[tuple[str, int]]:
 __version__: str
 SEMANTICS_VERSION: int
 
+@overload
 def decode(fmt: str, bits: int, exact: bool = False) -> Union[float, Fraction]:
     """The value of ``bits`` in format ``fmt``: a float, or the exact Fraction."""
+
+@overload
+def decode(fmt: str, bits: npt.NDArray[np.integer], exact: bool = False) -> npt.NDArray[np.float64]:
+    """The float64 values of an array of codes."""
 
 class finfo:
     """The facts of a floating-point format from the oracle's format table."""
@@ -248,3 +349,12 @@ class finfo:
     def smallest_subnormal(self) -> Optional[float]: ...
     @property
     def eps(self) -> float: ...
+
+def encode(fmt: str, values: Any, rounding: str = "rn", *, saturate: Optional[bool] = None) -> Any:
+    """The codes of values in ``fmt``, rounded by the oracle's cvt (an int, or an array)."""
+
+def lanes(form: str, bits: Any, out_dtype: Optional[str] = None) -> Any:
+    """The lanes of packed registers, the lane of ``a`` (high bits) first."""
+
+def pack(form: str, lanes: Any) -> Any:
+    """Packed registers from their lanes (``lanes``' inverse)."""

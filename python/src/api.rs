@@ -10,7 +10,7 @@ use ptx_cvt::{evaluate as eval_explained, evaluate_accept, gen, instr, parse_cas
 
 use crate::args::{self, eval_error, value_error, Legality};
 use crate::objects::{result_object, Accept, Case, Explanation, Mismatch, Step};
-use ptx_cvt_harness::report::{comment_class, describe_set, Mismatch as Report, Origin};
+use ptx_cvt_harness::report::{comment_class, describe_set, Mismatch as Report};
 
 /// What the destination register holds after ``instruction`` on the operands:
 /// an int, or an Accept when the answer is a set (NaN bits the profile leaves
@@ -142,7 +142,7 @@ pub fn accepts(
 
 /// Lines from a str (split at newlines) or an iterable of str (a trailing
 /// newline on each is ignored, so an open file works).
-fn lines_of(source: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+pub fn lines_of(source: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     if let Ok(s) = source.cast::<PyString>() {
         return Ok(s.to_cow()?.lines().map(str::to_string).collect());
     }
@@ -200,53 +200,8 @@ pub fn parse_cases(py: Python<'_>, lines: &Bound<'_, PyAny>, name: &str) -> PyRe
     Ok(out)
 }
 
-/// Check case lines with recorded results against the oracle, as
-/// ``ptx-cvt check`` does; returns the mismatches (empty when all pass).
-/// A malformed or illegal line raises ValueError ``NAME:LINE: message``
-/// (IllegalInstruction for illegal ones).
-#[pyfunction]
-#[pyo3(signature = (lines, *, profile="sm90", target=None, ptx_version=None, name="<string>"))]
-pub fn check(
-    py: Python<'_>,
-    lines: &Bound<'_, PyAny>,
-    profile: &str,
-    target: Option<&str>,
-    ptx_version: Option<&str>,
-    name: &str,
-) -> PyResult<Vec<Mismatch>> {
-    let profile = args::profile(profile)?;
-    let legal = Legality::parse(target, ptx_version)?;
-    let mut out = Vec::new();
-    for (i, l) in lines_of(lines)?.iter().enumerate() {
-        let n = i + 1;
-        let at = |e: PyErr| {
-            let msg = format!("{name}:{n}: {}", e.value(py));
-            if e.is_instance_of::<crate::IllegalInstruction>(py) {
-                crate::IllegalInstruction::new_err(msg)
-            } else {
-                value_error(msg)
-            }
-        };
-        let Some(c) = parse_line(l).map_err(|e| value_error(format!("{name}:{n}: {e}")))? else { continue };
-        if c.result.is_none() || c.result_is_placeholder() {
-            return Err(value_error(format!(
-                "{name}:{n}: no result to check (expected `=> <hex>` after the operands)"
-            )));
-        }
-        legal.check(&c.instr, &c.operands, c.dst_width()).map_err(at)?;
-        let accept = evaluate_accept(&c.instr, &c.operands, c.dst_width(), profile).map_err(|e| at(eval_error(e)))?;
-        let got = c.result.as_ref().expect("checked above");
-        if !got.is_subset_of(&accept) {
-            let o = eval_explained(&c.instr, &c.operands, c.dst_width(), profile).map_err(|e| at(eval_error(e)))?;
-            let report = Report::new(Origin { file: Some(name.to_string()), line: Some(n) }, c, o, profile);
-            out.push(mismatch(py, &report)?);
-        }
-    }
-    Ok(out)
-}
-
 /// The Python view of a mismatch report (its text is the command line's).
-fn mismatch(py: Python<'_>, m: &Report) -> PyResult<Mismatch> {
+pub fn mismatch(py: Python<'_>, m: &Report) -> PyResult<Mismatch> {
     Ok(Mismatch {
         file: m.origin.file.clone().unwrap_or_default(),
         line: m.origin.line.unwrap_or(0),
@@ -263,6 +218,7 @@ fn mismatch(py: Python<'_>, m: &Report) -> PyResult<Mismatch> {
         case: m.repro.clone(),
         hypotheses: m.hyps.names().into_iter().map(String::from).collect(),
         text: m.text(None),
+        bug_classes: Vec::new(),
     })
 }
 
@@ -323,6 +279,21 @@ fn format_named(name: &str) -> PyResult<Format> {
         let all: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
         value_error(format!("unknown format `{name}` (one of: {})", all.join(", ")))
     })
+}
+
+/// The facts of a register type (``f16``, ``e4m3x2``, ``s8``): its width
+/// in bits, its lanes, the bits of each and the lanes' format.
+#[pyfunction]
+pub fn type_facts(py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+    let t = ptx_cvt::Type::from_name(name).ok_or_else(|| value_error(format!("unknown type `{name}`")))?;
+    let d = PyDict::new(py);
+    d.set_item("name", t.name())?;
+    d.set_item("bits", t.bits())?;
+    d.set_item("packed", t.is_packed())?;
+    d.set_item("lanes", t.lanes())?;
+    d.set_item("lane_bits", t.lane_bits())?;
+    d.set_item("format", t.format().name())?;
+    Ok(d.into_any().unbind())
 }
 
 /// The facts of a format from the oracle's format table, as a dict (the

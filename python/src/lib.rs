@@ -5,6 +5,7 @@ mod api;
 mod args;
 mod arrays;
 mod objects;
+mod session;
 
 use pyo3::prelude::*;
 
@@ -13,6 +14,13 @@ pyo3::create_exception!(
     IllegalInstruction,
     pyo3::exceptions::PyValueError,
     "A well-formed cvt spelling that the legality rules reject (for its registers, target or PTX ISA version)."
+);
+
+pyo3::create_exception!(
+    ptx_cvt,
+    MismatchError,
+    pyo3::exceptions::PyAssertionError,
+    "Report.raise_for_mismatches: a case failed or crashed; the message is the report."
 );
 
 #[pymodule]
@@ -26,7 +34,13 @@ fn _ptx_cvt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(api::explain, m)?)?;
     m.add_function(wrap_pyfunction!(api::accepts, m)?)?;
-    m.add_function(wrap_pyfunction!(api::check, m)?)?;
+    m.add("MismatchError", m.py().get_type::<MismatchError>())?;
+    m.add_class::<session::Report>()?;
+    m.add_class::<session::BugClass>()?;
+    m.add_class::<session::Crash>()?;
+    m.add_function(wrap_pyfunction!(session::run_check, m)?)?;
+    m.add_function(wrap_pyfunction!(session::run_fuzz, m)?)?;
+    m.add_function(wrap_pyfunction!(api::type_facts, m)?)?;
     m.add_function(wrap_pyfunction!(api::parse_case, m)?)?;
     m.add_function(wrap_pyfunction!(api::parse_cases, m)?)?;
     m.add_function(wrap_pyfunction!(api::list_variants, m)?)?;

@@ -223,6 +223,9 @@ pub struct Mismatch {
     /// first (docs/diagnosis.md): what the implementation does instead.
     pub hypotheses: Vec<String>,
     pub text: String,
+    /// The ids of its bug classes in its report (two where a packed
+    /// answer's lanes are wrong for different reasons).
+    pub bug_classes: Vec<usize>,
 }
 
 #[pymethods]

@@ -72,3 +72,36 @@ def test_check_reports_match():
 def test_list_matches():
     assert ptx_cvt.list_variants("sm_100a") == cli("list", "--target", "sm_100a").splitlines()
     assert ptx_cvt.list_variants() == cli("list").splitlines()
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_report_text_matches(n):
+    # The one-screen report: the mismatches in full (at most three), the
+    # totals and the bug classes, as `ptx-cvt check` prints them.
+    lines = [
+        "cvt.rn.f16.f32 3f803000 => 3c01",
+        "cvt.rzi.s32.f32 3fc00000 => 00000002",
+        "cvt.rzi.s32.f32 40200000 => 00000003",
+        "cvt.rzi.s32.f32 c0200000 => fffffffd",
+        "cvt.rn.f16.f32 3f800000 => 3c00",
+    ][:n]
+    want = cli("check", "--reproducers", "0", "-", stdin="\n".join(lines) + "\n")
+    assert ptx_cvt.check(lines, name="<stdin>").text() == want
+
+
+def test_report_json_matches():
+    # The --json summary's schema and values: the totals, the bug classes
+    # (with their examples), the declines and the per-variant tallies.
+    import json
+
+    lines = [
+        "cvt.rn.f16.f32 3f803000 => 3c01",
+        "cvt.rzi.s32.f32 3fc00000 => 00000002",
+        "cvt.rzi.s32.f32 40200000 => 00000003",
+        "cvt.rzi.s32.f32 c0200000 => fffffffd",
+    ]
+    out = cli("check", "--json", "-", stdin="\n".join(lines) + "\n")
+    want = [json.loads(x) for x in out.splitlines() if x.startswith('{"summary"')][0]["summary"]
+    mine = json.loads(ptx_cvt.check(lines, name="<stdin>").to_json())["summary"]
+    for key in ["cases", "variants", "bug_classes", "other_class_cases", "declines", "per_variant"]:
+        assert mine[key] == want[key], key

@@ -61,8 +61,11 @@ def test_convert_equals_evaluate_exhaustive(instruction):
 def test_wider_registers_and_dst_width():
     # A 32-bit source register of an s8 form, into a 32-bit destination:
     # README `eval --dst-width 32 cvt.s16.s8 139231c2` gives ffffffc2.
-    out = ptx_cvt.convert("cvt.s16.s8", np.array([0x139231C2, 0x7F], np.uint32), dst_width=32)
+    out = ptx_cvt.convert("cvt.s16.s8", np.array([0x139231C2, 0x7F], np.uint32), src_width=32, dst_width=32)
     assert out.dtype == np.uint32 and out.tolist() == [0xFFFFFFC2, 0x7F]
+    # Without src_width a uint32 array for the 8-bit register is refused, not cut to its low byte.
+    with pytest.raises(TypeError, match="src_width=32"):
+        ptx_cvt.convert("cvt.s16.s8", np.array([0x139231C2], np.uint32), dst_width=32)
 
 
 def test_floats_are_read_as_bits_and_shapes_broadcast():
@@ -78,6 +81,7 @@ def test_floats_are_read_as_bits_and_shapes_broadcast():
     )
     assert ptx_cvt.convert("cvt.f32.f16", np.float16(1.0)).shape == ()
     assert ptx_cvt.convert("cvt.rn.f16.f32", np.zeros(0, np.float32)).shape == (0,)
+    assert ptx_cvt.convert("cvt.rn.f16.f32", []).shape == (0,)
 
 
 def test_float16_input():
@@ -103,9 +107,13 @@ def test_non_contiguous_input():
 @pytest.mark.parametrize(
     "args, kwargs, error, message",
     [
-        ((np.zeros(3, bool),), {}, ValueError, "dtype bool"),
-        ((np.zeros(3, np.complex64),), {}, ValueError, "dtype complex64"),
-        ((np.zeros(3, np.uint8),), {}, ptx_cvt.IllegalInstruction, "8"),
+        ((np.zeros(3, bool),), {}, TypeError, "dtype bool holds no register bits; pass np.float32 values"),
+        ((np.zeros(3, np.complex64),), {}, TypeError, "dtype complex64"),
+        ((np.zeros(3, np.uint8),), {}, TypeError, "a uint8 array is 8-bit registers, not 32-bit ones"),
+        ((np.zeros(3, np.uint64),), {}, TypeError, r"src_width=64 if these are wider registers"),
+        ((np.zeros(3, np.uint64),), {"src_width": 64, "dst_width": 8}, ptx_cvt.IllegalInstruction, "8"),
+        ((np.zeros(3, np.uint32),), {"src_width": 12}, ValueError, "src_width 12"),
+        ((np.zeros(3, np.float32),), {"out_dtype": "double"}, ValueError, "out_dtype"),
         ((), {}, ValueError, "takes 1 source operand"),
         ((np.zeros(3, np.uint32), np.zeros(3, np.uint32)), {}, ValueError, "takes 1 source operand"),
         ((np.zeros(3, np.float32),), {"profile": "isa"}, ValueError, "sm90 profile"),
@@ -155,9 +163,9 @@ def test_python_ints_are_registers_of_the_operand_width():
     assert ptx_cvt.convert("cvt.rn.f16.f32", [0x3F800000, 0x40000000]).tolist() == [0x3C00, 0x4000]
     assert ptx_cvt.convert("cvt.rn.f16.f32", 0x3F800000) == 0x3C00
     assert ptx_cvt.convert("cvt.f64.f32", [0x3F800000], dst_width=64).dtype == np.uint64
-    with pytest.raises(ValueError, match=r"operand 1: expected ints in \[0, 2\*\*32\)"):
+    with pytest.raises(ValueError, match=r"operand 1 \(a of .*, a 32-bit register\): expected ints in \[0, 2\*\*32\)"):
         ptx_cvt.convert("cvt.rn.f16.f32", [1 << 32])
-    with pytest.raises(ValueError, match=r"operand 1: expected ints"):
+    with pytest.raises(ValueError, match=r"operand 1 .*: expected ints"):
         ptx_cvt.convert("cvt.rn.f16.f32", [-1])
 
 

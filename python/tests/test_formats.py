@@ -63,3 +63,24 @@ def test_decode_values_and_specials():
 def test_versions():
     assert isinstance(ptx_cvt.SEMANTICS_VERSION, int) and ptx_cvt.SEMANTICS_VERSION >= 4
     assert ptx_cvt.__version__.count(".") >= 2
+
+
+def test_decode_arrays():
+    # The same values as code by code: through cvt.f64.f16/bf16/f32 (exact widenings) and the table.
+    rng = np.random.default_rng(4)
+    for fmt, dt in [("f16", np.uint16), ("bf16", np.uint16), ("f32", np.uint32), ("e4m3", np.uint8), ("s8", np.uint8)]:
+        codes = rng.integers(0, np.iinfo(dt).max, 300, dtype=dt, endpoint=True).reshape(3, 100)
+        got = ptx_cvt.decode(fmt, codes)
+        want = np.array([ptx_cvt.decode(fmt, int(c)) for c in codes.ravel()]).reshape(3, 100)
+        assert got.dtype == np.float64 and got.shape == (3, 100)
+        assert np.array_equal(got, want, equal_nan=True), fmt
+        number = ~np.isnan(want)  # signed zeros kept (a NaN's sign is the profile's)
+        assert np.array_equal(np.signbit(got[number]), np.signbit(want[number]))
+    # IEEE 754 binary16: 3c00 is 1.0; as signed int16 bits too.
+    assert ptx_cvt.decode("f16", np.array([0x3C00, 0xBC00 - 0x10000], np.int16)).tolist() == [1.0, -1.0]
+    x = np.array([1.5, -0.0], np.float64)
+    assert np.array_equal(ptx_cvt.decode("f64", x.view(np.uint64)), x)
+    with pytest.raises(ValueError, match="exact=True decodes one code"):
+        ptx_cvt.decode("f16", np.zeros(2, np.uint16), exact=True)
+    with pytest.raises(TypeError, match="integer array of codes"):
+        ptx_cvt.decode("f16", np.zeros(2, np.float16))

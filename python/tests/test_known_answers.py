@@ -88,7 +88,8 @@ def test_readme_illegal_rule():
 @pytest.mark.parametrize("name, profile", [("sm90.cases", "sm90"), ("isa.cases", "isa")])
 def test_known_answer_files_pass(name, profile):
     path = KNOWN_ANSWERS / name
-    assert ptx_cvt.check_file(path, profile=profile) == []
+    report = ptx_cvt.check_file(path, profile=profile)
+    assert report.failed == 0 and len(report) == 0, report.text()
     assert len(ptx_cvt.read_cases(path)) > 0
 
 
@@ -99,7 +100,7 @@ def test_known_answers_through_convert():
     assert len(cases) > 200
     for c in cases:
         arrays = [np.array([v], UNSIGNED[w]) for v, w in zip(c.operands, c.operand_widths)]
-        got = int(ptx_cvt.convert(c.instruction, *arrays, dst_width=c.dst_width)[0])
+        got = int(ptx_cvt.convert(c.instruction, *arrays, dst_width=c.dst_width, src_width=c.operand_widths[0])[0])
         assert got in c.result, f"line {c.line}: {c} gave {got:x}"
 
 
