@@ -196,6 +196,22 @@ int ptx_cvt_eval_batch(const ptx_cvt_prepared *handle,
                        char *err,
                        size_t err_len);
 
+/*
+ * ptx_cvt_eval_slice: ptx_cvt_eval_batch for single-operand forms on arrays
+ * of the registers' own widths, as a simulator holds them: operands is n
+ * elements of operand_widths[0] bits (uint8_t, uint16_t, uint32_t or
+ * uint64_t), results n of dst_width bits, each aligned for its type (an f32
+ * -> f16 conversion reads uint32_t and writes uint16_t). Bits above a
+ * source type narrower than its register are ignored, as the conversion
+ * reads the register. The fastest way in for arrays of natural widths.
+ */
+int ptx_cvt_eval_slice(const ptx_cvt_prepared *handle,
+                       size_t n,
+                       const void *operands,
+                       void *results,
+                       char *err,
+                       size_t err_len);
+
 /* ptx_cvt_release: free a handle (NULL is ignored). */
 void ptx_cvt_release(ptx_cvt_prepared *handle);
 

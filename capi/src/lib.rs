@@ -442,6 +442,33 @@ pub unsafe extern "C" fn ptx_cvt_eval_batch(
     })
 }
 
+/// Many evaluations on arrays of the registers' own widths. See
+/// `ptx_cvt_eval_slice` in `include/ptx_cvt.h`.
+///
+/// # Safety
+/// `handle` from `ptx_cvt_prepare`; `operands` holds `n` elements of the
+/// source register's width and `results` room for `n` of the destination's.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_cvt_eval_slice(
+    handle: *const Prepared,
+    n: usize,
+    operands: *const std::ffi::c_void,
+    results: *mut std::ffi::c_void,
+    err: *mut c_char,
+    err_len: usize,
+) -> c_int {
+    if err.is_null() || err_len == 0 {
+        return PTX_CVT_EARG;
+    }
+    guarded(err, err_len, || {
+        if handle.is_null() {
+            return fail(PTX_CVT_EARG, "handle is NULL");
+        }
+        (*handle).eval_slice(n, operands.cast(), results.cast())?;
+        Ok(PTX_CVT_OK)
+    })
+}
+
 /// The library version, e.g. `0.1.0`: a static NUL-terminated string.
 #[no_mangle]
 pub extern "C" fn ptx_cvt_version() -> *const c_char {

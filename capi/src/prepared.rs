@@ -230,6 +230,73 @@ impl Prepared {
     }
 }
 
+impl Prepared {
+    /// Evaluate `n` elements held in arrays of the registers' own widths
+    /// (`ptx_cvt_eval_slice`): single-operand forms only.
+    ///
+    /// # Safety
+    /// `operands` holds `n` elements of the source register's width,
+    /// `results` room for `n` of the destination's; both aligned for them.
+    pub(crate) unsafe fn eval_slice(&self, n: usize, operands: *const u8, results: *mut u8) -> Result<(), Error> {
+        if self.widths.len() != 1 {
+            return fail(
+                PTX_CVT_EILLEGAL,
+                format!("{} takes {} operands: ptx_cvt_eval_batch takes them in rows", self.cvt, self.widths.len()),
+            );
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        if operands.is_null() || results.is_null() {
+            return fail(PTX_CVT_EARG, if operands.is_null() { "operands is NULL" } else { "results is NULL" });
+        }
+        let (iw, ow) = (self.widths[0], self.dst_width);
+        if (operands as usize) % (iw as usize / 8) != 0 {
+            return fail(PTX_CVT_EARG, format!("operands is not aligned for {iw}-bit elements"));
+        }
+        if (results as usize) % (ow as usize / 8) != 0 {
+            return fail(PTX_CVT_EARG, format!("results is not aligned for {ow}-bit elements"));
+        }
+        macro_rules! run {
+            ($i:ty, $o:ty) => {{
+                let ins = std::slice::from_raw_parts(operands.cast::<$i>(), n);
+                let outs = std::slice::from_raw_parts_mut(results.cast::<$o>(), n);
+                self.slice_typed(ins, outs)
+            }};
+        }
+        match (iw, ow) {
+            (8, 8) => run!(u8, u8),
+            (8, 16) => run!(u8, u16),
+            (8, 32) => run!(u8, u32),
+            (8, 64) => run!(u8, u64),
+            (16, 8) => run!(u16, u8),
+            (16, 16) => run!(u16, u16),
+            (16, 32) => run!(u16, u32),
+            (16, 64) => run!(u16, u64),
+            (32, 8) => run!(u32, u8),
+            (32, 16) => run!(u32, u16),
+            (32, 32) => run!(u32, u32),
+            (32, 64) => run!(u32, u64),
+            (64, 8) => run!(u64, u8),
+            (64, 16) => run!(u64, u16),
+            (64, 32) => run!(u64, u32),
+            _ => run!(u64, u64),
+        }
+    }
+
+    fn slice_typed<I: fast::Word, O: fast::Word>(&self, ins: &[I], outs: &mut [O]) -> Result<(), Error> {
+        if self.natural_single && self.plan.is_some() {
+            return fast::evaluate_slice(&self.cvt, ins, outs)
+                .map_err(|e| Error { code: PTX_CVT_EILLEGAL, message: e.to_string() });
+        }
+        for (o, &x) in outs.iter_mut().zip(ins) {
+            let ops = [Operand { bits: x.widen(), width: self.widths[0] }];
+            *o = O::narrow(self.result(&ops)?.member());
+        }
+        Ok(())
+    }
+}
+
 /// Room for the operands of any form (x4 `.rs` forms take five: four
 /// sources and the random bits); `Prepared::new` checks the count.
 const MAX_OPS: usize = 8;
