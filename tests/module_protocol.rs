@@ -177,10 +177,8 @@ fn the_batch_folder_holds_module_manifest_and_buffers() {
          cvt.s16.s8 139231c2 => ffffffc2\n",
     )
     .unwrap();
-    let driver = format!(
-        "n=0; while read d; do n=$((n+1)); cp -r \"$d\" {}/$n; echo \"error: kept $n\"; done",
-        keep.display()
-    );
+    let driver =
+        format!("n=0; while read d; do n=$((n+1)); cp -r \"$d\" {}/$n; echo \"error: kept $n\"; done", keep.display());
     let child = Command::new(bin())
         .args(["check", "--json", "--allow-empty", "--target-ptx", &driver])
         .arg(&cases)
@@ -233,18 +231,18 @@ fn driver_failures_are_reported() {
     let cases = dir.0.join("t.cases");
     std::fs::write(&cases, "cvt.rn.f16.f32 3f800000 => 3c00\ncvt.rn.f16.f32 40000000 => 4000\n").unwrap();
     for (driver, says) in [
-        ("while read d; do echo hello; done", "the driver answered `hello` to the batch of 2 case(s) of cvt.rn.f16.f32"),
+        (
+            "while read d; do echo hello; done",
+            "the driver answered `hello` to the batch of 2 case(s) of cvt.rn.f16.f32",
+        ),
         ("while read d; do : > \"$d/out.bin\"; echo ok; done", "out.bin holds 0 bytes, not 2 × 2"),
         ("while read d; do echo ok; done", "out.bin cannot be read"),
         ("read d; echo 'stuck in the parser' >&2; sleep 30", "no answer within 1 s"),
         ("read d; echo 'panicked at src/parse.rs:12' >&2; exit 101", "the driver exited (exit status 101)"),
         ("exit 3", "the driver exited (exit status 3)"),
     ] {
-        let o = Command::new(bin())
-            .args(["check", "--timeout", "1", "--target-ptx", driver])
-            .arg(&cases)
-            .output()
-            .unwrap();
+        let o =
+            Command::new(bin()).args(["check", "--timeout", "1", "--target-ptx", driver]).arg(&cases).output().unwrap();
         let (out, err) = text(&o);
         assert_eq!(o.status.code(), Some(2), "{driver}: {out}{err}");
         assert!(err.contains(says), "{driver}: wanted {says:?} in\n{err}");

@@ -246,7 +246,9 @@ impl ModuleImpl {
         let bytes = (k.dst_width / 8) as usize;
         let out = match std::fs::read(dir.join("out.bin")) {
             Ok(b) => b,
-            Err(e) => return Err(self.fail(format!("the driver answered `ok` to {what} but out.bin cannot be read: {e}"))),
+            Err(e) => {
+                return Err(self.fail(format!("the driver answered `ok` to {what} but out.bin cannot be read: {e}")))
+            }
         };
         if out.len() != n * bytes {
             return Err(self.fail(format!(

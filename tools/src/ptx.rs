@@ -86,8 +86,8 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 use ptx_cvt::{Cvt, PtxVersion, Target};
-pub use ptx_cvt_harness::ptx_kernels::{kernels, module_of, Kernel, PTXAS_CRASHES};
 use ptx_cvt_harness::ptx_kernels::{default_target, wider_kernels};
+pub use ptx_cvt_harness::ptx_kernels::{kernels, module_of, Kernel, PTXAS_CRASHES};
 
 use serde_json::json;
 
