@@ -287,37 +287,54 @@ impl Implementation for ModuleImpl {
         }
     }
 
-    /// Consecutive cases of equal register widths go as one kernel's batch.
+    /// The cases of equal register widths go as one kernel's batch, in the
+    /// order of their first case; after a failure, the answers before the
+    /// failing kernel's first case (all from kernels already run).
     fn eval_batch(&mut self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> (Vec<Answer>, Option<String>) {
-        let mut out = Vec::with_capacity(cases.len());
-        let mut rest = cases;
-        while let Some((first, _)) = rest.split_first() {
-            let widths = |x: &(Vec<Operand>, u32)| (x.0.iter().map(|o| o.width).collect::<Vec<u32>>(), x.1);
-            let key = widths(first);
-            let run = rest.iter().take_while(|x| widths(x) == key).count();
-            let (now, later) = rest.split_at(run);
-            rest = later;
+        let mut groups: Vec<((Vec<u32>, u32), Vec<usize>)> = Vec::new();
+        for (i, (ops, w)) in cases.iter().enumerate() {
+            let key = (ops.iter().map(|o| o.width).collect::<Vec<u32>>(), *w);
+            match groups.iter_mut().find(|g| g.0 == key) {
+                Some(g) => g.1.push(i),
+                None => groups.push((key, vec![i])),
+            }
+        }
+        let mut answers: Vec<Option<Answer>> = vec![None; cases.len()];
+        for (key, members) in groups {
             let k = Kernel::with_widths(c, &key.0, key.1);
-            if k.operands.len() != key.0.len() {
-                let why = format!("{} takes {} source operand(s), the case has {}", c, k.operands.len(), key.0.len());
-                out.extend(now.iter().map(|_| Answer::Declined(why.clone())));
-                continue;
-            }
-            if let Some(e) = self.failed.get(&k.name) {
-                let first = e.lines().next().unwrap_or("");
-                let why = format!("the driver failed on an earlier batch of kernel {}: {first}", k.name);
-                out.extend(now.iter().map(|_| Answer::Declined(why.clone())));
-                continue;
-            }
-            match self.run_batch(&k, now) {
-                Ok(Batch::Ran(bits)) => out.extend(bits.into_iter().map(Answer::Bits)),
-                Ok(Batch::Declined(why)) => out.extend(now.iter().map(|_| Answer::Declined(why.clone()))),
+            let declined = if k.operands.len() != key.0.len() {
+                Some(format!("{} takes {} source operand(s), the case has {}", c, k.operands.len(), key.0.len()))
+            } else {
+                self.failed.get(&k.name).map(|e| {
+                    let first = e.lines().next().unwrap_or("");
+                    format!("the driver failed on an earlier batch of kernel {}: {first}", k.name)
+                })
+            };
+            let result = match declined {
+                Some(why) => Ok(Batch::Declined(why)),
+                None => {
+                    let batch: Vec<(Vec<Operand>, u32)> = members.iter().map(|i| cases[*i].clone()).collect();
+                    self.run_batch(&k, &batch)
+                }
+            };
+            match result {
+                Ok(Batch::Ran(bits)) => {
+                    for (i, b) in members.iter().zip(bits) {
+                        answers[*i] = Some(Answer::Bits(b));
+                    }
+                }
+                Ok(Batch::Declined(why)) => {
+                    for i in &members {
+                        answers[*i] = Some(Answer::Declined(why.clone()));
+                    }
+                }
                 Err(e) => {
                     self.failed.insert(k.name.clone(), e.clone());
-                    return (out, Some(e));
+                    let before: Vec<Answer> = answers[..members[0]].iter().map_while(Clone::clone).collect();
+                    return (before, Some(e));
                 }
             }
         }
-        (out, None)
+        (answers.into_iter().map(|a| a.expect("every group answered")).collect(), None)
     }
 }
