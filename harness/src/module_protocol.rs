@@ -83,6 +83,9 @@ pub struct ModuleImpl {
     failed: HashMap<String, String>,
 }
 
+/// Source register widths and the destination's: what makes a kernel of a variant.
+type Widths = (Vec<u32>, u32);
+
 /// How one batch went.
 enum Batch {
     Ran(Vec<u64>),
@@ -206,7 +209,7 @@ impl ModuleImpl {
         let what = format!("the batch of {n} case(s) of {} (kernel {})", k.instr, k.name);
         let run = self.ensure_running()?;
         let line = format!("{}\n", dir.display());
-        if !run.to_writer.as_ref().is_some_and(|t| t.send(line.into_bytes()).is_ok()) {
+        if run.to_writer.as_ref().is_none_or(|t| t.send(line.into_bytes()).is_err()) {
             return Err(self.fail("cannot write to the driver's stdin".into()));
         }
         let answer = match run.answers.recv_timeout(timeout) {
@@ -291,7 +294,7 @@ impl Implementation for ModuleImpl {
     /// order of their first case; after a failure, the answers before the
     /// failing kernel's first case (all from kernels already run).
     fn eval_batch(&mut self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> (Vec<Answer>, Option<String>) {
-        let mut groups: Vec<((Vec<u32>, u32), Vec<usize>)> = Vec::new();
+        let mut groups: Vec<(Widths, Vec<usize>)> = Vec::new();
         for (i, (ops, w)) in cases.iter().enumerate() {
             let key = (ops.iter().map(|o| o.width).collect::<Vec<u32>>(), *w);
             match groups.iter_mut().find(|g| g.0 == key) {
