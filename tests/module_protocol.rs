@@ -79,6 +79,56 @@ fn readme_front_door_example_works_as_printed() {
     assert_eq!(out.lines().collect::<Vec<_>>(), printed, "the README's output differs; stderr:\n{err}");
 }
 
+/// The README's emulator driver, as printed, on an emulator API that runs
+/// on the stand-in (tests/adapters/myemu.py): right answers pass, a wrong
+/// lane is found, a module the emulator cannot load declines its variant
+/// with the emulator's message.
+#[test]
+fn readme_emulator_driver_works_as_printed() {
+    if !python3() {
+        return;
+    }
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let driver = readme
+        .split("`load_module(text)` and `launch(name, grid, block, args)`")
+        .nth(1)
+        .and_then(|t| t.split("```python\n").nth(1))
+        .and_then(|t| t.split("\n```").next())
+        .expect("README has the emulator driver");
+    assert!(driver.lines().count() <= 40, "a few dozen lines:\n{driver}");
+    let dir = Scratch::new("readme-driver");
+    std::fs::write(dir.0.join("driver.py"), format!("{driver}\n")).unwrap();
+    let cmd = format!("python3 {}", dir.0.join("driver.py").display());
+    let files = [
+        "vectors/compact/cvt.rn.f16.f32.cases",
+        "vectors/compact/cvt.rz.f16.f32.cases",
+        "vectors/compact/cvt.s16.s8.cases",
+    ];
+    let run = |faults: &str| {
+        Command::new(bin())
+            .args(["check", "--json", "--target-ptx", &cmd])
+            .args(files)
+            .current_dir(workspace())
+            .env("LD_LIBRARY_PATH", standin_dir())
+            .env("PYTHONPATH", workspace().join("tests/adapters"))
+            .env("PTX_CVT_STANDIN_FAULTS", faults)
+            .output()
+            .unwrap()
+    };
+    let o = run("");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    let s = json_summary(&o);
+    assert_eq!(s["variants"]["passed"], 3, "{s}");
+    assert_eq!(s["cases"]["unsupported"], 0, "{s}");
+
+    let o = run("wrong-lane=1,load=cvt.rz.f16.f32");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).1);
+    let s = json_summary(&o);
+    assert_eq!(s["variants"]["failed"], 2, "{s}");
+    assert_eq!(s["variants"]["unsupported"], 1, "{s}");
+    assert_eq!(s["declines"][0]["reason"], "myemu cannot load the module: CUDA error #", "{s}");
+}
+
 /// Every case of a few variants, one to five operands, natural and wider
 /// registers, through modules on the stand-in (a compute capability 10.0
 /// device, so that the sm_100a module runs too): every answer right.
