@@ -212,6 +212,27 @@ fn refused_modules_decline_and_a_dying_driver_costs_one_case() {
     assert_eq!(rz["status"], "passed", "{rz}");
 }
 
+/// An emulator that reads one register per `.reg` line (the stand-in does)
+/// fed a module with a declaration list: the parse failure is reported for
+/// the variant, with the emulator's reason, and the run goes on.
+#[test]
+fn a_parse_failure_is_reported_per_variant() {
+    if !python3() {
+        return;
+    }
+    let driver = format!(
+        "while read d; do sed -i 's/^\t.reg .b32 %r0;$/\t.reg .b32 %r0, %r9;/' \"$d/module.ptx\"; \
+         echo \"$d\"; done | {DRIVER}"
+    );
+    let files = ["vectors/compact/cvt.rn.f16.f32.cases", "vectors/compact/cvt.rz.f16.f32.cases"];
+    let o = check(&[&["--json", "--allow-empty", "--target-ptx", &driver][..], &files].concat(), "");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    let s = json_summary(&o);
+    assert_eq!(s["variants"]["unsupported"], 2, "{s}");
+    let reason = s["declines"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("`.reg .b32 %r0, %r9`: one register per .reg line"), "{reason}");
+}
+
 /// A driver that keeps each folder it gets: the module, the manifest and
 /// the input buffers are what the protocol says, for the cases of a file.
 #[test]
