@@ -1,6 +1,6 @@
 //! `--target-ptx`, the module protocol, end to end: on the stand-in CUDA
 //! driver through examples/cuda-module-driver.py (the README's front-door
-//! example, compared with its printed output), and with small shell drivers
+//! example, compared with its printed output; check, sweep and fuzz), and with small shell drivers
 //! for the batch folder's contents and every way a driver can fail. Also
 //! `--adapter-log` and `-v`, and decline reasons grouped without their numbers.
 
@@ -360,4 +360,43 @@ fn adapter_stderr_is_kept_and_shown() {
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("--adapter-log /nonexistent/dir/log"), "{err}");
+}
+
+/// `sweep` and `fuzz` drive modules the same way: every input of a 16-bit
+/// variant, one flipped lane per launch found; a fuzz run with wider registers.
+#[test]
+fn sweep_and_fuzz_run_modules() {
+    if !python3() {
+        return;
+    }
+    let run = |args: &[&str], faults: &str| {
+        Command::new(bin())
+            .args(args)
+            .current_dir(workspace())
+            .env("LD_LIBRARY_PATH", standin_dir())
+            .env("PTX_CVT_STANDIN_FAULTS", faults)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["sweep", "--target-ptx", DRIVER, "cvt.f32.f16"], "");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("65536 input(s) compared, 0 mismatch(es), 0 declined"), "{out}");
+    // --batch 1024: 64 launches, thread 5 of each wrong.
+    let o = run(&["sweep", "--target-ptx", DRIVER, "cvt.f32.f16"], "wrong-lane=5");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("65536 input(s) compared, 64 mismatch(es)"), "{out}");
+
+    let o = run(&["fuzz", "--target-ptx", DRIVER, "--filter", "cvt.s16.s8", "--cases", "3000", "--seed", "1"], "");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("3000 passed, 0 failed"), "{out}");
+    let o = run(
+        &["fuzz", "--target-ptx", DRIVER, "--filter", "cvt.s16.s8", "--cases", "3000", "--seed", "1"],
+        "wrong-width=32",
+    );
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("the upper register bits are wrong"), "32-bit registers ran: {out}");
 }
