@@ -200,6 +200,8 @@ pub(crate) struct Running {
     /// Whether the process group was killed after the program was reaped
     /// (done once: its id could in principle be reused afterwards).
     group_killed: bool,
+    /// Whether stderr also goes to a log, whose last lines must not be lost at the end.
+    logged: bool,
 }
 
 impl Running {
@@ -229,9 +231,10 @@ impl Running {
         });
         let tail = Arc::new(Mutex::new(Tail::default()));
         let t2 = Arc::clone(&tail);
+        let logged = log.file.is_some() || log.live;
         let log = log.clone();
         thread::spawn(move || stderr_tail_logged(stderr, t2, &log));
-        Ok(Running { child, to_writer: Some(to_writer), answers, stderr: tail, group_killed: false })
+        Ok(Running { child, to_writer: Some(to_writer), answers, stderr: tail, group_killed: false, logged })
     }
 
     /// Kill what is left of the process group once the program has exited
@@ -309,6 +312,13 @@ impl Drop for Running {
             self.kill_leftovers();
         } else {
             self.kill();
+        }
+        if self.logged {
+            // The reader thread may not have logged the last lines yet (bounded wait).
+            let until = Instant::now() + Duration::from_millis(500);
+            while !self.stderr.lock().map(|t| t.done).unwrap_or(true) && Instant::now() < until {
+                thread::sleep(Duration::from_millis(2));
+            }
         }
     }
 }
