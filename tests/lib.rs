@@ -44,6 +44,37 @@ pub fn bin() -> &'static Path {
     })
 }
 
+/// A folder holding the stand-in CUDA driver (`cuda-standin/`) as
+/// `libcuda.so`, for LD_LIBRARY_PATH; built once per test process.
+pub fn standin_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let ws = workspace();
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
+        let out = Command::new(cargo)
+            .args(["build", "-q", "-p", "ptx-cvt-cuda-standin"])
+            .current_dir(&ws)
+            .output()
+            .expect("run cargo to build the stand-in");
+        assert!(out.status.success(), "cargo build -p ptx-cvt-cuda-standin:\n{}", String::from_utf8_lossy(&out.stderr));
+        let target = match std::env::var_os("CARGO_TARGET_DIR") {
+            Some(d) if Path::new(&d).is_absolute() => PathBuf::from(d),
+            Some(d) => ws.join(d),
+            None => ws.join("target"),
+        };
+        let so = target.join("debug/libptx_cvt_cuda_standin.so");
+        assert!(so.is_file(), "built the stand-in but {} does not exist", so.display());
+        let dir = target.join("debug/cuda-standin");
+        std::fs::create_dir_all(&dir).unwrap();
+        // Replaced atomically: other test processes may be using the link.
+        let tmp = dir.join(format!(".libcuda.so.{}", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&so, &tmp).unwrap();
+        std::fs::rename(&tmp, dir.join("libcuda.so")).unwrap();
+        dir
+    })
+}
+
 /// The committed compact vector files, sorted by name, with their text.
 pub fn compact_vectors() -> Vec<(String, String)> {
     let dir = workspace().join("vectors/compact");

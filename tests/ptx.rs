@@ -1,6 +1,7 @@
-//! `ptx-cvt ptx`: the emitted modules (one kernel per legal variant) are
-//! well formed, their header table matches the kernels, and ptxas 13.5
-//! assembles them whole for sm_90 and sm_100a.
+//! `ptx-cvt ptx`: the emitted modules (one kernel per legal variant, and per
+//! wider register widths with `--registers all`) are well formed, their
+//! header table matches the kernels, their harness part keeps to the subset
+//! of docs/kernels.md, and ptxas 13.5 assembles them whole.
 //!
 //! ptxas comes from `~/.cache/ptx-cvt/nvcc` (or `$XDG_CACHE_HOME/ptx-cvt/nvcc`)
 //! when `scripts/get-ptxas.sh` already installed it, else from running that
@@ -108,7 +109,10 @@ fn table(module: &str) -> Vec<Row> {
     assert_eq!(entries, listed, "the table does not list the kernels in order");
     // Each kernel: name from the spelling, one in_ parameter per source, registers of the listed widths.
     for (row, body) in rows.iter().zip(module.split(".visible .entry ").skip(1)) {
-        assert_eq!(row.name, row.instruction.replace(['.', ':'], "_"), "{row:?}");
+        let natural = row.instruction.replace(['.', ':'], "_");
+        let widths: Vec<String> = row.srcs.iter().chain([&row.dst]).map(|w| w.to_string()).collect();
+        let wide = format!("{natural}__{}", widths.join("_"));
+        assert!(row.name == natural || row.name == wide, "{row:?}");
         assert!(
             !row.srcs.is_empty() && row.srcs.iter().chain([&row.dst]).all(|w| [8, 16, 32, 64].contains(w)),
             "{row:?}"
@@ -129,7 +133,10 @@ fn table(module: &str) -> Vec<Row> {
 /// Assemble `module` with `ptxas -arch=<target>`; panics with ptxas's first
 /// messages when it fails or warns.
 fn assemble(ptxas: &Path, module: &str, target: &str) {
-    let dir = TempDir::new(target);
+    // Tests assemble for one target at once: a folder per call.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = TempDir::new(&format!("{target}-{call}"));
     let src = dir.0.join(format!("{target}.ptx"));
     let obj = dir.0.join(format!("{target}.cubin"));
     std::fs::write(&src, module).unwrap();
@@ -164,16 +171,85 @@ fn whole_module(target: &str) -> String {
     let instructions: Vec<&str> = rows.iter().map(|r| r.instruction.as_str()).collect();
     assert_eq!(instructions, listed, "the module's kernels are not `ptx-cvt list --target {target}`");
     assert!(module.contains(&format!("\n.version 9.5\n.target {target}\n.address_size 64\n")), "module directives");
+    harness_is_portable(&module);
     module
 }
 
 fn check_target(target: &str) {
     let module = whole_module(target);
+    let wide = stdout_of(&["ptx", "--target", target, "--registers", "all"]);
+    let rows = table(&wide);
+    assert!(rows.len() > 2 * table(&module).len(), "--registers all adds the wider kernels");
+    assert!(rows.iter().any(|r| r.name == "cvt_s16_s8__32_32" && r.srcs == [32] && r.dst == 32));
+    harness_is_portable(&wide);
     match ptxas() {
-        Some(p) => assemble(p, &module, target),
+        Some(p) => {
+            assemble(p, &module, target);
+            assemble(p, &wide, target);
+        }
         None => eprintln!(
             "SKIPPED: ptxas not available (scripts/get-ptxas.sh failed); the {target} module was not assembled"
         ),
+    }
+}
+
+/// The opcodes docs/kernels.md allows in the harness part, read from its table.
+fn documented_opcodes() -> HashSet<String> {
+    let doc = std::fs::read_to_string(workspace().join("docs/kernels.md")).expect("docs/kernels.md");
+    let table = doc.split("<!-- subset:").nth(1).and_then(|t| t.split("<!-- end subset -->").next()).expect("subset");
+    let mut ops = HashSet::new();
+    for cell in table.lines().filter_map(|l| l.strip_prefix("| `")).map(|l| l.split('|').next().unwrap()) {
+        let names: Vec<&str> = cell.split('`').filter(|x| !x.trim().is_empty() && x.trim() != "…").collect();
+        match names[..] {
+            // `ld.global.b8` … `ld.global.b64`: every width between.
+            [lo, hi] => {
+                let stem = lo.trim_end_matches(char::is_numeric);
+                assert_eq!(stem, hi.trim_end_matches(char::is_numeric), "{cell}");
+                for w in ["8", "16", "32", "64"] {
+                    ops.insert(format!("{stem}{w}"));
+                }
+            }
+            [one] => {
+                ops.insert(one.to_string());
+            }
+            _ => panic!("cannot read the subset row {cell:?}"),
+        }
+    }
+    assert!(ops.contains("mul.wide.u32") && ops.contains("st.global.b64"), "{ops:?}");
+    ops
+}
+
+/// Every kernel's harness part (all but its one `cvt`) declares one
+/// register per line, uses no list or vector syntax and only the opcodes of
+/// docs/kernels.md: in particular no conversion.
+fn harness_is_portable(module: &str) {
+    let allowed = documented_opcodes();
+    for body in module.split(".visible .entry ").skip(1) {
+        let name = body.split('(').next().unwrap();
+        let code = body.split_once("\n{\n").expect("a body").1;
+        let mut cvts = 0;
+        for l in code.lines().map(str::trim).filter(|l| !l.is_empty() && *l != "}") {
+            if l.starts_with("cvt.") {
+                cvts += 1;
+                continue;
+            }
+            assert!(!l.contains('{') && !l.contains('<'), "{name}: list or vector syntax in `{l}`");
+            if let Some(decl) = l.strip_prefix(".reg ") {
+                let mut f = decl.trim_end_matches(';').split_whitespace();
+                let (ty, reg) = (f.next().unwrap_or(""), f.next().unwrap_or(""));
+                assert!(
+                    f.next().is_none() && !reg.contains(',') && (ty == ".pred" || ty.starts_with(".b")),
+                    "{name}: `{l}` is not one register of a bit-size type"
+                );
+                continue;
+            }
+            if l.ends_with(':') {
+                continue;
+            }
+            let op = l.trim_start_matches("@%p ").split_whitespace().next().unwrap().trim_end_matches(';');
+            assert!(allowed.contains(op), "{name}: `{op}` (in `{l}`) is not in docs/kernels.md's subset");
+        }
+        assert_eq!(cvts, 1, "{name}: the harness part must hold no conversion, the kernel one cvt");
     }
 }
 
@@ -309,11 +385,26 @@ fn filter_out_and_errors() {
         &["ptx", "--target", "sm_90", "--filter", "cvt.[rn"],
         &["ptx", "--target", "sm_90", "--registers", "wide"],
         &["ptx", "--target", "sm_100a", "--ptx-version", "8.0"],
-        &["ptx"],
+        &["ptx", "--ptx-version", "8.0", "--filter", "cvt.rs.*"],
     ] {
         let o = ptx_cvt(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
         assert!(o.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// Without --target the module is for the first target that has every
+/// variant: sm_75 for the oldest forms, sm_100a for the x4 `.rs` ones.
+#[test]
+fn default_target_is_the_first_with_the_form() {
+    for (filter, target) in [("cvt.rn.f16.f32", "sm_75"), ("cvt.rs.satfinite.e4m3x4.f32", "sm_100a")] {
+        let module = stdout_of(&["ptx", "--filter", filter]);
+        assert!(module.contains(&format!("\n.target {target}\n")), "{filter}:\n{module}");
+        table(&module);
+        harness_is_portable(&module);
+        if let Some(p) = ptxas() {
+            assemble(p, &module, target);
+        }
     }
 }
 

@@ -1,6 +1,8 @@
 //! Reading a `ptx-cvt ptx` module the way the stand-in "JIT" does: the
 //! kernels' bodies decide what runs (which `cvt`, which parameter feeds
 //! which operand, at which width); the header table must agree with them.
+//! Like a minimal emulator, it reads only the subset of docs/kernels.md: one
+//! register per `.reg` line and one conversion per kernel.
 
 use ptx_cvt::instr::{self, Cvt, PtxVersion, Regs, Target};
 
@@ -157,11 +159,11 @@ fn entry(name: &str, block: &[&str]) -> Result<Kernel, String> {
     let mut cvts = Vec::new(); // (instruction, destination, operands)
     for l in it {
         let l = l.trim().trim_end_matches(';');
-        if let Some(rest) = l.strip_prefix(".reg .b") {
+        if l.starts_with(".reg ") && (l.contains(',') || l.contains('<')) {
+            return Err(format!("`{l}`: one register per .reg line (docs/kernels.md)"));
+        } else if let Some(rest) = l.strip_prefix(".reg .b") {
             if let Some((w, r)) = rest.split_once(' ') {
-                for r in r.split(',') {
-                    reg_width.insert(r.trim().to_string(), w.parse::<u32>().map_err(|e| format!("`{l}`: {e}"))?);
-                }
+                reg_width.insert(r.trim().to_string(), w.parse::<u32>().map_err(|e| format!("`{l}`: {e}"))?);
             }
         } else if let Some(rest) = l.strip_prefix("ld.param.") {
             let (ty, args) = rest.split_once(' ').ok_or(format!("cannot read `{l}`"))?;
@@ -189,6 +191,12 @@ fn entry(name: &str, block: &[&str]) -> Result<Kernel, String> {
                 srcs.split(',').map(|s| s.trim().trim_matches(|c| c == '{' || c == '}').trim().to_string()).collect();
             cvts.push((ins.to_string(), dst.trim().to_string(), srcs));
         }
+    }
+    if cvts.len() != 1 {
+        return Err(format!(
+            "{} conversions: the kernel must hold only the one under test (docs/kernels.md)",
+            cvts.len()
+        ));
     }
     let (out_reg, out_param, out_w) = store.ok_or("no st.global of a result")?;
     let (ins, _, srcs) =

@@ -5,7 +5,9 @@
 //!   answers bits, declines a case ([`Answer::Declined`]: counted as
 //!   unsupported), or fails (an adapter error).
 //! - Adapters: [`process::ProcessImpl`] (a program speaking case lines over
-//!   pipes), [`shared_lib::SharedLib`] (a C function in a shared library),
+//!   pipes), [`module_protocol::ModuleImpl`] (a driver that runs whole PTX
+//!   modules, e.g. an emulator's front door; the kernels come from
+//!   [`ptx_kernels`]), [`shared_lib::SharedLib`] (a C function in a shared library),
 //!   [`FastEngine`] (the oracle's own fast engine), [`ptxas::PtxasFolder`]
 //!   (ptxas's constant folder, read back from its SASS).
 //! - [`report::Mismatch`]: one wrong answer, as text and JSON, with the rule
@@ -26,7 +28,9 @@ pub mod group;
 pub mod implementation;
 pub mod interrupt;
 pub mod lines;
+pub mod module_protocol;
 pub mod process;
+pub mod ptx_kernels;
 pub mod ptxas;
 pub mod report;
 pub mod reproducer;

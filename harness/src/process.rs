@@ -152,21 +152,60 @@ pub(crate) struct Tail {
     done: bool,
 }
 
+/// Where the program's stderr goes besides the tail kept for error
+/// messages: a log file (`--adapter-log`) and/or our own stderr, live (`-v`).
+#[derive(Clone, Default)]
+pub struct StderrLog {
+    file: Option<Arc<Mutex<std::fs::File>>>,
+    live: bool,
+}
+
+impl StderrLog {
+    /// Append to `path` (created if missing) and/or echo live, each line
+    /// prefixed `adapter: ` on our stderr.
+    pub fn new(path: Option<&std::path::Path>, live: bool) -> Result<StderrLog, String> {
+        let file = match path {
+            Some(p) => Some(Arc::new(Mutex::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(p)
+                    .map_err(|e| format!("--adapter-log {}: {e}", p.display()))?,
+            ))),
+            None => None,
+        };
+        Ok(StderrLog { file, live })
+    }
+
+    fn line(&self, line: &[u8]) {
+        if let Some(f) = &self.file {
+            if let Ok(mut f) = f.lock() {
+                let _ = f.write_all(line).and_then(|_| f.write_all(b"\n"));
+            }
+        }
+        if self.live {
+            eprintln!("adapter: {}", String::from_utf8_lossy(line).trim_end_matches('\r'));
+        }
+    }
+}
+
 /// One running instance of the program and its pipe threads.
-struct Running {
-    child: Child,
+pub(crate) struct Running {
+    pub(crate) child: Child,
     /// Batches of request text for the writer thread (which owns stdin).
-    to_writer: Option<Sender<Vec<u8>>>,
+    pub(crate) to_writer: Option<Sender<Vec<u8>>>,
     /// Answer lines from the reader thread; disconnected at end of stdout.
-    answers: Receiver<Result<String, crate::lines::LineError>>,
+    pub(crate) answers: Receiver<Result<String, crate::lines::LineError>>,
     stderr: Arc<Mutex<Tail>>,
     /// Whether the process group was killed after the program was reaped
     /// (done once: its id could in principle be reused afterwards).
     group_killed: bool,
+    /// Whether stderr also goes to a log, whose last lines must not be lost at the end.
+    logged: bool,
 }
 
 impl Running {
-    fn start(cmd: &str) -> Result<Running, String> {
+    pub(crate) fn start(cmd: &str, log: &StderrLog) -> Result<Running, String> {
         let mut command = Command::new("sh");
         command.arg("-c").arg(cmd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         #[cfg(unix)]
@@ -193,8 +232,10 @@ impl Running {
         });
         let tail = Arc::new(Mutex::new(Tail::default()));
         let t2 = Arc::clone(&tail);
-        thread::spawn(move || stderr_tail(stderr, t2));
-        Ok(Running { child, to_writer: Some(to_writer), answers, stderr: tail, group_killed: false })
+        let logged = log.file.is_some() || log.live;
+        let log = log.clone();
+        thread::spawn(move || stderr_tail_logged(stderr, t2, &log));
+        Ok(Running { child, to_writer: Some(to_writer), answers, stderr: tail, group_killed: false, logged })
     }
 
     /// Kill what is left of the process group once the program has exited
@@ -207,7 +248,7 @@ impl Running {
     }
 
     /// Kill the program (its whole process group) and reap it.
-    fn kill(&mut self) -> Option<ExitStatus> {
+    pub(crate) fn kill(&mut self) -> Option<ExitStatus> {
         self.to_writer = None;
         if let Ok(Some(s)) = self.child.try_wait() {
             self.kill_leftovers();
@@ -221,7 +262,7 @@ impl Running {
 
     /// The exit status once the program has closed stdout: waits a moment
     /// for it to exit, then kills it.
-    fn status_after_eof(&mut self) -> (Option<ExitStatus>, bool) {
+    pub(crate) fn status_after_eof(&mut self) -> (Option<ExitStatus>, bool) {
         let until = Instant::now() + Duration::from_millis(1000);
         loop {
             match self.child.try_wait() {
@@ -237,7 +278,7 @@ impl Running {
 
     /// `\n  last stderr lines:\n    …` (waits briefly for stderr to end), or
     /// a note that stderr was empty.
-    fn stderr_text(&self) -> String {
+    pub(crate) fn stderr_text(&self) -> String {
         tail_text(&self.stderr)
     }
 }
@@ -273,6 +314,13 @@ impl Drop for Running {
         } else {
             self.kill();
         }
+        if self.logged {
+            // The reader thread may not have logged the last lines yet (bounded wait).
+            let until = Instant::now() + Duration::from_millis(500);
+            while !self.stderr.lock().map(|t| t.done).unwrap_or(true) && Instant::now() < until {
+                thread::sleep(Duration::from_millis(2));
+            }
+        }
         crate::interrupt::unregister_group(self.child.id());
     }
 }
@@ -299,7 +347,11 @@ fn writer(mut stdin: ChildStdin, batches: Receiver<Vec<u8>>) {
     }
 }
 
-pub(crate) fn stderr_tail(mut r: impl Read, tail: Arc<Mutex<Tail>>) {
+pub(crate) fn stderr_tail(r: impl Read, tail: Arc<Mutex<Tail>>) {
+    stderr_tail_logged(r, tail, &StderrLog::default())
+}
+
+fn stderr_tail_logged(mut r: impl Read, tail: Arc<Mutex<Tail>>, log: &StderrLog) {
     let mut buf = [0u8; 8192];
     let mut partial: Vec<u8> = Vec::new();
     let push = |line: &[u8], tail: &Arc<Mutex<Tail>>| {
@@ -319,6 +371,7 @@ pub(crate) fn stderr_tail(mut r: impl Read, tail: Arc<Mutex<Tail>>) {
                 for &b in &buf[..n] {
                     if b == b'\n' {
                         push(&partial, &tail);
+                        log.line(&partial);
                         partial.clear();
                     } else if partial.len() < 4 * STDERR_LINE_CHARS {
                         partial.push(b);
@@ -329,6 +382,7 @@ pub(crate) fn stderr_tail(mut r: impl Read, tail: Arc<Mutex<Tail>>) {
     }
     if !partial.is_empty() {
         push(&partial, &tail);
+        log.line(&partial);
     }
     if let Ok(mut t) = tail.lock() {
         t.done = true;
@@ -363,13 +417,20 @@ pub struct ProcessImpl {
     dead: bool,
     /// Whether an empty line ends each batch (`--batch-end`).
     batch_end: bool,
+    log: StderrLog,
 }
 
 impl ProcessImpl {
     /// Start `sh -c CMD`. `timeout` bounds the wait for each answer line;
     /// `restart` starts the program again on the next call after a failure.
     pub fn spawn(cmd: &str, timeout: Duration, restart: bool) -> Result<ProcessImpl, String> {
-        let mut p = ProcessImpl { cmd: cmd.to_string(), timeout, restart, run: None, dead: false, batch_end: false };
+        ProcessImpl::spawn_logged(cmd, timeout, restart, StderrLog::default())
+    }
+
+    /// [`ProcessImpl::spawn`] with the program's stderr also going to `log`.
+    pub fn spawn_logged(cmd: &str, timeout: Duration, restart: bool, log: StderrLog) -> Result<ProcessImpl, String> {
+        let mut p =
+            ProcessImpl { cmd: cmd.to_string(), timeout, restart, run: None, dead: false, batch_end: false, log };
         p.ensure_running()?;
         Ok(p)
     }
@@ -384,7 +445,7 @@ impl ProcessImpl {
             if self.dead && !self.restart {
                 return Err("the program is no longer running (use --restart to start it again after a failure)".into());
             }
-            self.run = Some(Running::start(&self.cmd)?);
+            self.run = Some(Running::start(&self.cmd, &self.log)?);
             self.dead = false;
         }
         Ok(self.run.as_mut().expect("just started"))

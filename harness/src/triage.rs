@@ -104,6 +104,9 @@ pub struct Triage {
     /// Decline reasons (the variant's spelling replaced by `{instr}`):
     /// cases and variants.
     pub declines: BTreeMap<String, (u64, BTreeSet<String>)>,
+    /// The first reason as given behind each key of `declines` (its numbers
+    /// are in the key as `#`).
+    pub decline_examples: BTreeMap<String, String>,
     /// Provisional keys seen (scope and first hypothesis), for commands that
     /// report the first mismatch of each as it comes.
     seen: HashMap<(&'static str, Type, Type, Hyps, Rule), ()>,
@@ -115,6 +118,43 @@ pub struct Triage {
     evidence: Evidence,
     /// The profile the answers are checked under (the hypotheses are computed under it).
     pub profile: Profile,
+}
+
+/// The key decline reasons are grouped by: numbers that stand alone (byte
+/// offsets, line and column numbers, counts; decimal or `0x` hex) become
+/// `#`, so that one cause reported at many places is one reason. Digits
+/// inside a word (`f32`, `sm_90`, `e4m3`) stay.
+pub fn decline_key(why: &str) -> String {
+    let b = why.as_bytes();
+    let mut out = String::with_capacity(why.len());
+    let mut i = 0;
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    while i < b.len() {
+        let starts = b[i].is_ascii_digit() && (i == 0 || !word(b[i - 1]));
+        if starts {
+            let mut j = i;
+            if b[i] == b'0' && b.get(i + 1).is_some_and(|c| *c == b'x' || *c == b'X') {
+                j += 2;
+                while j < b.len() && b[j].is_ascii_hexdigit() {
+                    j += 1;
+                }
+            } else {
+                while j < b.len() && b[j].is_ascii_digit() {
+                    j += 1;
+                }
+            }
+            if j == b.len() || !word(b[j]) {
+                out.push('#');
+                i = j;
+                continue;
+            }
+        }
+        // Copy one whole character (reasons may hold any UTF-8).
+        let len = why[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&why[i..i + len]);
+        i += len;
+    }
+    out
 }
 
 impl Triage {
@@ -144,7 +184,8 @@ impl Triage {
         let same = self.last_decline.as_ref().is_some_and(|(lc, lw, _)| lc == c && lw == why);
         if !same {
             let v = c.to_string();
-            let reason = why.replace(&v, "{instr}");
+            let reason = decline_key(&why.replace(&v, "{instr}"));
+            self.decline_examples.entry(reason.clone()).or_insert_with(|| why.to_string());
             let e = self.declines.entry(reason.clone()).or_default();
             if e.1.len() < 10_000 {
                 e.1.insert(v);
@@ -295,6 +336,9 @@ impl Triage {
             for (r, (n, vs)) in reasons.iter().take(SHOWN_REASONS) {
                 let e = vs.iter().next().map(String::as_str).unwrap_or("");
                 s += &format!("  {n:>9} case(s) of {:>3} variant(s): {} (e.g. {e})\n", vs.len(), r.trim());
+                if let Some(x) = self.decline_examples.get(*r).filter(|x| r.contains('#') && *x != *r) {
+                    s += &format!("            first as given: {}\n", x.trim());
+                }
             }
             if reasons.len() > SHOWN_REASONS {
                 let rest: u64 = reasons[SHOWN_REASONS..].iter().map(|(_, (n, _))| n).sum();
@@ -355,7 +399,10 @@ impl Triage {
         let declines: Vec<Value> = self
             .declines
             .iter()
-            .map(|(r, (n, vs))| json!({"reason": r, "cases": n, "variants": vs.iter().collect::<Vec<_>>()}))
+            .map(|(r, (n, vs))| {
+                json!({"reason": r, "cases": n, "variants": vs.iter().collect::<Vec<_>>(),
+                       "example": self.decline_examples.get(r)})
+            })
             .collect();
         let variants: Vec<Value> = self
             .variants
@@ -431,6 +478,24 @@ mod tests {
         }
         let classes_of = class_of.iter().map(|&c| vec![c]).collect();
         Grouping { classes, class_of, classes_of }
+    }
+
+    #[test]
+    fn decline_reasons_group_without_their_numbers() {
+        assert_eq!(
+            decline_key("parse error at byte 1234 (line 12:7), offset 0x1f0 in cvt_rn_f16_f32 for sm_90, f32 e4m3x2"),
+            "parse error at byte # (line #:#), offset # in cvt_rn_f16_f32 for sm_90, f32 e4m3x2"
+        );
+        assert_eq!(decline_key("9 times ä 10"), "# times ä #");
+        let c = ptx_cvt::instr::parse("cvt.rn.f16.f32").unwrap();
+        let d = ptx_cvt::instr::parse("cvt.rz.f16.f32").unwrap();
+        let mut t = Triage::default();
+        t.unsupported(&c, "unexpected token at offset 1811");
+        t.unsupported(&c, "unexpected token at offset 1811");
+        t.unsupported(&d, "unexpected token at offset 1790");
+        assert_eq!(t.declines.len(), 1, "{:?}", t.declines);
+        assert_eq!(t.declines["unexpected token at offset #"].0, 3);
+        assert_eq!(t.decline_examples["unexpected token at offset #"], "unexpected token at offset 1811");
     }
 
     #[test]

@@ -39,7 +39,7 @@ enum AtlasCmd {
     /// Compare with the atlas: an implementation (--target-lib/--target-cmd),
     /// a file of `BLOCK DIGEST` lines (--digests), or, with neither, the fast
     /// engine (recomputes every block).
-    Check(crate::atlas_check::CheckArgs),
+    Check(Box<crate::atlas_check::CheckArgs>),
 }
 
 #[derive(Args)]
@@ -112,7 +112,7 @@ pub fn run(a: AtlasArgs) -> u8 {
     let r = match a.cmd {
         AtlasCmd::Gen(g) => gen(&g),
         AtlasCmd::Merge(m) => merge(&m),
-        AtlasCmd::Check(c) => return crate::atlas_check::run(c),
+        AtlasCmd::Check(c) => return crate::atlas_check::run(*c),
     };
     match r {
         Ok(()) => 0,

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use ptx_cvt_harness::process::ProcessImpl;
+use ptx_cvt_harness::module_protocol::ModuleImpl;
+use ptx_cvt_harness::process::{ProcessImpl, StderrLog};
 use ptx_cvt_harness::ptxas::{PtxasFolder, Tools};
 use ptx_cvt_harness::shared_lib::{SharedLib, DEFAULT_SYMBOL};
 use ptx_cvt_harness::worker::{self, Isolated};
@@ -18,6 +19,15 @@ pub struct ImplArgs {
     /// protocol"; `error: MESSAGE` declines a case).
     #[arg(long, value_name = "CMD", conflicts_with = "target_lib", help_heading = "Implementation under test")]
     pub target_cmd: Option<String>,
+    /// Implementation under test: a driver that runs whole PTX modules (an
+    /// emulator's front door), started once as `sh -c 'CMD'`. Per batch of
+    /// one variant it gets a folder name on stdin (module.ptx, manifest.txt,
+    /// input buffers), writes out.bin and answers `ok` or `error: MESSAGE`
+    /// (README, "The module protocol"; docs/kernels.md). Modules are for
+    /// --target, else the first target that has the form.
+    #[arg(long, value_name = "CMD", conflicts_with_all = ["target_cmd", "target_lib", "device"],
+          help_heading = "Implementation under test")]
+    pub target_ptx: Option<String>,
     /// Implementation under test: a shared library exporting the function of
     /// capi/include/ptx_cvt_impl.h (non-zero return declines a case).
     #[arg(long, value_name = "PATH", conflicts_with = "device", help_heading = "Implementation under test")]
@@ -42,7 +52,7 @@ pub struct ImplArgs {
     /// nvdisasm $PTX_CVT_NVDISASM, next to ptxas, on PATH, or
     /// scripts/get-nvdisasm.sh's cache. Give PATH with `=`.
     #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true,
-          conflicts_with_all = ["target_cmd", "target_lib", "device"], help_heading = "Implementation under test")]
+          conflicts_with_all = ["target_cmd", "target_lib", "device", "target_ptx"], help_heading = "Implementation under test")]
     pub target_ptxas: Option<Option<PathBuf>>,
     /// The old spelling of --target for the --device kernels (hidden; --target wins).
     #[arg(long, value_name = "SM", value_parser = crate::parse_target, hide = true)]
@@ -54,14 +64,16 @@ pub struct ImplArgs {
     /// Symbol of the conversion function in --target-lib.
     #[arg(long, value_name = "NAME", default_value = DEFAULT_SYMBOL, help_heading = "Implementation under test")]
     pub symbol: String,
-    /// Seconds to wait for each answer of a --target-cmd program or an
-    /// --isolate worker (then it counts as crashed and is killed).
+    /// Seconds to wait for each answer of a --target-cmd program, a
+    /// --target-ptx driver (per batch) or an --isolate worker (then it
+    /// counts as crashed and is killed).
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::options::parse_seconds,
           help_heading = "Implementation under test")]
     pub timeout: f64,
-    /// Start the --target-cmd program again after it crashes, hangs or
-    /// answers garbage, and send it the rest of the batch: the case in flight
-    /// counts as crashed (reported; exit 2), the run goes on.
+    /// Start the --target-cmd program (or --target-ptx driver) again after it
+    /// crashes, hangs or answers garbage, and send it the rest of the batch:
+    /// the case in flight counts as crashed (reported; exit 2), the run goes
+    /// on (a --target-ptx kernel that failed is declined from then on).
     #[arg(long, help_heading = "Implementation under test")]
     pub restart: bool,
     /// Run the --target-lib library in worker processes: a crash, abort,
@@ -81,6 +93,15 @@ pub struct ImplArgs {
     /// type): for simple adapters that do not expect wider registers.
     #[arg(long, help_heading = "Implementation under test")]
     pub natural_widths: bool,
+    /// Append the --target-cmd program's or --target-ptx driver's stderr to
+    /// FILE (created if missing); without it only its last lines are kept,
+    /// quoted when it fails.
+    #[arg(long, value_name = "FILE", help_heading = "Implementation under test")]
+    pub adapter_log: Option<PathBuf>,
+    /// Show the --target-cmd program's or --target-ptx driver's stderr live,
+    /// each line prefixed `adapter: `.
+    #[arg(long, short = 'v', help_heading = "Implementation under test")]
+    pub verbose: bool,
     /// Count declined (unsupported) cases as failures in the exit status.
     #[arg(long, help_heading = "Implementation under test")]
     pub fail_on_unsupported: bool,
@@ -89,7 +110,11 @@ pub struct ImplArgs {
 impl ImplArgs {
     /// Whether an implementation was named.
     pub fn given(&self) -> bool {
-        self.target_cmd.is_some() || self.target_lib.is_some() || self.device.is_some() || self.target_ptxas.is_some()
+        self.target_cmd.is_some()
+            || self.target_ptx.is_some()
+            || self.target_lib.is_some()
+            || self.device.is_some()
+            || self.target_ptxas.is_some()
     }
 
     /// Open the implementation, if one was named (ptxas for sm_90).
@@ -105,8 +130,13 @@ impl ImplArgs {
             let folder = PtxasFolder::new(tools, target.unwrap_or(ptx_cvt::Target::new(90)));
             return Ok(Some(Box::new(WithProgress::new(folder))));
         }
+        let log = || StderrLog::new(self.adapter_log.as_deref(), self.verbose);
+        if let Some(cmd) = &self.target_ptx {
+            let m = ModuleImpl::spawn(cmd, Duration::from_secs_f64(self.timeout), self.restart, target, log()?)?;
+            return Ok(Some(Box::new(m)));
+        }
         if let Some(cmd) = &self.target_cmd {
-            let mut p = ProcessImpl::spawn(cmd, Duration::from_secs_f64(self.timeout), self.restart)?;
+            let mut p = ProcessImpl::spawn_logged(cmd, Duration::from_secs_f64(self.timeout), self.restart, log()?)?;
             p.set_batch_end(self.batch_end);
             return Ok(Some(Box::new(p)));
         }
@@ -144,12 +174,13 @@ impl ImplArgs {
     /// Whether the run goes on after an adapter error: the program or
     /// worker starts again and the rest of the batch is sent again.
     pub fn goes_on_after_errors(&self) -> bool {
-        (self.target_cmd.is_some() && self.restart) || (self.target_lib.is_some() && self.isolate)
+        ((self.target_cmd.is_some() || self.target_ptx.is_some()) && self.restart)
+            || (self.target_lib.is_some() && self.isolate)
     }
 
     /// How to go on after a crash, for the message that stops a run.
     pub fn go_on_hint(&self) -> &'static str {
-        if self.target_cmd.is_some() {
+        if self.target_cmd.is_some() || self.target_ptx.is_some() {
             " (--restart starts the program again and goes on)"
         } else if self.target_lib.is_some() {
             " (--isolate runs the library in worker processes and goes on)"

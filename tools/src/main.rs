@@ -40,7 +40,6 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use ptx_cvt::{Profile, PtxVersion, Target};
-use ptx_cvt_harness::reproducer;
 
 /// Bit-exact reference oracle for the PTX `cvt` instruction.
 ///
