@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A `--target-ptx` driver for the CUDA driver API (README, "The module
+"""A `--target-ptx` driver for the CUDA driver API (docs/checking.md, "The module
 protocol"): each batch's module runs on device 0 through libcuda, that is a
 GPU, or the CPU stand-in of cuda-standin/ put first on LD_LIBRARY_PATH.
 

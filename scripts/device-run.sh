@@ -6,7 +6,7 @@
 #
 #   device tool: run(command="bash scripts/device-run.sh",
 #                    carry=["target/release/ptx-cvt"], timeout_s=540)
-#   here, on the stand-in driver (README "Testing the GPU path without a GPU"):
+#   here, on the stand-in driver (docs/gpu.md, "Testing the GPU path without a GPU"):
 #     LD_LIBRARY_PATH=/tmp/standin OUT=/tmp/device-out bash scripts/device-run.sh
 #
 # Needs the release binary (`cargo build --release -p ptx-cvt-cli`, about 4 MB,
@@ -36,7 +36,7 @@
 #                           ptxas (scripts/get-ptxas.sh), fix `ptx-cvt ptx`
 #   cannot run on it        the device is older than sm_90: use --target sm_80
 #   the binary does not run glibc older than 2.34 there: build on an older one
-#   anything else           reproduce it on the stand-in driver (README,
+#   anything else           reproduce it on the stand-in driver (docs/gpu.md,
 #                           PTX_CVT_STANDIN_FAULTS) and fix `ptx-cvt gpu`
 # Mismatches are findings, not failures: the run goes on (exit 1).
 # Afterwards: `tar xzf vectors.tar.gz && ptx-cvt check vectors/*.cases`

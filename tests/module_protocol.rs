@@ -58,12 +58,12 @@ fn readme_front_door_example_works_as_printed() {
     if !python3() {
         return;
     }
-    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(workspace().join("docs/checking.md")).unwrap();
     let block = readme
         .split("<!-- front door:")
         .nth(1)
         .and_then(|b| b.split("<!-- end front door -->").next())
-        .expect("README has the front-door example");
+        .expect("docs/checking.md has the front-door example");
     let body = block.split("```console\n").nth(1).and_then(|b| b.split("\n```").next()).expect("a console block");
     let commands: Vec<&str> = body.lines().filter_map(|l| l.strip_prefix("$ ")).collect();
     assert_eq!(commands.len(), 3, "{body}");
@@ -88,13 +88,13 @@ fn readme_emulator_driver_works_as_printed() {
     if !python3() {
         return;
     }
-    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(workspace().join("docs/checking.md")).unwrap();
     let driver = readme
         .split("`load_module(text)` and `launch(name, grid, block, args)`")
         .nth(1)
         .and_then(|t| t.split("```python\n").nth(1))
         .and_then(|t| t.split("\n```").next())
-        .expect("README has the emulator driver");
+        .expect("docs/checking.md has the emulator driver");
     assert!(driver.lines().count() <= 40, "a few dozen lines:\n{driver}");
     let dir = Scratch::new("readme-driver");
     std::fs::write(dir.0.join("driver.py"), format!("{driver}\n")).unwrap();

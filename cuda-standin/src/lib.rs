@@ -34,7 +34,7 @@
 //! engine that `ptx-cvt gpu` checks against), writing the set's
 //! representative (canonical NaN where any NaN is allowed).
 //!
-//! Faults to inject: `PTX_CVT_STANDIN_FAULTS`, see the `faults` module (README, "Testing the GPU path without a GPU").
+//! Faults to inject: `PTX_CVT_STANDIN_FAULTS`, see the `faults` module (docs/gpu.md, "Testing the GPU path without a GPU").
 
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 

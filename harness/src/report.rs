@@ -158,7 +158,7 @@ impl Mismatch {
         s
     }
 
-    /// The report as one JSON object (keys documented in README.md, "JSON output").
+    /// The report as one JSON object (keys documented in docs/contract.md, "JSON output").
     pub fn json(&self, ptx: Option<&str>) -> Value {
         let c = &self.case.instr;
         let mut v = json!({

@@ -55,7 +55,7 @@ def test_readme_explain():
 
 
 def test_readme_check_mismatch():
-    # README: `echo 'cvt.rn.f16.f32 3f803000 => 3c01' | ptx-cvt check -`.
+    # docs/checking.md: `echo 'cvt.rn.f16.f32 3f803000 => 3c01' | ptx-cvt check -`.
     [m] = ptx_cvt.check("cvt.rn.f16.f32 3f803000 => 3c01", name="<stdin>")
     assert str(m).splitlines() == [
         "<stdin>:1: MISMATCH cvt.rn.f16.f32 3f803000",
@@ -72,12 +72,12 @@ def test_readme_check_mismatch():
 
 
 def test_readme_list_head():
-    # README: `ptx-cvt list --target sm_90 | head -3`.
+    # docs/checking.md: `ptx-cvt list --target sm_90 | head -3`.
     assert ptx_cvt.list_variants("sm_90")[:3] == ["cvt.u8.u8", "cvt.u8.u16", "cvt.sat.u8.u16"]
 
 
 def test_readme_illegal_rule():
-    # README, "Targets and legality".
+    # docs/evidence.md, "Targets and legality".
     assert ptx_cvt.illegal_reason("cvt.sat.s16.s8") == (
         "`.sat` is not allowed: s16 can hold every s8 value [rule sat-superset]"
     )

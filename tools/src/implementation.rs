@@ -15,7 +15,7 @@ use ptx_cvt_harness::Implementation;
 #[derive(Args, Clone, Debug)]
 pub struct ImplArgs {
     /// Implementation under test: a program run once as `sh -c 'CMD'`,
-    /// answering case lines over stdin/stdout (protocol: README, "The process
+    /// answering case lines over stdin/stdout (protocol: docs/checking.md, "The process
     /// protocol"; `error: MESSAGE` declines a case).
     #[arg(long, value_name = "CMD", conflicts_with = "target_lib", help_heading = "Implementation under test")]
     pub target_cmd: Option<String>,
@@ -23,7 +23,7 @@ pub struct ImplArgs {
     /// emulator's front door), started once as `sh -c 'CMD'`. Per batch of
     /// one variant it gets a folder name on stdin (module.ptx, manifest.txt,
     /// input buffers), writes out.bin and answers `ok` or `error: MESSAGE`
-    /// (README, "The module protocol"; docs/kernels.md). Modules are for
+    /// (docs/checking.md, "The module protocol"; docs/kernels.md). Modules are for
     /// --target, else the first target that has the form.
     #[arg(long, value_name = "CMD", conflicts_with_all = ["target_cmd", "target_lib", "device"],
           help_heading = "Implementation under test")]

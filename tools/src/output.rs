@@ -1,7 +1,7 @@
 //! Where output goes: stdout through one writer that remembers its first
 //! error, and output files written only as regular files, atomically.
 //!
-//! The contract (README "Command-line contract"): a write error on stdout
+//! The contract (docs/contract.md): a write error on stdout
 //! or on a file is reported and the command exits 2; a closed pipe
 //! (`| head`) ends the output quietly; an output path that exists as
 //! anything but a regular file (device, FIFO, symlink, directory) is refused.

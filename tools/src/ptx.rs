@@ -120,7 +120,7 @@ pub struct PtxArgs {
     #[arg(long, short, default_value = "-")]
     out: String,
     /// Print one JSON object: the kernel table, and the module text under
-    /// "module" when it goes to stdout (README "JSON output").
+    /// "module" when it goes to stdout (docs/contract.md, "JSON output").
     #[arg(long)]
     json: bool,
 }
