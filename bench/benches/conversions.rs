@@ -36,7 +36,8 @@
 //! - `half/...`, `softfloat`: per element;
 //! - `capi/per-call`, `capi/prepared`, `capi/batch`: the C interface's
 //!   `ptx_cvt_eval` (parses the instruction every call), `ptx_cvt_eval_prepared`
-//!   (one value through a handle) and `ptx_cvt_eval_batch` (the 4096 inputs),
+//!   (one value through a handle), `ptx_cvt_eval_batch` (the 4096 inputs as
+//!   u64 rows) and, for f32→f16, `ptx_cvt_eval_slice` (u32 in, u16 out),
 //!   called through their `extern "C"` entry points as a C program calls them.
 //!
 //! Run: `cd bench && cargo bench -- --warm-up-time 1 --measurement-time 2`.
@@ -229,6 +230,23 @@ fn capi_contenders(g: &mut BenchmarkGroup<WallTime>, spelling: &str, c: &Cvt, in
             black_box(&out);
         })
     });
+    if let (32, 16) = (widths[0], dst) {
+        // Arrays of the registers' own widths, as fast/slice takes them.
+        let ins: Vec<u32> = inputs.iter().map(|&x| x as u32).collect();
+        let mut outs = vec![0u16; inputs.len()];
+        g.bench_function("capi/slice", |b| {
+            b.iter(|| {
+                // SAFETY: as above; the arrays hold inputs.len() elements of the widths.
+                unsafe {
+                    capi::ptx_cvt_eval_slice(
+                        handle, ins.len(), black_box(&ins).as_ptr().cast(), outs.as_mut_ptr().cast(),
+                        err.as_mut_ptr(), err.len(),
+                    )
+                };
+                black_box(&outs);
+            })
+        });
+    }
     // SAFETY: made above, used by nothing else.
     unsafe { capi::ptx_cvt_release(h) };
 }

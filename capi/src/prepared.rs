@@ -24,6 +24,10 @@ pub struct Prepared {
     /// Whether `fast::evaluate_batch` takes the form: one operand, registers
     /// of the types' own widths.
     natural_single: bool,
+    /// For the one-value hot path: the mask of the one operand's register
+    /// (0: not a one-operand form on the fast engine) and of the destination.
+    quick_src_mask: u64,
+    dst_mask: u64,
 }
 
 fn c_str(p: *const c_char, what: &str, code: c_int) -> Result<Option<String>, Error> {
@@ -104,7 +108,9 @@ impl Prepared {
             _ => None,
         };
         let natural_single = widths.len() == 1 && widths[0] == cvt.atype.bits() && dst_width == cvt.dtype.bits();
-        Ok(Prepared { cvt, widths, dst_width, profile, plan, natural_single })
+        let quick_src_mask = if plan.is_some() && widths.len() == 1 { width_mask(widths[0]) } else { 0 };
+        let dst_mask = width_mask(dst_width);
+        Ok(Prepared { cvt, widths, dst_width, profile, plan, natural_single, quick_src_mask, dst_mask })
     }
 
     /// The operands of element `row` of a row-major array, checked.
@@ -156,15 +162,16 @@ impl Prepared {
     /// None sends the call down the full path (checks, messages, sets).
     #[inline(always)]
     pub(crate) fn quick(&self, x: u64) -> Option<(u64, u64)> {
-        let plan = self.plan.as_ref()?;
-        if self.widths.len() != 1 || x & !width_mask(self.widths[0]) != 0 {
+        let m = self.quick_src_mask;
+        if m == 0 || x & !m != 0 {
             return None;
         }
-        match plan.eval(&[Operand { bits: x, width: self.widths[0] }]) {
-            FastResult::Bits(v) => Some((v, width_mask(self.dst_width))),
-            FastResult::Pattern { value, mask } => {
-                Some((value & mask & width_mask(self.dst_width), mask & width_mask(self.dst_width)))
-            }
+        let plan = self.plan.as_ref()?;
+        // The register's width from its mask (no load of the widths' vector).
+        let width = 64 - m.leading_zeros();
+        match plan.eval(&[Operand { bits: x, width }]) {
+            FastResult::Bits(v) => Some((v, self.dst_mask)),
+            FastResult::Pattern { value, mask } => Some((value & mask & self.dst_mask, mask & self.dst_mask)),
             _ => None,
         }
     }
