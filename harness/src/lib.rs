@@ -24,6 +24,7 @@ pub mod attribution;
 pub mod crash_note;
 pub mod diagnose;
 pub mod digest;
+pub mod fuzz_inputs;
 pub mod group;
 pub mod implementation;
 pub mod interrupt;

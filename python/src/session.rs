@@ -12,8 +12,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use ptx_cvt::accept::width_mask;
-use ptx_cvt::gen::{self, GenCase, Level, SeededRng};
+use ptx_cvt::gen::SeededRng;
 use ptx_cvt::{evaluate as eval_explained, evaluate_accept, parse_case as parse_line, AcceptSet, Case, Cvt, Operand};
+use ptx_cvt_harness::fuzz_inputs::FuzzInputs;
 use ptx_cvt_harness::process::request_line;
 use ptx_cvt_harness::triage::Grouping;
 use ptx_cvt_harness::{settle, Answer, Implementation, Mismatch as HarnessMismatch, Origin, Outcome, Triage};
@@ -561,87 +562,6 @@ pub fn run_check(
     run.report(py, None)
 }
 
-/// Where the inputs of one fuzzed variant come from, as ``ptx-cvt fuzz``
-/// (tools/src/fuzz.rs `Variant`): every case of the compact generator at
-/// the seed, then a mix of the generator's cases under fresh seeds, its
-/// cases with one to three bits flipped, and random bits in their registers.
-struct Inputs {
-    c: Cvt,
-    structured: Vec<GenCase>,
-    next: usize,
-    /// Generator cases under a fresh seed, not yet sent.
-    fresh: Vec<GenCase>,
-    reseeds: u64,
-    /// Whether fresh seeds still give new cases (not for small sources).
-    seeds_help: bool,
-}
-
-impl Inputs {
-    fn new(c: Cvt, seed: u64) -> Inputs {
-        let structured = gen::cases(&c, Level::Compact, seed);
-        Inputs { c, structured, next: 0, fresh: Vec::new(), reseeds: 0, seeds_help: true }
-    }
-
-    fn batch(&mut self, n: usize, seed: u64, rng: &mut SeededRng) -> Vec<GenCase> {
-        if self.structured.is_empty() {
-            return Vec::new();
-        }
-        if self.next < self.structured.len() {
-            let end = (self.next + n).min(self.structured.len());
-            let b = self.structured[self.next..end].to_vec();
-            self.next = end;
-            return b;
-        }
-        let mut out = Vec::with_capacity(n);
-        while out.len() < n {
-            match rng.below(3) {
-                0 if self.seeds_help => {
-                    if self.fresh.is_empty() {
-                        self.refill_fresh(seed);
-                        continue;
-                    }
-                    out.extend(self.fresh.pop());
-                }
-                1 => {
-                    let s = &self.structured;
-                    let mut g = s[rng.below(s.len() as u64) as usize].clone();
-                    let k = rng.below(g.operands.len() as u64) as usize;
-                    let w = g.operands[k].width;
-                    for _ in 0..=rng.below(3) {
-                        g.operands[k].bits ^= 1u64 << rng.below(w as u64);
-                    }
-                    out.push(g);
-                }
-                _ => {
-                    let s = &self.structured;
-                    let mut g = s[rng.below(s.len() as u64) as usize].clone();
-                    for o in &mut g.operands {
-                        o.bits = rng.next() & width_mask(o.width);
-                    }
-                    out.push(g);
-                }
-            }
-        }
-        out
-    }
-
-    /// Generator cases under the next fresh seed that the user's seed did not give.
-    fn refill_fresh(&mut self, seed: u64) {
-        let key = |g: &GenCase| (g.operands.iter().map(|o| (o.bits, o.width)).collect::<Vec<_>>(), g.dst_width);
-        let known: HashSet<_> = self.structured.iter().map(key).collect();
-        for _ in 0..4 {
-            self.reseeds += 1;
-            let s = seed.wrapping_add(self.reseeds.wrapping_mul(0x9e37_79b9));
-            self.fresh =
-                gen::cases(&self.c, Level::Compact, s).into_iter().filter(|g| !known.contains(&key(g))).collect();
-            if !self.fresh.is_empty() {
-                return;
-            }
-        }
-        self.seeds_help = false;
-    }
-}
-
 /// The native half of ``ptx_cvt.fuzz``: the variants round-robin, a batch
 /// each, until ``seconds`` (0: no limit) or ``cases`` are spent.
 #[pyfunction]
@@ -670,7 +590,7 @@ pub fn run_fuzz(
     for v in &variants {
         let c = args::instruction(v)?;
         if seen.insert(c) {
-            inputs.push(Inputs::new(c, seed));
+            inputs.push(FuzzInputs::new(c));
         }
     }
     let budget = (seconds > 0.0).then(|| Duration::from_secs_f64(seconds));

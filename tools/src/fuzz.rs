@@ -7,16 +7,15 @@
 //! generator's seed-dependent cases under fresh seeds, structured cases with
 //! a few bits flipped, and uniformly random operands in the same registers.
 
-use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use ptx_cvt::accept::width_mask;
-use ptx_cvt::gen::{self, GenCase, Level, SeededRng as Rng};
+use ptx_cvt::gen::{self, GenCase, SeededRng as Rng};
 use ptx_cvt::{evaluate, evaluate_accept, format_case, instr, AcceptSet, Case, Cvt, Profile, PtxVersion, Target};
+use ptx_cvt_harness::fuzz_inputs::FuzzInputs;
 use ptx_cvt_harness::{interrupt, settle, Answer, Implementation, Mismatch, Origin, Outcome, Triage};
 
 use crate::classes::{print_reports, Shown};
@@ -129,95 +128,17 @@ pub struct FuzzArgs {
     json: bool,
 }
 
-/// Where the inputs of one variant come from, and what it has seen.
+/// One fuzzed variant: its inputs (harness::fuzz_inputs) and what was skipped.
 struct Variant {
-    c: Cvt,
-    /// The compact generator's cases at the user's seed (made on first use).
-    structured: Option<Vec<GenCase>>,
-    /// Next structured case to send.
-    next: usize,
-    /// Seed-dependent generator cases under a fresh seed, not yet sent.
-    fresh: Vec<GenCase>,
-    /// Fresh seeds used so far.
-    reseeds: u64,
-    /// Whether fresh seeds still give new cases.
-    seeds_help: bool,
+    inputs: FuzzInputs,
     /// Inputs not sent: invalid operands, or not natural widths.
     skipped: u64,
 }
 
 impl Variant {
     fn new(c: Cvt) -> Variant {
-        Variant { c, structured: None, next: 0, fresh: Vec::new(), reseeds: 0, seeds_help: true, skipped: 0 }
+        Variant { inputs: FuzzInputs::new(c), skipped: 0 }
     }
-
-    /// The next batch of at most `n` cases.
-    fn batch(&mut self, n: usize, seed: u64, rng: &mut Rng) -> Vec<GenCase> {
-        let structured = self.structured.get_or_insert_with(|| gen::cases(&self.c, Level::Compact, seed));
-        if structured.is_empty() {
-            return Vec::new();
-        }
-        if self.next < structured.len() {
-            let end = (self.next + n).min(structured.len());
-            let b = structured[self.next..end].to_vec();
-            self.next = end;
-            return b;
-        }
-        let mut out = Vec::with_capacity(n);
-        while out.len() < n {
-            match rng.below(3) {
-                0 if self.seeds_help => {
-                    if self.fresh.is_empty() {
-                        self.refill_fresh(seed);
-                        continue;
-                    }
-                    out.push(self.fresh.pop().expect("not empty"));
-                }
-                1 => {
-                    // A structured case with one to three bits flipped in one operand.
-                    let s = self.structured.as_ref().expect("made above");
-                    let mut g = s[rng.below(s.len() as u64) as usize].clone();
-                    let k = rng.below(g.operands.len() as u64) as usize;
-                    let w = g.operands[k].width;
-                    for _ in 0..=rng.below(3) {
-                        g.operands[k].bits ^= 1u64 << rng.below(w as u64);
-                    }
-                    out.push(g);
-                }
-                _ => {
-                    // Uniformly random bits in the registers of a structured case.
-                    let s = self.structured.as_ref().expect("made above");
-                    let mut g = s[rng.below(s.len() as u64) as usize].clone();
-                    for o in &mut g.operands {
-                        o.bits = rng.next() & width_mask(o.width);
-                    }
-                    out.push(g);
-                }
-            }
-        }
-        out
-    }
-
-    /// Generator cases under the next fresh seed that the user's seed did not give.
-    fn refill_fresh(&mut self, seed: u64) {
-        let structured = self.structured.as_ref().expect("made before");
-        let known: HashSet<(Vec<(u64, u32)>, u32)> = structured.iter().map(key).collect();
-        for _ in 0..4 {
-            self.reseeds += 1;
-            let s = seed.wrapping_add(self.reseeds.wrapping_mul(0x9e37_79b9));
-            self.fresh =
-                gen::cases(&self.c, Level::Compact, s).into_iter().filter(|g| !known.contains(&key(g))).collect();
-            if !self.fresh.is_empty() {
-                return;
-            }
-        }
-        // Its generator cases do not depend on the seed (small sources).
-        self.seeds_help = false;
-    }
-}
-
-fn key(g: &GenCase) -> (Vec<(u64, u32)>, u32) {
-    (g.operands.iter().map(|o| (o.bits, o.width)).collect(), g.dst_width)
 }
 
 struct Run<'a> {
@@ -387,16 +308,17 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
                 stop = Some(format!("stopped after {} cases (--cases)", r.cases));
                 break 'outer;
             }
-            let mut batch = v.batch((a.imp.batch.min(room)) as usize, seed, &mut rng);
+            let mut batch = v.inputs.batch((a.imp.batch.min(room)) as usize, seed, &mut rng);
             if batch.is_empty() {
                 continue;
             }
             any = true;
             if a.imp.natural_widths {
-                let shape = instr::shape(&v.c);
+                let shape = instr::shape(&v.inputs.c);
                 let before = batch.len();
                 batch.retain(|g| {
-                    g.operands.iter().map(|o| o.width).eq(shape.srcs.iter().copied()) && g.dst_width == v.c.dtype.bits()
+                    g.operands.iter().map(|o| o.width).eq(shape.srcs.iter().copied())
+                        && g.dst_width == v.inputs.c.dtype.bits()
                 });
                 v.skipped += (before - batch.len()) as u64;
             }
@@ -446,7 +368,7 @@ fn run_batch(r: &mut Run, imp: &mut dyn Implementation, v: &mut Variant, batch: 
     let mut asked = Vec::with_capacity(batch.len());
     let mut outcomes = Vec::with_capacity(batch.len());
     for g in batch {
-        match evaluate_accept(&v.c, &g.operands, g.dst_width, r.a.profile) {
+        match evaluate_accept(&v.inputs.c, &g.operands, g.dst_width, r.a.profile) {
             Ok(o) => {
                 asked.push((g.operands, g.dst_width));
                 outcomes.push(o);
@@ -463,13 +385,13 @@ fn run_batch(r: &mut Run, imp: &mut dyn Implementation, v: &mut Variant, batch: 
         (true, Some(m)) => m.saturating_sub(r.errors).max(1),
         (true, None) => u64::MAX,
     };
-    let settled = settle(imp, &v.c, &asked, max_crashes);
+    let settled = settle(imp, &v.inputs.c, &asked, max_crashes);
     for (k, (((ops, w), o), outcome)) in asked.iter().zip(&outcomes).zip(settled.outcomes).enumerate() {
         r.cases += 1;
         let bits = match outcome {
             Outcome::Answered(Answer::Bits(b)) => b,
             Outcome::Answered(Answer::Declined(why)) => {
-                r.triage.unsupported(&v.c, &why);
+                r.triage.unsupported(&v.inputs.c, &why);
                 continue;
             }
             Outcome::Crashed(e) => {
@@ -483,18 +405,19 @@ fn run_batch(r: &mut Run, imp: &mut dyn Implementation, v: &mut Variant, batch: 
             }
         };
         if let Some(f) = r.record.as_mut().filter(|_| r.record_error.is_none()) {
-            let line = format_case(&v.c, ops, &AcceptSet::exact(*w, bits));
+            let line = format_case(&v.inputs.c, ops, &AcceptSet::exact(*w, bits));
             if let Err(e) = writeln!(f, "{line}") {
                 r.record_error = Some(e.to_string());
             }
         }
         if o.contains(bits) {
-            r.triage.passed_case(&v.c, ops, *w, bits);
+            r.triage.passed_case(&v.inputs.c, ops, *w, bits);
             continue;
         }
-        let case = Case { instr: v.c, operands: ops.clone(), result: Some(AcceptSet::exact(*w, bits)), comment: None };
+        let case =
+            Case { instr: v.inputs.c, operands: ops.clone(), result: Some(AcceptSet::exact(*w, bits)), comment: None };
         // Evaluated again with the explanation, which the report shows.
-        let o = evaluate(&v.c, ops, *w, r.a.profile).expect("evaluated once already");
+        let o = evaluate(&v.inputs.c, ops, *w, r.a.profile).expect("evaluated once already");
         mismatch(r, Mismatch::new(Origin::default(), case, o, r.a.profile));
         if r.a.max_failures.is_some_and(|m| r.mismatches >= m) {
             // The rest of the batch stays unchecked (and unrecorded).
@@ -596,27 +519,4 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
     .map(|(n, w)| format!(", {n} {w}"))
     .collect::<String>();
     say!("{passed} passed, {failed} failed{extra}");
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn batches_start_structured_then_vary() {
-        let c = instr::parse("cvt.rn.f16.f32").unwrap();
-        let mut v = Variant::new(c);
-        let mut rng = Rng::new(1);
-        let all = gen::cases(&c, Level::Compact, 7);
-        let mut seen = Vec::new();
-        while seen.len() < all.len() {
-            seen.extend(v.batch(100, 7, &mut rng));
-        }
-        assert_eq!(seen, all);
-        let more = v.batch(300, 7, &mut rng);
-        assert_eq!(more.len(), 300);
-        let known: HashSet<_> = all.iter().map(key).collect();
-        assert!(more.iter().filter(|g| !known.contains(&key(g))).count() > 100);
-        assert!(v.reseeds > 0);
-    }
 }
