@@ -1,5 +1,5 @@
-"""The Python examples of docs/python.md (the README's Python section, moved
-there) run and print what the page shows; the README's own snippet runs too."""
+"""The Python examples of the README's Python section and of docs/python.md
+run and print what they show."""
 
 import contextlib
 import io
@@ -11,9 +11,11 @@ from conftest import REPO
 
 
 def examples():
-    text = (REPO / "docs" / "python.md").read_text(encoding="utf-8")
-    section = text.split("\n## Python\n", 1)[1]
-    return re.findall(r"```python\n(.*?)```\n\n```console\n(.*?)```", section, re.S)
+    """The README's Python section's examples, then docs/python.md's."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8").split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
+    page = (REPO / "docs" / "python.md").read_text(encoding="utf-8").split("\n## Python\n", 1)[1]
+    pattern = r"```python\n(.*?)```\n\n```console\n(.*?)```"
+    return re.findall(pattern, readme, re.S) + re.findall(pattern, page, re.S)
 
 
 def test_readme_python_examples(monkeypatch):
@@ -27,18 +29,5 @@ def test_readme_python_examples(monkeypatch):
             pytest.importorskip("ml_dtypes")
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(compile(code, "docs/python.md", "exec"), namespace)
+            exec(compile(code, "README.md or docs/python.md", "exec"), namespace)
         assert out.getvalue() == shown
-
-
-def test_readme_snippet():
-    """The README's short Python example: each call gives what its comment says."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    code = text.split("\n## Python\n", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
-    namespace = {}
-    for line in code.splitlines():
-        stmt, _, shown = line.partition("#")
-        if shown.strip():
-            assert repr(eval(stmt, namespace)) == shown.strip(), line
-        else:
-            exec(stmt, namespace)
