@@ -187,8 +187,18 @@ fn capi_contenders(g: &mut BenchmarkGroup<WallTime>, spelling: &str, c: &Cvt, in
                 // SAFETY: every pointer is valid for the lengths given (header).
                 unsafe {
                     capi::ptx_cvt_eval(
-                        name.as_ptr(), &x, widths.as_ptr(), 1, dst, std::ptr::null(), &mut bits, &mut mask,
-                        text.as_mut_ptr(), text.len(), err.as_mut_ptr(), err.len(),
+                        name.as_ptr(),
+                        &x,
+                        widths.as_ptr(),
+                        1,
+                        dst,
+                        std::ptr::null(),
+                        &mut bits,
+                        &mut mask,
+                        text.as_mut_ptr(),
+                        text.len(),
+                        err.as_mut_ptr(),
+                        err.len(),
                     );
                 }
                 acc ^= bits;
@@ -200,8 +210,16 @@ fn capi_contenders(g: &mut BenchmarkGroup<WallTime>, spelling: &str, c: &Cvt, in
     // SAFETY: as above; the handle is released below.
     let rc = unsafe {
         capi::ptx_cvt_prepare(
-            name.as_ptr(), widths.as_ptr(), 1, dst, std::ptr::null(), std::ptr::null(), std::ptr::null(), &mut h,
-            err.as_mut_ptr(), err.len(),
+            name.as_ptr(),
+            widths.as_ptr(),
+            1,
+            dst,
+            std::ptr::null(),
+            std::ptr::null(),
+            std::ptr::null(),
+            &mut h,
+            err.as_mut_ptr(),
+            err.len(),
         )
     };
     assert_eq!(rc, 0, "ptx_cvt_prepare({spelling})");
@@ -224,7 +242,12 @@ fn capi_contenders(g: &mut BenchmarkGroup<WallTime>, spelling: &str, c: &Cvt, in
             // SAFETY: as above.
             unsafe {
                 capi::ptx_cvt_eval_batch(
-                    handle, inputs.len(), black_box(inputs).as_ptr(), out.as_mut_ptr(), err.as_mut_ptr(), err.len(),
+                    handle,
+                    inputs.len(),
+                    black_box(inputs).as_ptr(),
+                    out.as_mut_ptr(),
+                    err.as_mut_ptr(),
+                    err.len(),
                 )
             };
             black_box(&out);
@@ -239,8 +262,12 @@ fn capi_contenders(g: &mut BenchmarkGroup<WallTime>, spelling: &str, c: &Cvt, in
                 // SAFETY: as above; the arrays hold inputs.len() elements of the widths.
                 unsafe {
                     capi::ptx_cvt_eval_slice(
-                        handle, ins.len(), black_box(&ins).as_ptr().cast(), outs.as_mut_ptr().cast(),
-                        err.as_mut_ptr(), err.len(),
+                        handle,
+                        ins.len(),
+                        black_box(&ins).as_ptr().cast(),
+                        outs.as_mut_ptr().cast(),
+                        err.as_mut_ptr(),
+                        err.len(),
                     )
                 };
                 black_box(&outs);
