@@ -258,10 +258,10 @@ impl Prepared {
             return fail(PTX_CVT_EARG, if operands.is_null() { "operands is NULL" } else { "results is NULL" });
         }
         let (iw, ow) = (self.widths[0], self.dst_width);
-        if (operands as usize) % (iw as usize / 8) != 0 {
+        if !(operands as usize).is_multiple_of(iw as usize / 8) {
             return fail(PTX_CVT_EARG, format!("operands is not aligned for {iw}-bit elements"));
         }
-        if (results as usize) % (ow as usize / 8) != 0 {
+        if !(results as usize).is_multiple_of(ow as usize / 8) {
             return fail(PTX_CVT_EARG, format!("results is not aligned for {ow}-bit elements"));
         }
         macro_rules! run {

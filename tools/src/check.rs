@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use crate::check_lines::{build_mismatch, legal_elsewhere, Cache, Checker, Event, Path};
-use crate::classes::{print_reports, Shown};
+use crate::classes::{print_reports, Showing, Shown};
 use crate::common::accept_case;
 use crate::implementation::ImplArgs;
 use crate::EvalOpts;
@@ -580,16 +580,8 @@ fn finish(r: &Run) -> u8 {
             _ => Shown::Summary,
         };
         let version = r.a.opts.ptx_version.unwrap_or(PtxVersion::LATEST);
-        printed = print_reports(
-            &r.triage,
-            &g,
-            shown,
-            r.a.reproducers,
-            r.a.opts.json,
-            r.a.opts.target,
-            version,
-            r.a.max_shown,
-        );
+        let showing = Showing { shown, reproducers: r.a.reproducers, max_shown: r.a.max_shown };
+        printed = print_reports(&r.triage, &g, showing, r.a.opts.json, r.a.opts.target, version);
     }
     if r.a.opts.json {
         let mut s: Value = r.triage.json(&g);

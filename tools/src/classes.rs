@@ -25,16 +25,23 @@ pub enum Shown {
 /// `reproducers`; in the summary, for the first classes' examples), as text
 /// or `{"mismatch": …}` JSON lines, each with its `bug_class`. Returns how
 /// many it printed.
+/// What of the mismatches a report prints in full (`--class`/`--all`,
+/// `--reproducers`, `--max-shown`), the same on check and fuzz.
+pub struct Showing {
+    pub shown: Shown,
+    pub reproducers: u64,
+    pub max_shown: Option<u64>,
+}
+
 pub fn print_reports(
     t: &Triage,
     g: &Grouping,
-    shown: Shown,
-    reproducers: u64,
+    showing: Showing,
     json: bool,
     target: Option<Target>,
     version: PtxVersion,
-    max_shown: Option<u64>,
 ) -> usize {
+    let Showing { shown, reproducers, max_shown } = showing;
     let mut chosen: Vec<usize> = match shown {
         Shown::All => (0..t.mismatches.len()).collect(),
         Shown::Summary if t.mismatches.len() <= FEW => (0..t.mismatches.len()).collect(),

@@ -18,7 +18,7 @@ use ptx_cvt::{evaluate, evaluate_accept, format_case, instr, AcceptSet, Case, Cv
 use ptx_cvt_harness::fuzz_inputs::FuzzInputs;
 use ptx_cvt_harness::{interrupt, settle, Answer, Implementation, Mismatch, Origin, Outcome, Triage};
 
-use crate::classes::{print_reports, Shown};
+use crate::classes::{print_reports, Showing, Shown};
 use serde_json::json;
 
 use crate::implementation::ImplArgs;
@@ -476,8 +476,8 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
         (_, Some(n)) => Shown::Class(n as usize),
         _ => Shown::Summary,
     };
-    let printed =
-        print_reports(&r.triage, &g, shown, r.a.reproducers, r.a.json, one_target(r.a), r.version, r.a.max_shown);
+    let showing = Showing { shown, reproducers: r.a.reproducers, max_shown: r.a.max_shown };
+    let printed = print_reports(&r.triage, &g, showing, r.a.json, one_target(r.a), r.version);
     if r.a.json {
         let mut s = r.triage.json(&g);
         s["seed"] = json!(seed);
