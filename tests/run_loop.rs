@@ -66,7 +66,7 @@ fn summary(out: &str) -> Value {
 #[test]
 fn ctrl_c_during_check_keeps_the_report() {
     let child = start(&["check", "--json", "--batch", "20", "--target-cmd", SLOW, FILE]);
-    std::thread::sleep(Duration::from_millis(1500));
+    std::thread::sleep(Duration::from_millis(3000));
     ctrl_c(&child);
     let (code, out, err) = finish(child, Duration::from_secs(20));
     assert_eq!(code, Some(130), "{out}\n{err}");
@@ -97,7 +97,7 @@ fn ctrl_c_during_fuzz_keeps_the_report() {
         "--target-cmd",
         SLOW,
     ]);
-    std::thread::sleep(Duration::from_millis(1500));
+    std::thread::sleep(Duration::from_millis(3000));
     ctrl_c(&child);
     let (code, out, err) = finish(child, Duration::from_secs(20));
     assert_eq!(code, Some(130), "{out}\n{err}");
