@@ -58,12 +58,12 @@ fn readme_front_door_example_works_as_printed() {
     if !python3() {
         return;
     }
-    let readme = std::fs::read_to_string(workspace().join("docs/checking.md")).unwrap();
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
     let block = readme
         .split("<!-- front door:")
         .nth(1)
         .and_then(|b| b.split("<!-- end front door -->").next())
-        .expect("docs/checking.md has the front-door example");
+        .expect("README has the front-door example");
     let body = block.split("```console\n").nth(1).and_then(|b| b.split("\n```").next()).expect("a console block");
     let commands: Vec<&str> = body.lines().filter_map(|l| l.strip_prefix("$ ")).collect();
     assert_eq!(commands.len(), 3, "{body}");
