@@ -22,11 +22,14 @@ use crate::implementation::ImplArgs;
 use crate::EvalOpts;
 
 const HELP: &str = "\
-Without --target-cmd/--target-lib, every case line must carry its result
+Without an implementation (--target-lib, --target-cmd, --target-ptx,
+--device, --target-ptxas), every case line must carry its result
 (`cvt.rn.f16.f32 3f801000 => 3c00`; lane syntax `3c00_3c00` too). With one,
 the implementation answers every case of the files (operands and register
 widths as written; a result in the file is ignored) and its answers are
-checked: `ptx-cvt check --target-lib ./libmine.so vectors/compact`.
+checked: `ptx-cvt check --target-lib ./libmine.so vectors/compact`;
+`--target-ptx CMD` runs an emulator's driver on whole test modules
+(docs/checking.md, \"The module protocol\").
 `--target-ptxas` checks ptxas's constant folder for --target (default
 sm_90): `ptx-cvt check --target-ptxas --target sm_90 vectors/compact`
 (cases it does not fold are declined as not folded by ptxas at -O3).

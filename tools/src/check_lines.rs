@@ -39,7 +39,7 @@ pub enum Event {
 }
 
 const NO_RESULT: &str =
-    "no result to check (expected `=> <hex>` after the operands; or give --target-cmd/--target-lib)";
+    "no result to check (expected `=> <hex>` after the operands; or name an implementation: --target-lib, --target-cmd, --target-ptx, ...)";
 
 /// What the lines are checked against; shared by every thread.
 pub struct Checker<'a> {

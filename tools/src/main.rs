@@ -82,7 +82,7 @@ enum Command {
     ///
     /// Reads each FILE or directory (`-` for stdin). The results are those
     /// written in the lines (a GPU dump, an emulator's output) or, with
-    /// --target-cmd/--target-lib/--device/--target-ptxas, the implementation's answers
+    /// --target-cmd/--target-lib/--target-ptx/--device/--target-ptxas, the implementation's answers
     /// to every case. Prints the totals and one line per bug class: what the
     /// implementation does instead (docs/diagnosis.md), its variants and an
     /// example; --class N or --all print mismatches in full (decoded input,
