@@ -12,38 +12,7 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use ptx_cvt::instr::parse;
-use ptx_cvt_tests::{bin, workspace};
-
-/// A folder holding the stand-in as `libcuda.so`, built once per test process.
-fn standin_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let ws = workspace();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
-        let out = Command::new(cargo)
-            .args(["build", "-q", "-p", "ptx-cvt-cuda-standin"])
-            .current_dir(&ws)
-            .output()
-            .expect("run cargo to build the stand-in");
-        assert!(out.status.success(), "cargo build -p ptx-cvt-cuda-standin:\n{}", String::from_utf8_lossy(&out.stderr));
-        let target = match std::env::var_os("CARGO_TARGET_DIR") {
-            Some(d) if Path::new(&d).is_absolute() => PathBuf::from(d),
-            Some(d) => ws.join(d),
-            None => ws.join("target"),
-        };
-        // target/debug/cuda-standin/libcuda.so -> the built library: the name
-        // cudarc looks for, in a folder of its own for LD_LIBRARY_PATH.
-        let so = target.join("debug/libptx_cvt_cuda_standin.so");
-        assert!(so.is_file(), "built the stand-in but {} does not exist", so.display());
-        let dir = target.join("debug/cuda-standin");
-        std::fs::create_dir_all(&dir).unwrap();
-        let tmp = dir.join(format!(".libcuda.so.{}", std::process::id()));
-        let _ = std::fs::remove_file(&tmp);
-        std::os::unix::fs::symlink(&so, &tmp).unwrap();
-        std::fs::rename(&tmp, dir.join("libcuda.so")).unwrap();
-        dir
-    })
-}
+use ptx_cvt_tests::{bin, standin_dir, workspace};
 
 /// A fresh output folder for one test, removed when dropped.
 struct Scratch(PathBuf);

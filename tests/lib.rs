@@ -17,6 +17,25 @@ pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
 }
 
+/// `cargo build -q ARGS` (dev profile) in the workspace; the target folder
+/// it built into (`CARGO_TARGET_DIR` or `target/`).
+fn cargo_build(args: &[&str]) -> PathBuf {
+    let ws = workspace();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
+    let out = Command::new(cargo)
+        .args(["build", "-q"])
+        .args(args)
+        .current_dir(&ws)
+        .output()
+        .expect("could not run cargo build");
+    assert!(out.status.success(), "cargo build {}:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(d) if Path::new(&d).is_absolute() => PathBuf::from(d),
+        Some(d) => ws.join(d),
+        None => ws.join("target"),
+    }
+}
+
 /// Path of the `ptx-cvt` binary, built once per test process with
 /// `cargo build -p ptx-cvt-cli` (dev profile); `PTX_CVT_BIN` overrides it.
 pub fn bin() -> &'static Path {
@@ -25,19 +44,7 @@ pub fn bin() -> &'static Path {
         if let Some(p) = std::env::var_os("PTX_CVT_BIN") {
             return PathBuf::from(p);
         }
-        let ws = workspace();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
-        let out = Command::new(cargo)
-            .args(["build", "-q", "-p", "ptx-cvt-cli", "--bin", "ptx-cvt"])
-            .current_dir(&ws)
-            .output()
-            .expect("could not run cargo to build ptx-cvt");
-        assert!(out.status.success(), "cargo build -p ptx-cvt-cli failed:\n{}", String::from_utf8_lossy(&out.stderr));
-        let target = match std::env::var_os("CARGO_TARGET_DIR") {
-            Some(d) if Path::new(&d).is_absolute() => PathBuf::from(d),
-            Some(d) => ws.join(d),
-            None => ws.join("target"),
-        };
+        let target = cargo_build(&["-p", "ptx-cvt-cli", "--bin", "ptx-cvt"]);
         let exe = target.join("debug").join(format!("ptx-cvt{}", std::env::consts::EXE_SUFFIX));
         assert!(exe.is_file(), "built ptx-cvt but {} does not exist", exe.display());
         exe
@@ -49,19 +56,7 @@ pub fn bin() -> &'static Path {
 pub fn standin_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let ws = workspace();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
-        let out = Command::new(cargo)
-            .args(["build", "-q", "-p", "ptx-cvt-cuda-standin"])
-            .current_dir(&ws)
-            .output()
-            .expect("run cargo to build the stand-in");
-        assert!(out.status.success(), "cargo build -p ptx-cvt-cuda-standin:\n{}", String::from_utf8_lossy(&out.stderr));
-        let target = match std::env::var_os("CARGO_TARGET_DIR") {
-            Some(d) if Path::new(&d).is_absolute() => PathBuf::from(d),
-            Some(d) => ws.join(d),
-            None => ws.join("target"),
-        };
+        let target = cargo_build(&["-p", "ptx-cvt-cuda-standin"]);
         let so = target.join("debug/libptx_cvt_cuda_standin.so");
         assert!(so.is_file(), "built the stand-in but {} does not exist", so.display());
         let dir = target.join("debug/cuda-standin");

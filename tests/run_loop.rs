@@ -63,15 +63,22 @@ fn summary(out: &str) -> Value {
     v["summary"].clone()
 }
 
-#[test]
-fn ctrl_c_during_check_keeps_the_report() {
-    let child = start(&["check", "--json", "--batch", "20", "--target-cmd", SLOW, FILE]);
+/// Ctrl-C 3 s into the run: it must end with status 130 and a JSON
+/// summary that says it was interrupted; the summary and stderr.
+fn interrupted_after_3_s(child: Child) -> (Value, String) {
     std::thread::sleep(Duration::from_millis(3000));
     ctrl_c(&child);
     let (code, out, err) = finish(child, Duration::from_secs(20));
     assert_eq!(code, Some(130), "{out}\n{err}");
     let s = summary(&out);
     assert_eq!(s["interrupted"], true, "{s}");
+    (s, err)
+}
+
+#[test]
+fn ctrl_c_during_check_keeps_the_report() {
+    let child = start(&["check", "--json", "--batch", "20", "--target-cmd", SLOW, FILE]);
+    let (s, err) = interrupted_after_3_s(child);
     let c = &s["cases"];
     let answered = c["passed"].as_u64().unwrap() + c["failed"].as_u64().unwrap();
     // Some cases were answered before the signal, and the batch in flight
@@ -97,12 +104,7 @@ fn ctrl_c_during_fuzz_keeps_the_report() {
         "--target-cmd",
         SLOW,
     ]);
-    std::thread::sleep(Duration::from_millis(3000));
-    ctrl_c(&child);
-    let (code, out, err) = finish(child, Duration::from_secs(20));
-    assert_eq!(code, Some(130), "{out}\n{err}");
-    let s = summary(&out);
-    assert_eq!(s["interrupted"], true, "{s}");
+    let (s, err) = interrupted_after_3_s(child);
     assert!(s["seconds"].as_f64().unwrap() < 30.0, "{s}");
     assert!(s["cases"]["failed"].as_u64().unwrap() > 0, "{s}");
     assert_eq!(s["cases"]["crashed"], 0, "{s}\n{err}");

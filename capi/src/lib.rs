@@ -107,6 +107,38 @@ unsafe fn guarded(err: *mut c_char, err_len: usize, f: impl FnOnce() -> Result<c
     }
 }
 
+/// A string argument: None for NULL, else its text; `code` is the error
+/// for text that is not UTF-8.
+///
+/// # Safety
+/// `p` is NULL or NUL-terminated.
+unsafe fn str_arg(p: *const c_char, what: &str, code: c_int) -> Result<Option<String>, Error> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    let s = CStr::from_ptr(p).to_str().map_err(|_| Error { code, message: format!("{what} is not valid UTF-8") })?;
+    Ok(Some(s.to_string()))
+}
+
+/// The `profile` argument (NULL: the default, sm90).
+///
+/// # Safety
+/// As for [`str_arg`].
+unsafe fn profile_arg(profile: *const c_char) -> Result<Profile, Error> {
+    match str_arg(profile, "profile", PTX_CVT_EARG)? {
+        None => Ok(Profile::default()),
+        Some(p) => p.parse::<Profile>().map_err(|e| Error { code: PTX_CVT_EARG, message: e.to_string() }),
+    }
+}
+
+/// A register width (`what`: "destination", "operand 2"): 8, 16, 32 or 64.
+fn check_register(what: &str, width: u32) -> Result<(), Error> {
+    if REG_WIDTHS.contains(&width) {
+        return Ok(());
+    }
+    fail(PTX_CVT_EILLEGAL, format!("{what} register of {width} bits: PTX registers have 8, 16, 32 or 64 bits"))
+}
+
 /// A checked request: the parsed instruction, its operands and registers.
 struct Request {
     cvt: Cvt,
@@ -140,41 +172,22 @@ unsafe fn request(
     if n_operands == 0 {
         return fail(PTX_CVT_EARG, "n_operands is 0: every cvt takes at least one source operand");
     }
-    let profile = if profile.is_null() {
-        Profile::default()
-    } else {
-        let text = CStr::from_ptr(profile)
-            .to_str()
-            .map_err(|_| Error { code: PTX_CVT_EARG, message: "profile is not valid UTF-8".into() })?;
-        text.parse::<Profile>().map_err(|e| Error { code: PTX_CVT_EARG, message: e.to_string() })?
-    };
-    let text = CStr::from_ptr(instruction)
-        .to_str()
-        .map_err(|_| Error { code: PTX_CVT_EPARSE, message: "instruction is not valid UTF-8".into() })?;
-    let cvt = ptx_cvt::instr::parse(text).map_err(|e| Error { code: PTX_CVT_EPARSE, message: e.message })?;
+    let profile = profile_arg(profile)?;
+    let text = str_arg(instruction, "instruction", PTX_CVT_EPARSE)?.unwrap_or_default();
+    let cvt = ptx_cvt::instr::parse(&text).map_err(|e| Error { code: PTX_CVT_EPARSE, message: e.message })?;
     if n_operands > MAX_OPERANDS {
         return fail(
             PTX_CVT_EILLEGAL,
             format!("{n_operands} operands: {cvt} takes {}", ptx_cvt::instr::shape(&cvt).describe()),
         );
     }
-    if !REG_WIDTHS.contains(&dst_width) {
-        return fail(
-            PTX_CVT_EILLEGAL,
-            format!("destination register of {dst_width} bits: PTX registers have 8, 16, 32 or 64 bits"),
-        );
-    }
+    check_register("destination", dst_width)?;
     let mut ops = Vec::with_capacity(n_operands);
     for i in 0..n_operands {
         // Unaligned reads: a caller's packed buffer must not be undefined behaviour.
         let bits = operands.add(i).read_unaligned();
         let width = operand_widths.add(i).read_unaligned();
-        if !REG_WIDTHS.contains(&width) {
-            return fail(
-                PTX_CVT_EILLEGAL,
-                format!("operand {}: register of {width} bits: PTX registers have 8, 16, 32 or 64 bits", i + 1),
-            );
-        }
+        check_register(&format!("operand {}:", i + 1), width)?;
         if bits & !width_mask(width) != 0 {
             return fail(PTX_CVT_EILLEGAL, format!("operand {}: {bits:#x} does not fit a {width}-bit register", i + 1));
         }
@@ -295,6 +308,26 @@ pub unsafe extern "C" fn ptx_cvt_accepts(
     })
 }
 
+/// Run `f` on the handle with panics caught and errors written to `err`
+/// (the shared frame of the calls that take a handle).
+///
+/// # Safety
+/// `handle` is NULL or from `ptx_cvt_prepare`; `err` valid for `err_len` bytes.
+unsafe fn with_handle(
+    handle: *const Prepared,
+    err: *mut c_char,
+    err_len: usize,
+    f: impl FnOnce(&Prepared) -> Result<c_int, Error>,
+) -> c_int {
+    if err.is_null() || err_len == 0 {
+        return PTX_CVT_EARG;
+    }
+    guarded(err, err_len, || match handle.as_ref() {
+        Some(h) => f(h),
+        None => fail(PTX_CVT_EARG, "handle is NULL"),
+    })
+}
+
 /// Prepare a conversion for many evaluations. See `ptx_cvt_prepare` in `include/ptx_cvt.h`.
 ///
 /// # Safety
@@ -402,17 +435,11 @@ pub unsafe extern "C" fn ptx_cvt_accepts_prepared(
     err: *mut c_char,
     err_len: usize,
 ) -> c_int {
-    if err.is_null() || err_len == 0 {
-        return PTX_CVT_EARG;
-    }
-    guarded(err, err_len, || {
-        if handle.is_null() {
-            return fail(PTX_CVT_EARG, "handle is NULL");
-        }
+    with_handle(handle, err, err_len, |h| {
         if operands.is_null() {
             return fail(PTX_CVT_EARG, "operands is NULL");
         }
-        Ok(if (*handle).accepts(operands, bits)? { PTX_CVT_ACCEPT } else { PTX_CVT_REJECT })
+        Ok(if h.accepts(operands, bits)? { PTX_CVT_ACCEPT } else { PTX_CVT_REJECT })
     })
 }
 
@@ -430,16 +457,7 @@ pub unsafe extern "C" fn ptx_cvt_eval_batch(
     err: *mut c_char,
     err_len: usize,
 ) -> c_int {
-    if err.is_null() || err_len == 0 {
-        return PTX_CVT_EARG;
-    }
-    guarded(err, err_len, || {
-        if handle.is_null() {
-            return fail(PTX_CVT_EARG, "handle is NULL");
-        }
-        (*handle).eval_batch(n, operands, results)?;
-        Ok(PTX_CVT_OK)
-    })
+    with_handle(handle, err, err_len, |h| h.eval_batch(n, operands, results).map(|()| PTX_CVT_OK))
 }
 
 /// Many evaluations on arrays of the registers' own widths. See
@@ -457,16 +475,7 @@ pub unsafe extern "C" fn ptx_cvt_eval_slice(
     err: *mut c_char,
     err_len: usize,
 ) -> c_int {
-    if err.is_null() || err_len == 0 {
-        return PTX_CVT_EARG;
-    }
-    guarded(err, err_len, || {
-        if handle.is_null() {
-            return fail(PTX_CVT_EARG, "handle is NULL");
-        }
-        (*handle).eval_slice(n, operands.cast(), results.cast())?;
-        Ok(PTX_CVT_OK)
-    })
+    with_handle(handle, err, err_len, |h| h.eval_slice(n, operands.cast(), results.cast()).map(|()| PTX_CVT_OK))
 }
 
 /// The library version, e.g. `0.1.0`: a static NUL-terminated string.

@@ -4,13 +4,16 @@
 //! (tested equal to the exact engine on every variant) under the sm90
 //! profile, from the exact engine under `isa` (which the fast one lacks).
 
-use std::ffi::{c_char, c_int, CStr};
+use std::ffi::{c_char, c_int};
 
 use ptx_cvt::accept::{width_mask, Alt, LaneSet};
 use ptx_cvt::fast::{self, FastResult, Plan};
 use ptx_cvt::{evaluate_accept, Cvt, Operand, Profile, PtxVersion, Target};
 
-use crate::{fail, Error, PTX_CVT_EARG, PTX_CVT_EILLEGAL, PTX_CVT_EPARSE, PTX_CVT_NOT_BITS, PTX_CVT_OK, REG_WIDTHS};
+use crate::{
+    check_register, fail, profile_arg, str_arg, Error, PTX_CVT_EARG, PTX_CVT_EILLEGAL, PTX_CVT_EPARSE,
+    PTX_CVT_NOT_BITS, PTX_CVT_OK,
+};
 
 /// A checked instruction with its register widths (opaque to C: `ptx_cvt_prepared`): immutable once made, so
 /// any number of threads may evaluate through one handle.
@@ -24,21 +27,6 @@ pub struct Prepared {
     /// Whether `fast::evaluate_batch` takes the form: one operand, registers
     /// of the types' own widths.
     natural_single: bool,
-    /// For the one-value hot path: the mask of the one operand's register
-    /// (0: not a one-operand form on the fast engine) and of the destination.
-    quick_src_mask: u64,
-    dst_mask: u64,
-}
-
-fn c_str(p: *const c_char, what: &str, code: c_int) -> Result<Option<String>, Error> {
-    if p.is_null() {
-        return Ok(None);
-    }
-    // SAFETY: the caller passes NULL or a NUL-terminated string (header).
-    let s = unsafe { CStr::from_ptr(p) }
-        .to_str()
-        .map_err(|_| Error { code, message: format!("{what} is not valid UTF-8") })?;
-    Ok(Some(s.to_string()))
 }
 
 impl Prepared {
@@ -53,20 +41,17 @@ impl Prepared {
         ptx_version: *const c_char,
         profile: *const c_char,
     ) -> Result<Prepared, Error> {
-        let text = c_str(instruction, "instruction", PTX_CVT_EPARSE)?
+        let text = str_arg(instruction, "instruction", PTX_CVT_EPARSE)?
             .ok_or(Error { code: PTX_CVT_EARG, message: "instruction is NULL".into() })?;
         if operand_widths.is_null() {
             return fail(PTX_CVT_EARG, "operand_widths is NULL");
         }
-        let profile = match c_str(profile, "profile", PTX_CVT_EARG)? {
-            None => Profile::default(),
-            Some(p) => p.parse::<Profile>().map_err(|e| Error { code: PTX_CVT_EARG, message: e.to_string() })?,
-        };
-        let target = match c_str(target, "target", PTX_CVT_EARG)? {
+        let profile = profile_arg(profile)?;
+        let target = match str_arg(target, "target", PTX_CVT_EARG)? {
             None => None,
             Some(t) => Some(t.parse::<Target>().map_err(|e| Error { code: PTX_CVT_EARG, message: e.0 })?),
         };
-        let version = match c_str(ptx_version, "ptx_version", PTX_CVT_EARG)? {
+        let version = match str_arg(ptx_version, "ptx_version", PTX_CVT_EARG)? {
             None => None,
             Some(v) => Some(v.parse::<PtxVersion>().map_err(|e| Error { code: PTX_CVT_EARG, message: e.0 })?),
         };
@@ -75,18 +60,10 @@ impl Prepared {
         if n_operands != shape.srcs.len() || n_operands > MAX_OPS {
             return fail(PTX_CVT_EILLEGAL, format!("{n_operands} operand(s): {cvt} takes {}", shape.describe()));
         }
-        if !REG_WIDTHS.contains(&dst_width) {
-            return fail(
-                PTX_CVT_EILLEGAL,
-                format!("destination register of {dst_width} bits: PTX registers have 8, 16, 32 or 64 bits"),
-            );
-        }
+        check_register("destination", dst_width)?;
         let widths: Vec<u32> = (0..n_operands).map(|i| operand_widths.add(i).read_unaligned()).collect();
-        if let Some((i, w)) = widths.iter().enumerate().find(|(_, w)| !REG_WIDTHS.contains(w)) {
-            return fail(
-                PTX_CVT_EILLEGAL,
-                format!("operand {}: register of {w} bits: PTX registers have 8, 16, 32 or 64 bits", i + 1),
-            );
+        for (i, &w) in widths.iter().enumerate() {
+            check_register(&format!("operand {}:", i + 1), w)?;
         }
         let regs = ptx_cvt::Regs { dst: dst_width, src: widths[0] };
         ptx_cvt::instr::check(&cvt, regs, target, version)
@@ -108,9 +85,7 @@ impl Prepared {
             _ => None,
         };
         let natural_single = widths.len() == 1 && widths[0] == cvt.atype.bits() && dst_width == cvt.dtype.bits();
-        let quick_src_mask = if plan.is_some() && widths.len() == 1 { width_mask(widths[0]) } else { 0 };
-        let dst_mask = width_mask(dst_width);
-        Ok(Prepared { cvt, widths, dst_width, profile, plan, natural_single, quick_src_mask, dst_mask })
+        Ok(Prepared { cvt, widths, dst_width, profile, plan, natural_single })
     }
 
     /// The operands of element `row` of a row-major array, checked.
@@ -162,16 +137,15 @@ impl Prepared {
     /// None sends the call down the full path (checks, messages, sets).
     #[inline(always)]
     pub(crate) fn quick(&self, x: u64) -> Option<(u64, u64)> {
-        let m = self.quick_src_mask;
-        if m == 0 || x & !m != 0 {
+        let plan = self.plan.as_ref()?;
+        let [width] = self.widths[..] else { return None };
+        if x & !width_mask(width) != 0 {
             return None;
         }
-        let plan = self.plan.as_ref()?;
-        // The register's width from its mask (no load of the widths' vector).
-        let width = 64 - m.leading_zeros();
+        let all = width_mask(self.dst_width);
         match plan.eval(&[Operand { bits: x, width }]) {
-            FastResult::Bits(v) => Some((v, self.dst_mask)),
-            FastResult::Pattern { value, mask } => Some((value & mask & self.dst_mask, mask & self.dst_mask)),
+            FastResult::Bits(v) => Some((v, all)),
+            FastResult::Pattern { value, mask } => Some((value & mask & all, mask & all)),
             _ => None,
         }
     }
