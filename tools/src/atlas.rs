@@ -5,12 +5,11 @@
 //! itself with it.
 
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use ptx_cvt::Cvt;
 use ptx_cvt_harness::atlas::{self, Entry, Open, Space};
 use rayon::prelude::*;
@@ -130,15 +129,10 @@ fn units(variants: &[Cvt]) -> Vec<(usize, u64)> {
 
 /// A progress bar over inputs (hidden when stderr is no terminal).
 pub fn bar(total: u64, quiet: bool) -> ProgressBar {
-    if !std::io::stderr().is_terminal() || quiet {
+    if quiet {
         return ProgressBar::hidden();
     }
-    let b = ProgressBar::new(total);
-    b.set_style(
-        ProgressStyle::with_template("{bar:40} {percent}% of {human_len} inputs, {elapsed} elapsed, eta {eta}")
-            .unwrap(),
-    );
-    b
+    crate::progress::bar(Some(total), crate::progress::INPUTS)
 }
 
 /// The fast engine's digest of each unit, in parallel.

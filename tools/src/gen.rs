@@ -6,7 +6,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use ptx_cvt::gen::{self, Level};
 use ptx_cvt::{Cvt, Profile, PtxVersion};
 use rayon::prelude::*;
@@ -138,9 +137,9 @@ fn generate(a: &GenArgs) -> Result<(), String> {
     let dir = PathBuf::from(&a.out);
     let stale = if a.out == "-" { Vec::new() } else { prepare_dir(a, &dir, &names)? };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build().map_err(|e| e.to_string())?;
-    let bar = ProgressBar::new(variants.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} variants, {elapsed} elapsed, eta {eta} {msg}").unwrap(),
+    let bar = crate::progress::bar(
+        Some(variants.len() as u64),
+        "{bar:40} {pos}/{len} variants, {elapsed} elapsed, eta {eta} {msg}",
     );
     let start = std::time::Instant::now();
     let outputs: Vec<Output> = pool.install(|| {

@@ -215,18 +215,7 @@ struct WithProgress<I: Implementation> {
 
 impl<I: Implementation> WithProgress<I> {
     fn new(inner: I) -> WithProgress<I> {
-        use std::io::IsTerminal;
-        let bar = if std::io::stderr().is_terminal() {
-            let b = indicatif::ProgressBar::new_spinner();
-            if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {pos} cases sent, {elapsed}: {msg}") {
-                b.set_style(style);
-            }
-            b.enable_steady_tick(Duration::from_millis(200));
-            b
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
-        WithProgress { inner, bar }
+        WithProgress { inner, bar: crate::progress::bar(None, "{pos} cases sent, {elapsed}: {msg}") }
     }
 }
 

@@ -10,6 +10,9 @@ use ptx_cvt_harness::Triage;
 pub const INTERRUPT_NOTE: &str =
     "interrupted: finishing the batch in flight, then the report of what ran (Ctrl-C again quits at once)";
 
+/// The bar of the commands that count inputs (sweep, atlas).
+pub const INPUTS: &str = "{bar:40} {percent}% of {human_len} inputs, {elapsed} elapsed, eta {eta}";
+
 /// A bar over `total` units (a spinner without one); hidden off a terminal.
 pub fn bar(total: Option<u64>, template: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {

@@ -36,12 +36,12 @@
 //! inputs, so the digests of the N shards add up (mod 2^64) to the digest of
 //! the whole space, and two implementations can be compared by digest alone.
 
-use std::io::{BufReader, IsTerminal, Write};
+use std::io::{BufReader, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use ptx_cvt::fast::{self, FastResult};
 use ptx_cvt::instr;
 use ptx_cvt::{evaluate, parse_case, AcceptSet, Case, Cvt, Operand, Profile};
@@ -340,16 +340,7 @@ pub fn run(a: SweepArgs) -> u8 {
         },
     };
 
-    let bar = if std::io::stderr().is_terminal() && !a.json {
-        let b = ProgressBar::new(count.min(u64::MAX as u128) as u64);
-        b.set_style(
-            ProgressStyle::with_template("{bar:40} {percent}% of {human_len} inputs, {elapsed} elapsed, eta {eta}")
-                .unwrap(),
-        );
-        b
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = crate::atlas::bar(count.min(u64::MAX as u128) as u64, a.json);
     if target.is_some() {
         interrupt::install(crate::progress::INTERRUPT_NOTE);
     }
