@@ -28,7 +28,10 @@ wheel="$(ls "$wheels"/ptx_cvt-*-abi3-*.whl)"
 "$py" -m venv "$fresh"
 "$fresh/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes \
     -r "$root/python/requirements-test.txt"
-"$fresh/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps "$wheel"
+# The wheel just built, by its exact version, never from an index.
+version="$(basename "$wheel" | cut -d- -f2)"
+"$fresh/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --no-index \
+    --find-links "$wheels" "ptx-cvt==$version"
 # From the repository root: python/ is not on sys.path, so the tests import the installed wheel.
 "$fresh/bin/python" - <<'PY'
 import pathlib, ptx_cvt
