@@ -9,7 +9,6 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 use ptx_cvt::instr::parse;
 use ptx_cvt_tests::{bin, standin_dir, workspace};
