@@ -12,13 +12,13 @@
 //! 4. One cause, one class: every unit explained by the same hypothesis is
 //!    one class, whatever the variant, lane, source type or family, and two
 //!    explanations merge where one admissible hypothesis reproduces all
-//!    their units. Units nothing explains form classes by the rule that
-//!    decides their wrong bits, family and source format.
+//!    their units. Units nothing explains form classes by where they come
+//!    from (`hubs`) and the code path they fail on (`unexplained_paths`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use ptx_cvt::format::Format;
-use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rule, Type};
+use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rounding, Rule, Type};
 
 use crate::diagnose::{self, diagnose_only, Hyps, Lanes, CATALOGUE, CONSTANT};
 use crate::report::Mismatch;
@@ -145,8 +145,8 @@ pub struct BugClass {
     /// The rule that decides the wrong bits of the example.
     pub rule: Rule,
     /// Where the answers of a class nothing explains come from, and the
-    /// part of the input space they lie in.
-    pub source: Option<(Hub, Region)>,
+    /// parts of the input space they lie in.
+    pub source: Option<Unexplained>,
     pub variants: BTreeSet<Cvt>,
     /// Indices into the triage's mismatches, in the order met, each once.
     pub members: Vec<usize>,
@@ -190,7 +190,7 @@ impl BugClass {
             }
             Explanation::None => format!(
                 "{}{lanes}: no hypothesis reproduces these answers (the rule deciding the first one's wrong bits: {} [{}])",
-                self.source.map_or_else(|| self.family.to_string(), |(h, r)| format!("{}, {}", h.text(), r.text())),
+                self.source.as_ref().map_or_else(|| self.family.to_string(), Unexplained::text),
                 self.rule.name(),
                 self.rule.evidence().tag()
             ),
@@ -342,9 +342,11 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
     enum Key {
         /// A hypothesis, or the hypotheses of one cause joined (`cause_classes`).
         Explained(usize),
-        Unexplained(Hub, Region),
+        /// A hub and the first path cell of a code path (`unexplained_paths`).
+        Unexplained(Hub, usize),
     }
     let hubs = hubs(&units, &chosen, mismatches);
+    let paths = unexplained_paths(&units, &chosen, mismatches, &hubs);
     let cause = cause_classes(&units, &chosen, mismatches);
     let mut by_key: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
     for (j, u) in units.iter().enumerate() {
@@ -352,7 +354,7 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
         let c = &m.case.instr;
         let key = match chosen[j] {
             Some(h) => Key::Explained(cause[&h]),
-            None => Key::Unexplained(hubs[&Lanes::of(c).pair()], Region::of(&m.class)),
+            None => Key::Unexplained(hubs[&Lanes::of(c).pair()], paths[j]),
         };
         by_key.entry(key).or_default().push(j);
     }
@@ -387,7 +389,7 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
                     let all = js.iter().fold(u128::MAX, |acc, &j| acc & adm[j].0) & !(1 << h);
                     (Explanation::Hypothesis(h), Hyps(all).names(), None, parts)
                 }
-                Key::Unexplained(hub, region) => {
+                Key::Unexplained(hub, _) => {
                     let got = |k: usize| mismatches[k].got.single();
                     let x = got(members[0]);
                     let same = members.len() > 1 && members.iter().all(|&k| got(k).is_some() && got(k) == x);
@@ -397,7 +399,8 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
                         Some(b) if same && others * 20 <= members.len() => Explanation::Constant(b),
                         _ => Explanation::None,
                     };
-                    (e, Vec::new(), Some((hub, region)), Vec::new())
+                    let regions = js.iter().map(|&j| Region::of(&mismatches[units[j].k].class)).collect();
+                    (e, Vec::new(), Some(Unexplained { hub, regions }), Vec::new())
                 }
             };
             BugClass {
@@ -544,23 +547,50 @@ fn holds_everywhere(h: usize, stats: &HashMap<Cvt, VariantStats>, evidence: &Evi
 /// (catalogue.rs `CAUSES`) chosen for the same conversion (source and
 /// destination type) are one decision of that code path: one class,
 /// joined transitively. Elsewhere they stay apart (`.rn` truncating into
-/// bf16 and `.rz` ignored for s32 sources are two defects).
+/// bf16 and `.rz` ignored for s32 sources are two defects). Rows that answer
+/// with another rounding join only where the modes form a cycle in one
+/// conversion (`.rm` answering as `.rp` and `.rp` as `.rm`: one switch that
+/// swaps them); `.rn` whose ties go away and `.rm` that truncates are two
+/// defects of one rounding routine, and they join nothing else of the cause.
 fn cause_classes(units: &[UnitRef], chosen: &[Scoped], mismatches: &[Mismatch]) -> HashMap<usize, usize> {
+    use diagnose::catalogue::{answers_with, as_float_mode};
     let mut pairs: BTreeMap<usize, BTreeSet<(Type, Type)>> = BTreeMap::new();
+    // Per conversion: written mode → the mode answered, and the row saying so.
+    let mut edges: BTreeMap<(Type, Type), BTreeSet<ModeEdge>> = BTreeMap::new();
     for (u, h) in units.iter().zip(chosen) {
         if let Some(h) = h {
             let c = &mismatches[u.k].case.instr;
             pairs.entry(*h).or_default().insert((c.atype, c.dtype));
+            if let (Some(to), Some(from)) = (answers_with(*h), c.rounding) {
+                edges.entry((c.atype, c.dtype)).or_default().insert((as_float_mode(from), to, *h));
+            }
         }
     }
+    let mut cycles: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for es in edges.values() {
+        let on_cycle: Vec<ModeEdge> = es.iter().copied().filter(|&(from, to, _)| reaches(es, to, from)).collect();
+        for &(fa, _, a) in &on_cycle {
+            for &(fb, _, b) in &on_cycle {
+                if reaches(es, fa, fb) && reaches(es, fb, fa) {
+                    cycles.insert((a, b));
+                }
+            }
+        }
+    }
+    let joins = |a: usize, b: usize| {
+        let cause = diagnose::catalogue::cause_key;
+        cause(a) == cause(b)
+            && match (answers_with(a).is_some(), answers_with(b).is_some()) {
+                (true, true) => cycles.contains(&(a, b)),
+                (false, false) => !pairs[&a].is_disjoint(&pairs[&b]),
+                _ => false,
+            }
+    };
     let hs: Vec<usize> = pairs.keys().copied().collect();
     let mut key: HashMap<usize, usize> = hs.iter().map(|&h| (h, h)).collect();
-    let cause = diagnose::catalogue::cause_key;
-    while let Some((ka, kb)) = hs.iter().find_map(|&a| {
-        hs.iter()
-            .find(|&&b| key[&a] != key[&b] && cause(a) == cause(b) && !pairs[&a].is_disjoint(&pairs[&b]))
-            .map(|&b| (key[&a], key[&b]))
-    }) {
+    while let Some((ka, kb)) =
+        hs.iter().find_map(|&a| hs.iter().find(|&&b| key[&a] != key[&b] && joins(a, b)).map(|&b| (key[&a], key[&b])))
+    {
         for k in key.values_mut() {
             if *k == kb {
                 *k = ka;
@@ -568,6 +598,27 @@ fn cause_classes(units: &[UnitRef], chosen: &[Scoped], mismatches: &[Mismatch]) 
         }
     }
     key
+}
+
+/// A written rounding mode, the mode answered instead, and the row saying so.
+type ModeEdge = (Rounding, Rounding, usize);
+
+/// Whether `to` is reached from `from` along the edges (a mode reaches itself).
+fn reaches(edges: &BTreeSet<ModeEdge>, from: Rounding, to: Rounding) -> bool {
+    let mut seen = vec![from];
+    let mut i = 0;
+    while let Some(&m) = seen.get(i) {
+        if m == to {
+            return true;
+        }
+        for &(a, b, _) in edges {
+            if a == m && !seen.contains(&b) {
+                seen.push(b);
+            }
+        }
+        i += 1;
+    }
+    false
 }
 
 /// For each unit nothing explains: the rewrite hypothesis chosen for other
@@ -608,6 +659,76 @@ fn composites(
         }
     }
     out
+}
+
+/// Where a class nothing explains comes from, and where its answers lie.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unexplained {
+    pub hub: Hub,
+    pub regions: BTreeSet<Region>,
+}
+
+impl Unexplained {
+    pub fn text(&self) -> String {
+        let r: Vec<&str> = self.regions.iter().map(|r| r.text()).collect();
+        format!("{}, {}", self.hub.text(), r.join(" and "))
+    }
+}
+
+/// The code path of each unit nothing explains, as the index of its first
+/// *path cell* (`usize::MAX` for the others). A cell is one hub and one way
+/// through a conversion: the kinds of source and result and the region, from
+/// the coverage class. A defect in one branch strikes a few cells in the
+/// variants that reach the branch, so cells of a hub that fail in the same
+/// variants are one code path: joined (transitively) where at least half of
+/// the smaller one's variants are the other's. Cells in disjoint variants
+/// stay apart (a broken subnormal branch of f16 and a broken rounding of
+/// e4m3 are two defects).
+fn unexplained_paths(
+    units: &[UnitRef],
+    chosen: &[Scoped],
+    mismatches: &[Mismatch],
+    hubs: &HashMap<(Format, Format), Hub>,
+) -> Vec<usize> {
+    let cell_of = |m: &Mismatch| {
+        let mut parts = m.class.split('/').map(|p| p.split('+').next().unwrap_or(""));
+        let (input, result) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        (hubs[&Lanes::of(&m.case.instr).pair()], input.to_string(), result.to_string(), Region::of(&m.class))
+    };
+    let mut cells: BTreeMap<(Hub, String, String, Region), BTreeSet<Cvt>> = BTreeMap::new();
+    for (u, h) in units.iter().zip(chosen) {
+        if h.is_none() {
+            let m = &mismatches[u.k];
+            cells.entry(cell_of(m)).or_default().insert(m.case.instr);
+        }
+    }
+    let keys: Vec<_> = cells.keys().cloned().collect();
+    let mut root: Vec<usize> = (0..keys.len()).collect();
+    fn find(root: &mut [usize], mut x: usize) -> usize {
+        while root[x] != x {
+            root[x] = root[root[x]];
+            x = root[x];
+        }
+        x
+    }
+    for a in 0..keys.len() {
+        for b in a + 1..keys.len() {
+            let (va, vb) = (&cells[&keys[a]], &cells[&keys[b]]);
+            if keys[a].0 == keys[b].0 && 2 * va.intersection(vb).count() >= va.len().min(vb.len()) {
+                let (ra, rb) = (find(&mut root, a), find(&mut root, b));
+                root[ra.max(rb)] = ra.min(rb);
+            }
+        }
+    }
+    let index: HashMap<&(Hub, String, String, Region), usize> = keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
+    units
+        .iter()
+        .zip(chosen)
+        .map(|(u, h)| match h {
+            Some(_) => usize::MAX,
+            None => find(&mut root, index[&cell_of(&mismatches[u.k])]),
+        })
+        .collect()
 }
 
 /// Where the wrong answers nothing explains come from: the reading of one
@@ -847,6 +968,55 @@ mod tests {
         assert_eq!(g.classes.len(), 1, "{}", t.text(&g, false));
         assert_eq!(g.classes[0].explanation, Explanation::None);
         assert!(g.classes[0].text(16).contains("no hypothesis reproduces these"));
+    }
+
+    /// Two defects of one rounding routine: `.rn` always rounds up and `.rp`
+    /// truncates. Both are "another mode's answer", but the modes form no
+    /// cycle (no switch maps one onto the other): two classes.
+    #[test]
+    fn two_wrong_roundings_of_one_routine_are_two_classes() {
+        use ptx_cvt::Rounding::{Rn, Rp, Rz};
+        let t = run(&["cvt.rn.f16.f32", "cvt.rp.f16.f32"], |c, ops, _| {
+            let r = if c.rounding == Some(Rn) {
+                Rp
+            } else if c.rounding == Some(Rp) {
+                Rz
+            } else {
+                return None;
+            };
+            evaluate(&Cvt { rounding: Some(r), ..*c }, ops, 16, Profile::Sm90).ok()?.accept.single()
+        });
+        let g = t.group();
+        let text = t.text(&g, false);
+        let mut n = names(&t);
+        n.sort();
+        assert_eq!(n, [Some("rounding-rp"), Some("rounding-rz")], "{text}");
+    }
+
+    /// Wrong answers nothing explains, in one hub (conversions to f16) but on
+    /// two code paths that share no variant: subnormal results of one
+    /// conversion, normal results of another. Two classes; and one defect
+    /// that strikes several paths of the same variants is one.
+    #[test]
+    fn unexplained_answers_on_separate_paths_are_separate_classes() {
+        let garbage = |c: &Cvt, ops: &[Operand], e: u64| {
+            let sub = e & 0x7c00 == 0 && e & 0x3ff != 0;
+            let normal = (0x0400..0x7c00).contains(&(e & 0x7fff));
+            let hit = match c.to_string().as_str() {
+                "cvt.rn.f16.f32" => sub,
+                "cvt.rz.f16.f64" => normal && ops[0].bits & 0xfff != 0,
+                _ => false,
+            };
+            hit.then_some(e ^ 0x155)
+        };
+        let t = run(&["cvt.rn.f16.f32", "cvt.rz.f16.f64"], garbage);
+        let g = t.group();
+        assert_eq!(g.classes.len(), 2, "{}", t.text(&g, false));
+        assert!(g.classes.iter().all(|b| b.explanation == Explanation::None && b.variants.len() == 1));
+        // Both paths of one variant: one class.
+        let t = run(&["cvt.rn.f16.f32"], |_, ops, e| (ops[0].bits & 0x3 != 0 && e & 0x7fff != 0).then_some(e ^ 0x155));
+        let g = t.group();
+        assert_eq!(g.classes.len(), 1, "{}", t.text(&g, false));
     }
 
     /// One switch over the rounding modes that swaps `.rm` and `.rp` shows

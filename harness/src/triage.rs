@@ -390,7 +390,7 @@ impl Triage {
                 json!({"id": b.id, "explanation": explanation, "alternatives": b.alternatives,
                        "hypotheses": hypotheses, "lane_units": b.lane_units,
                        "family": b.family, "rule": b.rule.name(), "evidence": b.rule.evidence().tag(),
-                       "unexplained_from": b.source.map(|(h, r)| format!("{}, {}", h.text(), r.text())),
+                       "unexplained_from": b.source.as_ref().map(crate::group::Unexplained::text),
                        "scope": glob, "scope_exact": exact,
                        "cases": b.count(), "variants": b.variants.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
                        "example": ex.json(None)})

@@ -288,6 +288,30 @@ pub static CATALOGUE: &[Hypothesis] = &[
     }),
 ];
 
+/// The rounding a `rounding-*` row answers with, as a float mode (`.rni`
+/// read as `.rn`: one switch serves both in most converters).
+pub fn answers_with(h: usize) -> Option<Rounding> {
+    Some(match CATALOGUE.get(h)?.name {
+        "rounding-rn" => Rounding::Rn,
+        "rounding-rna" => Rounding::Rna,
+        "rounding-rz" => Rounding::Rz,
+        "rounding-rm" => Rounding::Rm,
+        "rounding-rp" => Rounding::Rp,
+        _ => return None,
+    })
+}
+
+/// The float mode of a written rounding (`.rni` → `.rn`).
+pub fn as_float_mode(r: Rounding) -> Rounding {
+    match r {
+        Rounding::Rni => Rounding::Rn,
+        Rounding::Rzi => Rounding::Rz,
+        Rounding::Rmi => Rounding::Rm,
+        Rounding::Rpi => Rounding::Rp,
+        r => r,
+    }
+}
+
 /// A decision of a converter that goes wrong in different ways in
 /// different variants of one implementation (one switch over the rounding
 /// modes, one range check): the hypotheses chosen for its units are one
