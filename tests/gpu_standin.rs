@@ -365,12 +365,18 @@ fn device_newer_than_the_target() {
 
 #[test]
 fn driver_too_old_for_the_ptx_version() {
-    let o = gpu(&["--exhaustive", "--filter", "cvt.f32.f16"], "ptx-max=8.4");
+    let o = gpu(&["--exhaustive", "--filter", "cvt.f32.f16", "--ptx-version", "8.7"], "ptx-max=8.4");
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("CUDA_ERROR_UNSUPPORTED_PTX_VERSION") && err.contains("accepts up to 8.4"), "{err}");
     let o = gpu(&["--exhaustive", "--filter", "cvt.f32.f16", "--ptx-version", "8.4"], "ptx-max=8.4");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    // By default the kernels' .version is the oldest the form needs on sm_90
+    // (sm_90 came with PTX ISA 7.8), which this driver loads.
+    let o = gpu(&["--exhaustive", "--filter", "cvt.f32.f16"], "ptx-max=8.4");
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("sm_90, PTX ISA 7.8"), "{err}");
 }
 
 /// The stand-in's own checks fail when they should: a module whose header

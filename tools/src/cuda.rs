@@ -319,12 +319,13 @@ impl Buf {
 pub struct GpuImpl {
     gpu: Gpu,
     target: Target,
-    version: PtxVersion,
+    version: Option<PtxVersion>,
     loaded: BTreeMap<Cvt, Result<(Kernel, Kernels), String>>,
 }
 
 impl GpuImpl {
-    pub fn open(ordinal: usize, target: Target, version: PtxVersion) -> Result<GpuImpl, String> {
+    /// `version`: the kernels' `.version`; `None`: the oldest each form needs on `target`.
+    pub fn open(ordinal: usize, target: Target, version: Option<PtxVersion>) -> Result<GpuImpl, String> {
         let gpu = Gpu::open(ordinal)?;
         if let Some(note) = gpu.check_target(target)? {
             eprintln!("note: {note}");
@@ -335,7 +336,10 @@ impl GpuImpl {
 
 impl Implementation for GpuImpl {
     fn name(&self) -> String {
-        format!("GPU {} ({} kernels, PTX ISA {})", self.gpu.info, self.target, self.version)
+        match self.version {
+            Some(v) => format!("GPU {} ({} kernels, PTX ISA {v})", self.gpu.info, self.target),
+            None => format!("GPU {} ({} kernels)", self.gpu.info, self.target),
+        }
     }
 
     fn eval(&mut self, c: &Cvt, operands: &[Operand], dst_width: u32) -> Result<Answer, String> {
@@ -349,6 +353,9 @@ impl Implementation for GpuImpl {
         let (gpu, target, version) = (&self.gpu, self.target, self.version);
         let entry = self.loaded.entry(*c).or_insert_with(|| {
             let k = crate::ptx::kernels(&[*c]).remove(0);
+            let version = version
+                .or_else(|| ptx_cvt_harness::ptx_kernels::oldest_version(std::slice::from_ref(&k), target))
+                .unwrap_or(PtxVersion::LATEST);
             let loaded = gpu.load(std::slice::from_ref(&k), target, version)?;
             match loaded.failed.first() {
                 Some((_, e)) => Err(e.clone()),

@@ -16,6 +16,7 @@ use clap::Args;
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::gen;
 use ptx_cvt::{evaluate_accept, format_case, instr, parse_case, AcceptSet, Cvt, Operand, Profile, PtxVersion, Target};
+use ptx_cvt_harness::ptx_kernels::oldest_version;
 use ptx_cvt_harness::{Mismatch, Origin};
 use rayon::prelude::*;
 
@@ -47,9 +48,12 @@ pub struct GpuArgs {
     /// The `.target` of the kernels; only variants legal there run.
     #[arg(long, default_value = "sm_90", value_parser = crate::parse_target)]
     target: Target,
-    /// The `.version` of the kernels (the driver must support it).
-    #[arg(long, default_value = "8.7", value_parser = crate::parse_version)]
-    ptx_version: PtxVersion,
+    /// PTX ISA version: only forms legal with it run, and it is the
+    /// kernels' `.version` (the driver must support it). Default: legality
+    /// as of 9.5, like every command, and the oldest `.version` the chosen
+    /// forms need on --target, so that older drivers load the module.
+    #[arg(long, value_name = "X.Y", value_parser = crate::parse_version)]
+    ptx_version: Option<PtxVersion>,
     /// CUDA device ordinal.
     #[arg(long, value_name = "N", default_value_t = 0)]
     device: usize,
@@ -87,6 +91,13 @@ pub struct GpuArgs {
 }
 
 /// Which answers `--out` keeps.
+impl GpuArgs {
+    /// The PTX ISA version the variants must be legal with.
+    fn legality_version(&self) -> PtxVersion {
+        self.ptx_version.unwrap_or(PtxVersion::LATEST)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Keep {
     All,
@@ -100,7 +111,8 @@ type Cases = BTreeMap<Cvt, Vec<Vec<Operand>>>;
 fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
     let filter = crate::options::VariantFilter::new(&a.filters).map_err(|e| format!("error: {e}"))?;
     let legal = |c: &Cvt| {
-        instr::check(c, gen::natural_regs(c), Some(a.target), Some(a.ptx_version)).is_ok() && filter.matches(c)
+        instr::check(c, gen::natural_regs(c), Some(a.target), Some(a.legality_version())).is_ok()
+            && filter.matches(c)
     };
     let mut cases: Cases = BTreeMap::new();
     let mut skipped = 0;
@@ -123,7 +135,7 @@ fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
         }
     }
     if a.exhaustive {
-        for (c, _) in gen::legal_variants(&[(a.target, a.ptx_version)]) {
+        for (c, _) in gen::legal_variants(&[(a.target, a.legality_version())]) {
             let shape = instr::shape(&c);
             let total: u32 = shape.srcs.iter().sum();
             if total > 16 || !legal(&c) {
@@ -298,7 +310,8 @@ pub fn run(a: GpuArgs) -> u8 {
     if skipped > 0 {
         eprintln!(
             "note: {skipped} cases skipped (wider registers, or not legal on {} with PTX ISA {})",
-            a.target, a.ptx_version
+            a.target,
+            a.legality_version()
         );
     }
     if cases.is_empty() {
@@ -308,13 +321,17 @@ pub fn run(a: GpuArgs) -> u8 {
         }
         eprintln!(
             "error: no cases: nothing to run of a variant legal on {} with PTX ISA {} (--allow-empty accepts that)",
-            a.target, a.ptx_version
+            a.target,
+            a.legality_version()
         );
         return 2;
     }
     let total: usize = cases.values().map(Vec::len).sum();
-    eprintln!("{}: {} variants, {total} cases ({}, PTX ISA {})", gpu.info, cases.len(), a.target, a.ptx_version);
-    let mut header = format!("# recorded: {}, kernels {} PTX ISA {}\n", gpu.info, a.target, a.ptx_version);
+    let variants: Vec<Cvt> = cases.keys().copied().collect();
+    let kernels = crate::ptx::kernels(&variants);
+    let version = a.ptx_version.or_else(|| oldest_version(&kernels, a.target)).unwrap_or(PtxVersion::LATEST);
+    eprintln!("{}: {} variants, {total} cases ({}, PTX ISA {version})", gpu.info, cases.len(), a.target);
+    let mut header = format!("# recorded: {}, kernels {} PTX ISA {version}\n", gpu.info, a.target);
     if a.keep == Keep::Open {
         header.push_str(
             "# kept: only cases whose expected result is a set of several values, and mismatches (--keep open)\n",
@@ -322,9 +339,7 @@ pub fn run(a: GpuArgs) -> u8 {
     }
     let mut record = Record::new(a.out.clone(), header, cases.keys().copied());
     let start = std::time::Instant::now();
-    let variants: Vec<Cvt> = cases.keys().copied().collect();
-    let kernels = crate::ptx::kernels(&variants);
-    let loaded = gpu.load(&kernels, a.target, a.ptx_version);
+    let loaded = gpu.load(&kernels, a.target, version);
     let load_time = start.elapsed();
     let loaded = match loaded {
         Ok(l) => l,

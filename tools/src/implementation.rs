@@ -57,10 +57,11 @@ pub struct ImplArgs {
     /// The old spelling of --target for the --device kernels (hidden; --target wins).
     #[arg(long, value_name = "SM", value_parser = crate::parse_target, hide = true)]
     pub gpu_target: Option<ptx_cvt::Target>,
-    /// The `.version` of the --device kernels (the driver must support it).
-    #[arg(long, value_name = "X.Y", default_value = "8.7", value_parser = crate::parse_version,
-          help_heading = "Implementation under test")]
-    pub gpu_ptx_version: ptx_cvt::PtxVersion,
+    /// The `.version` of the --device kernels (the driver must support it;
+    /// default: the oldest each form needs on its target, so that older
+    /// drivers load it).
+    #[arg(long, value_name = "X.Y", value_parser = crate::parse_version, help_heading = "Implementation under test")]
+    pub gpu_ptx_version: Option<ptx_cvt::PtxVersion>,
     /// Symbol of the conversion function in --target-lib.
     #[arg(long, value_name = "NAME", default_value = DEFAULT_SYMBOL, help_heading = "Implementation under test")]
     pub symbol: String,
