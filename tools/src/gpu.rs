@@ -52,7 +52,7 @@ pub struct GpuArgs {
     /// kernels' `.version` (the driver must support it). Default: legality
     /// as of 9.5, like every command, and the oldest `.version` the chosen
     /// forms need on --target, so that older drivers load the module.
-    #[arg(long, value_name = "X.Y", value_parser = crate::parse_version)]
+    #[arg(long, value_parser = crate::parse_version)]
     ptx_version: Option<PtxVersion>,
     /// CUDA device ordinal.
     #[arg(long, value_name = "N", default_value_t = 0)]
