@@ -111,8 +111,7 @@ type Cases = BTreeMap<Cvt, Vec<Vec<Operand>>>;
 fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
     let filter = crate::options::VariantFilter::new(&a.filters).map_err(|e| format!("error: {e}"))?;
     let legal = |c: &Cvt| {
-        instr::check(c, gen::natural_regs(c), Some(a.target), Some(a.legality_version())).is_ok()
-            && filter.matches(c)
+        instr::check(c, gen::natural_regs(c), Some(a.target), Some(a.legality_version())).is_ok() && filter.matches(c)
     };
     let mut cases: Cases = BTreeMap::new();
     let mut skipped = 0;
