@@ -400,7 +400,8 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
                         _ => Explanation::None,
                     };
                     let regions = js.iter().map(|&j| Region::of(&mismatches[units[j].k].class)).collect();
-                    (e, Vec::new(), Some(Unexplained { hub, regions }), Vec::new())
+                    let fields = js.iter().map(|&j| Field::of(&mismatches[units[j].k], units[j].lane_index)).collect();
+                    (e, Vec::new(), Some(Unexplained { hub, regions, fields }), Vec::new())
                 }
             };
             BugClass {
@@ -666,19 +667,72 @@ fn composites(
 pub struct Unexplained {
     pub hub: Hub,
     pub regions: BTreeSet<Region>,
+    pub fields: BTreeSet<Field>,
 }
 
 impl Unexplained {
     pub fn text(&self) -> String {
         let r: Vec<&str> = self.regions.iter().map(|r| r.text()).collect();
-        format!("{}, {}", self.hub.text(), r.join(" and "))
+        let f: Vec<&str> = self.fields.iter().map(|f| f.text()).collect();
+        format!("{}, {}, wrong bits in {}", self.hub.text(), r.join(" and "), f.join(" or "))
     }
 }
+
+/// Where the highest wrong bit of a unit lies in its result format: which
+/// part of a converter computed it (the exponent, the significand's rounding,
+/// the sign, an integer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Field {
+    Sign,
+    Exponent,
+    Fraction,
+    Integer,
+    /// The oracle allows several answers (or the answer is not one value).
+    Unknown,
+}
+
+impl Field {
+    pub fn text(self) -> &'static str {
+        match self {
+            Field::Sign => "the sign",
+            Field::Exponent => "the exponent field",
+            Field::Fraction => "the fraction field",
+            Field::Integer => "the integer",
+            Field::Unknown => "an answer the oracle leaves open",
+        }
+    }
+
+    /// The field of the highest bit that `got` and the oracle's answer differ
+    /// in, within `lane` (or the lowest lane that differs).
+    fn of(m: &Mismatch, lane: Option<u8>) -> Field {
+        let (Some(e), Some(g)) = (m.outcome.accept.single(), m.got.single()) else { return Field::Unknown };
+        let lanes = Lanes::of(&m.case.instr);
+        let x = match lane {
+            Some(i) => lanes.lane(e ^ g, u32::from(i)),
+            None => (0..lanes.n).map(|i| lanes.lane(e ^ g, i)).find(|&x| x != 0).unwrap_or(e ^ g),
+        };
+        let Some(l) = lanes.dst.float_layout() else { return Field::Integer };
+        let top = 63 - u64::from(x.max(1).leading_zeros());
+        if top >= u64::from(l.exp_bits + l.man_bits) {
+            Field::Sign
+        } else if top >= u64::from(l.man_bits) {
+            Field::Exponent
+        } else {
+            Field::Fraction
+        }
+    }
+}
+
+/// A path cell: the hub, the kinds of source and result, the region and the
+/// field of the wrong bits.
+type Cell = (Hub, String, String, Region, Field);
 
 /// The code path of each unit nothing explains, as the index of its first
 /// *path cell* (`usize::MAX` for the others). A cell is one hub and one way
 /// through a conversion: the kinds of source and result and the region, from
-/// the coverage class. A defect in one branch strikes a few cells in the
+/// the coverage class, and the field its wrong bits are in (the exponent's
+/// code and the significand's are apart in a converter). A defect in one
+/// branch strikes a few cells in the
 /// variants that reach the branch, so cells of a hub that fail in the same
 /// variants are one code path: joined (transitively) where at least half of
 /// the smaller one's variants are the other's. Cells in disjoint variants
@@ -690,16 +744,17 @@ fn unexplained_paths(
     mismatches: &[Mismatch],
     hubs: &HashMap<(Format, Format), Hub>,
 ) -> Vec<usize> {
-    let cell_of = |m: &Mismatch| {
+    let cell_of = |u: &UnitRef| {
+        let m = &mismatches[u.k];
         let mut parts = m.class.split('/').map(|p| p.split('+').next().unwrap_or(""));
         let (input, result) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-        (hubs[&Lanes::of(&m.case.instr).pair()], input.to_string(), result.to_string(), Region::of(&m.class))
+        let hub = hubs[&Lanes::of(&m.case.instr).pair()];
+        (hub, input.to_string(), result.to_string(), Region::of(&m.class), Field::of(m, u.lane_index))
     };
-    let mut cells: BTreeMap<(Hub, String, String, Region), BTreeSet<Cvt>> = BTreeMap::new();
+    let mut cells: BTreeMap<Cell, BTreeSet<Cvt>> = BTreeMap::new();
     for (u, h) in units.iter().zip(chosen) {
         if h.is_none() {
-            let m = &mismatches[u.k];
-            cells.entry(cell_of(m)).or_default().insert(m.case.instr);
+            cells.entry(cell_of(u)).or_default().insert(mismatches[u.k].case.instr);
         }
     }
     let keys: Vec<_> = cells.keys().cloned().collect();
@@ -720,13 +775,13 @@ fn unexplained_paths(
             }
         }
     }
-    let index: HashMap<&(Hub, String, String, Region), usize> = keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
+    let index: HashMap<&Cell, usize> = keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
     units
         .iter()
         .zip(chosen)
         .map(|(u, h)| match h {
             Some(_) => usize::MAX,
-            None => find(&mut root, index[&cell_of(&mismatches[u.k])]),
+            None => find(&mut root, index[&cell_of(u)]),
         })
         .collect()
 }
@@ -1017,6 +1072,17 @@ mod tests {
         let t = run(&["cvt.rn.f16.f32"], |_, ops, e| (ops[0].bits & 0x3 != 0 && e & 0x7fff != 0).then_some(e ^ 0x155));
         let g = t.group();
         assert_eq!(g.classes.len(), 1, "{}", t.text(&g, false));
+        // One path (normal results), two parts of the code: wrong exponents
+        // in `.rn`, wrong fractions in `.rz`: two classes.
+        let t = run(&["cvt.rn.f16.f32", "cvt.rz.f16.f32"], |c, _, e| {
+            let normal = (0x0400..0x7800).contains(&(e & 0x7fff));
+            let rn = c.rounding == Some(ptx_cvt::Rounding::Rn);
+            normal.then_some(if rn { e ^ 0x0400 } else { e ^ 0x0001 })
+        });
+        let g = t.group();
+        let text = t.text(&g, false);
+        assert_eq!(g.classes.len(), 2, "{text}");
+        assert!(text.contains("wrong bits in the exponent field") && text.contains("wrong bits in the fraction field"));
     }
 
     /// One switch over the rounding modes that swaps `.rm` and `.rp` shows
