@@ -143,6 +143,12 @@ pub fn oldest_version(kernels: &[Kernel], target: Target) -> Option<PtxVersion> 
         .find(|v| kernels.iter().all(|k| k.legal_on(target, *v)))
 }
 
+/// The `.version` of a module of `kernels` for `target`: `given`, else the
+/// oldest on which every kernel is legal, else the newest known.
+pub fn module_version(kernels: &[Kernel], target: Target, given: Option<PtxVersion>) -> PtxVersion {
+    given.or_else(|| oldest_version(kernels, target)).unwrap_or(PtxVersion::LATEST)
+}
+
 /// A complete PTX module for `kernels` (see `tools/src/ptx.rs` for the
 /// header table), for `target` at PTX ISA `version`. The kernels should be
 /// legal there ([`Kernel::legal_on`]), or ptxas will reject the module.

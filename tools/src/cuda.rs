@@ -353,9 +353,7 @@ impl Implementation for GpuImpl {
         let (gpu, target, version) = (&self.gpu, self.target, self.version);
         let entry = self.loaded.entry(*c).or_insert_with(|| {
             let k = crate::ptx::kernels(&[*c]).remove(0);
-            let version = version
-                .or_else(|| ptx_cvt_harness::ptx_kernels::oldest_version(std::slice::from_ref(&k), target))
-                .unwrap_or(PtxVersion::LATEST);
+            let version = ptx_cvt_harness::ptx_kernels::module_version(std::slice::from_ref(&k), target, version);
             let loaded = gpu.load(std::slice::from_ref(&k), target, version)?;
             match loaded.failed.first() {
                 Some((_, e)) => Err(e.clone()),

@@ -16,7 +16,7 @@ use clap::Args;
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::gen;
 use ptx_cvt::{evaluate_accept, format_case, instr, parse_case, AcceptSet, Cvt, Operand, Profile, PtxVersion, Target};
-use ptx_cvt_harness::ptx_kernels::oldest_version;
+use ptx_cvt_harness::ptx_kernels::module_version;
 use ptx_cvt_harness::{Mismatch, Origin};
 use rayon::prelude::*;
 
@@ -328,7 +328,7 @@ pub fn run(a: GpuArgs) -> u8 {
     let total: usize = cases.values().map(Vec::len).sum();
     let variants: Vec<Cvt> = cases.keys().copied().collect();
     let kernels = crate::ptx::kernels(&variants);
-    let version = a.ptx_version.or_else(|| oldest_version(&kernels, a.target)).unwrap_or(PtxVersion::LATEST);
+    let version = module_version(&kernels, a.target, a.ptx_version);
     eprintln!("{}: {} variants, {total} cases ({}, PTX ISA {version})", gpu.info, cases.len(), a.target);
     let mut header = format!("# recorded: {}, kernels {} PTX ISA {version}\n", gpu.info, a.target);
     if a.keep == Keep::Open {

@@ -301,17 +301,6 @@ pub fn answers_with(h: usize) -> Option<Rounding> {
     })
 }
 
-/// The float mode of a written rounding (`.rni` → `.rn`).
-pub fn as_float_mode(r: Rounding) -> Rounding {
-    match r {
-        Rounding::Rni => Rounding::Rn,
-        Rounding::Rzi => Rounding::Rz,
-        Rounding::Rmi => Rounding::Rm,
-        Rounding::Rpi => Rounding::Rp,
-        r => r,
-    }
-}
-
 /// A decision of a converter that goes wrong in different ways in
 /// different variants of one implementation (one switch over the rounding
 /// modes, one range check): the hypotheses chosen for its units are one
@@ -620,16 +609,16 @@ fn specials_as_finite(p: &Probe) -> Option<AcceptSet> {
 /// of it (two defects in one answer); `None` for the other hypotheses.
 pub fn rewrite(name: &str, c: &Cvt) -> Option<Cvt> {
     let int = c.rounding.is_some_and(Rounding::is_integer);
-    let round = |float: Rounding, integer: Option<Rounding>| {
-        let r = if int { integer? } else { float };
+    let round = |float: Rounding| {
+        let r = if int { float.as_integer()? } else { float };
         (c.rounding != Some(r) && c.rounding != Some(Rounding::Rs)).then_some(Cvt { rounding: Some(r), ..*c })
     };
     match name {
-        "rounding-rn" => round(Rounding::Rn, Some(Rounding::Rni)),
-        "rounding-rna" => round(Rounding::Rna, None),
-        "rounding-rz" => round(Rounding::Rz, Some(Rounding::Rzi)),
-        "rounding-rm" => round(Rounding::Rm, Some(Rounding::Rmi)),
-        "rounding-rp" => round(Rounding::Rp, Some(Rounding::Rpi)),
+        "rounding-rn" => round(Rounding::Rn),
+        "rounding-rna" => round(Rounding::Rna),
+        "rounding-rz" => round(Rounding::Rz),
+        "rounding-rm" => round(Rounding::Rm),
+        "rounding-rp" => round(Rounding::Rp),
         "no-sat" => c.sat.then_some(Cvt { sat: false, ..*c }),
         "no-ftz" => c.ftz.then_some(Cvt { ftz: false, ..*c }),
         "no-relu" => c.relu.then_some(Cvt { relu: false, ..*c }),

@@ -97,20 +97,7 @@ pub fn legalize(c: &Cvt, src_width: u32, dst_width: u32) -> Option<Cvt> {
     }
     let roundings: Vec<Option<Rounding>> = {
         let r = c.rounding;
-        let swapped = r.map(|r| {
-            use Rounding::*;
-            match r {
-                Rn => Rni,
-                Rz => Rzi,
-                Rm => Rmi,
-                Rp => Rpi,
-                Rni => Rn,
-                Rzi => Rz,
-                Rmi => Rm,
-                Rpi => Rp,
-                other => other,
-            }
-        });
+        let swapped = r.map(|r| if r.is_integer() { r.as_float() } else { r.as_integer().unwrap_or(r) });
         vec![r, swapped, None, Some(Rounding::Rn), Some(Rounding::Rni)]
     };
     let strips: [fn(&mut Cvt); 4] = [
