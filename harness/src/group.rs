@@ -554,7 +554,7 @@ fn holds_everywhere(h: usize, stats: &HashMap<Cvt, VariantStats>, evidence: &Evi
 /// swaps them); `.rn` whose ties go away and `.rm` that truncates are two
 /// defects of one rounding routine, and they join nothing else of the cause.
 fn cause_classes(units: &[UnitRef], chosen: &[Scoped], mismatches: &[Mismatch]) -> HashMap<usize, usize> {
-    use diagnose::catalogue::answers_with;
+    use diagnose::catalogue::{answers_with, as_float};
     let mut pairs: BTreeMap<usize, BTreeSet<(Type, Type)>> = BTreeMap::new();
     // Per conversion: written mode → the mode answered, and the row saying so.
     let mut edges: BTreeMap<(Type, Type), BTreeSet<ModeEdge>> = BTreeMap::new();
@@ -563,7 +563,7 @@ fn cause_classes(units: &[UnitRef], chosen: &[Scoped], mismatches: &[Mismatch]) 
             let c = &mismatches[u.k].case.instr;
             pairs.entry(*h).or_default().insert((c.atype, c.dtype));
             if let (Some(to), Some(from)) = (answers_with(*h), c.rounding) {
-                edges.entry((c.atype, c.dtype)).or_default().insert((from.as_float(), to, *h));
+                edges.entry((c.atype, c.dtype)).or_default().insert((as_float(from), to, *h));
             }
         }
     }

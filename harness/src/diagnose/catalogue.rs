@@ -301,6 +301,16 @@ pub fn answers_with(h: usize) -> Option<Rounding> {
     })
 }
 
+/// The float mode of an integer rounding (`.rni` → `.rn`); others as they are.
+pub fn as_float(r: Rounding) -> Rounding {
+    Rounding::INT4.iter().position(|&x| x == r).map_or(r, |i| Rounding::FLOAT4[i])
+}
+
+/// The integer mode of a float rounding (`.rn` → `.rni`), where there is one.
+pub fn as_integer(r: Rounding) -> Option<Rounding> {
+    Rounding::FLOAT4.iter().position(|&x| x == r).map(|i| Rounding::INT4[i])
+}
+
 /// A decision of a converter that goes wrong in different ways in
 /// different variants of one implementation (one switch over the rounding
 /// modes, one range check): the hypotheses chosen for its units are one
@@ -610,7 +620,7 @@ fn specials_as_finite(p: &Probe) -> Option<AcceptSet> {
 pub fn rewrite(name: &str, c: &Cvt) -> Option<Cvt> {
     let int = c.rounding.is_some_and(Rounding::is_integer);
     let round = |float: Rounding| {
-        let r = if int { float.as_integer()? } else { float };
+        let r = if int { as_integer(float)? } else { float };
         (c.rounding != Some(r) && c.rounding != Some(Rounding::Rs)).then_some(Cvt { rounding: Some(r), ..*c })
     };
     match name {

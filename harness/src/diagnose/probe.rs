@@ -9,6 +9,8 @@ use ptx_cvt::exact::{decode, Value};
 use ptx_cvt::instr::{self, Family};
 use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Regs, Rounding, Type};
 
+use super::catalogue::{as_float, as_integer};
+
 /// One mismatched case as the hypotheses see it.
 pub struct Probe<'a> {
     pub c: &'a Cvt,
@@ -97,7 +99,7 @@ pub fn legalize(c: &Cvt, src_width: u32, dst_width: u32) -> Option<Cvt> {
     }
     let roundings: Vec<Option<Rounding>> = {
         let r = c.rounding;
-        let swapped = r.map(|r| if r.is_integer() { r.as_float() } else { r.as_integer().unwrap_or(r) });
+        let swapped = r.map(|r| if r.is_integer() { as_float(r) } else { as_integer(r).unwrap_or(r) });
         vec![r, swapped, None, Some(Rounding::Rn), Some(Rounding::Rni)]
     };
     let strips: [fn(&mut Cvt); 4] = [

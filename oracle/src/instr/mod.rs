@@ -228,14 +228,6 @@ impl Rounding {
     pub fn from_name(s: &str) -> Option<Rounding> {
         Rounding::ALL.into_iter().find(|r| r.name() == s)
     }
-    /// The float mode of an integer rounding (`.rni` → `.rn`); others as they are.
-    pub fn as_float(self) -> Rounding {
-        Rounding::INT4.iter().position(|&r| r == self).map_or(self, |i| Rounding::FLOAT4[i])
-    }
-    /// The integer mode of a float rounding (`.rn` → `.rni`), where there is one.
-    pub fn as_integer(self) -> Option<Rounding> {
-        Rounding::FLOAT4.iter().position(|&r| r == self).map(|i| Rounding::INT4[i])
-    }
     /// Integer rounding (.rni .rzi .rmi .rpi): rounds to an integral value.
     pub fn is_integer(self) -> bool {
         matches!(self, Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)
