@@ -20,5 +20,10 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "lint: cargo doc (warnings are errors)" >&2
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 echo "lint: cargo package (each publishable package builds from its packaged sources)" >&2
+# Cargo keeps the packaged workspace crates it verifies against as registry
+# sources (same name and version every time) and never rebuilds those: drop
+# earlier copies so a machine that packaged before verifies today's sources.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ptx-cvt-0.1.0 "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ptx-cvt-harness-0.1.0
+cargo clean -p ptx-cvt -p ptx-cvt-harness --quiet 2>/dev/null || true
 cargo package -p ptx-cvt -p ptx-cvt-harness -p ptx-cvt-cli --locked --quiet
 echo "lint: all clean" >&2
