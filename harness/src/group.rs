@@ -21,7 +21,7 @@ use ptx_cvt::format::Format;
 use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rounding, Rule, Type};
 
 use crate::diagnose::{self, diagnose_only, Hyps, Lanes, CATALOGUE, CONSTANT};
-use crate::report::Mismatch;
+use crate::mismatch::Mismatch;
 
 /// Passed cases kept per variant as evidence.
 const KEPT_PER_VARIANT: usize = 256;
@@ -925,7 +925,7 @@ fn hubs(units: &[UnitRef], chosen: &[Scoped], mismatches: &[Mismatch]) -> HashMa
 #[cfg(test)]
 mod tests {
     use crate::diagnose::CATALOGUE;
-    use crate::report::{Mismatch, Origin};
+    use crate::mismatch::{Mismatch, Origin};
     use crate::triage::{Explanation, Triage};
     use ptx_cvt::gen::{self, Level};
     use ptx_cvt::{evaluate, AcceptSet, Case, Cvt, Operand, Profile};

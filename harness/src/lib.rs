@@ -10,12 +10,14 @@
 //!   [`ptx_kernels`]), [`shared_lib::SharedLib`] (a C function in a shared library),
 //!   [`FastEngine`] (the oracle's own fast engine), [`ptxas::PtxasFolder`]
 //!   (ptxas's constant folder, read back from its SASS).
-//! - [`report::Mismatch`]: one wrong answer, as text and JSON, with the rule
-//!   that decides the differing bits ([`attribution`]) and its coverage class.
+//! - [`mismatch::Mismatch`]: one wrong answer with the oracle's explanation,
+//!   the rule that decides the differing bits ([`attribution`]), its coverage
+//!   class and diagnosis (built, and evaluated, only there); [`report`]
+//!   renders it as text and JSON.
 //! - [`diagnose`]: the catalogue of hypotheses (alternative semantics) that
 //!   may reproduce a wrong answer.
 //! - [`triage::Triage`]: per-variant tallies and the bug classes, one per
-//!   cause ([`triage::Grouping`]).
+//!   cause ([`group`]); [`summary`] renders them as text and JSON.
 //! - [`digest`]: the order-independent sweep digest; [`atlas`]: the digest
 //!   atlas of every variant with sources of at most 32 bits.
 
@@ -29,6 +31,7 @@ pub mod group;
 pub mod implementation;
 pub mod interrupt;
 pub mod lines;
+pub mod mismatch;
 pub mod module_protocol;
 pub mod process;
 pub mod ptx_kernels;
@@ -36,9 +39,10 @@ pub mod ptxas;
 pub mod report;
 pub mod reproducer;
 pub mod shared_lib;
+pub mod summary;
 pub mod triage;
 pub mod worker;
 
 pub use implementation::{settle, Answer, FastEngine, Implementation, Outcome, Settled};
-pub use report::{Mismatch, Origin};
+pub use mismatch::{Mismatch, Origin};
 pub use triage::Triage;

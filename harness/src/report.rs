@@ -1,14 +1,16 @@
 //! One mismatch report, the same in every command: as text for people and
 //! as JSON with stable keys for programs.
 
+//! Nothing here evaluates: a [`Mismatch`] is built, its diagnosis included,
+//! in [`crate::mismatch`].
+
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::exact::decode;
-use ptx_cvt::{gen, AcceptSet, Case, Cvt, Outcome, Profile, PtxVersion, Rule, Target};
+use ptx_cvt::{AcceptSet, Case, Cvt, PtxVersion, Target};
 use serde_json::{json, Value};
 
-use crate::attribution::deciding_rule_for;
-use crate::diagnose::{diagnose, Hyps, Unit};
-use crate::reproducer::{case_line, default_target, ptx_snippet};
+pub use crate::mismatch::{comment_class, Mismatch, Origin};
+use crate::reproducer::{default_target, ptx_snippet};
 
 /// Human reading of result bits in the destination type, e.g. `3c00 (1)`,
 /// lane by lane for packed types: `3c004000 (1, 2)`.
@@ -40,62 +42,7 @@ pub fn describe_set(c: &Cvt, set: &AcceptSet) -> String {
     }
 }
 
-/// The coverage class of a case from its comment, as the generator writes
-/// it: the first whitespace-separated token with exactly two `/`
-/// (`<input>/<result>/<event>`, e.g. `normal/normal/tie-even`).
-pub fn comment_class(comment: Option<&str>) -> Option<&str> {
-    comment?.split_whitespace().find(|t| t.matches('/').count() == 2)
-}
-
-/// Where a case came from: a file and line, or nowhere (generated).
-#[derive(Clone, Debug, Default)]
-pub struct Origin {
-    pub file: Option<String>,
-    pub line: Option<usize>,
-}
-
-/// A wrong answer with everything a report shows.
-#[derive(Clone, Debug)]
-pub struct Mismatch {
-    pub origin: Origin,
-    /// The case with the implementation's answer as its result.
-    pub case: Case,
-    /// The oracle's evaluation, with its explanation.
-    pub outcome: Outcome,
-    pub got: AcceptSet,
-    /// The rule that decides the differing bits.
-    pub rule: Rule,
-    /// The coverage class: the line's own, else the oracle's.
-    pub class: String,
-    /// The one-line reproducer: the case with the expected result.
-    pub repro: String,
-    /// The catalogue hypotheses that reproduce the answer (docs/diagnosis.md):
-    /// of some wrong lane, for packed results.
-    pub hyps: Hyps,
-    /// The wrong parts (the result, or each wrong lane) and their hypotheses.
-    pub units: Vec<Unit>,
-    /// Hypotheses the answer's right lanes contradict.
-    pub refuted: Hyps,
-}
-
 impl Mismatch {
-    /// `case.result` is what the implementation answered; `outcome` the
-    /// oracle's evaluation of the case (with its trace) under `profile`.
-    pub fn new(origin: Origin, case: Case, outcome: Outcome, profile: Profile) -> Mismatch {
-        let got = case.result.clone().expect("a mismatch has an answer");
-        let rule = match got.single() {
-            Some(bits) => deciding_rule_for(&case.instr, &case.operands, profile, &outcome, bits, got.width),
-            None => outcome.deciding_rule(),
-        };
-        let d = diagnose(&case.instr, &case.operands, got.width, profile, &outcome.accept, &got);
-        let hyps = d.hyps();
-        let class = comment_class(case.comment.as_deref())
-            .map(str::to_string)
-            .unwrap_or_else(|| gen::coverage::classify(&case.instr, &outcome));
-        let repro = case_line(&case, &outcome.accept);
-        Mismatch { origin, case, outcome, got, rule, class, repro, hyps, units: d.units, refuted: d.refuted }
-    }
-
     /// A PTX module that runs just this case, on `target` if that has the
     /// form, else on the first of a few targets that do.
     pub fn ptx(&self, target: Option<Target>, version: PtxVersion) -> String {

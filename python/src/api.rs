@@ -10,7 +10,8 @@ use ptx_cvt::{evaluate as eval_explained, evaluate_accept, gen, instr, parse_cas
 
 use crate::args::{self, eval_error, value_error, Legality};
 use crate::objects::{result_object, Accept, Case, Explanation, Mismatch, Step};
-use ptx_cvt_harness::report::{comment_class, describe_set, Mismatch as Report};
+use ptx_cvt_harness::mismatch::{comment_class, Mismatch as Report};
+use ptx_cvt_harness::report::describe_set;
 
 /// What the destination register holds after ``instruction`` on the operands:
 /// an int, or an Accept when the answer is a set (NaN bits the profile leaves

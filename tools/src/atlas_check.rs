@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use ptx_cvt::fast::{FastResult, Plan};
-use ptx_cvt::{evaluate, AcceptSet, Case, Cvt, Profile};
+use ptx_cvt::{AcceptSet, Case, Cvt, Profile};
 use ptx_cvt_harness::atlas::{self, Entry, Space};
 use ptx_cvt_harness::digest::digest_term;
 use ptx_cvt_harness::{Answer, Implementation, Mismatch, Origin};
@@ -341,9 +341,8 @@ fn run_impl(
 fn report(a: &CheckArgs, c: &Cvt, ops: Vec<ptx_cvt::Operand>, got: u64) {
     let dst = c.dtype.bits();
     let case = Case { instr: *c, operands: ops, result: Some(AcceptSet::exact(dst, got)), comment: None };
-    match evaluate(c, &case.operands, dst, Profile::Sm90) {
-        Ok(o) => {
-            let m = Mismatch::new(Origin { file: None, line: None }, case, o, Profile::Sm90);
+    match Mismatch::of(Origin::default(), case, Profile::Sm90) {
+        Ok(m) => {
             if a.json {
                 say!("{}", json!({"mismatch": m.json(None)}));
             } else {

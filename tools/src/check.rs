@@ -115,6 +115,61 @@ struct Stop {
     max: u64,
 }
 
+/// How far a run has gone: one state, which only moves forward.
+enum State {
+    /// Reading and checking.
+    Going,
+    /// The implementation failed and is not started again: the cases read
+    /// from here on are counted as not run.
+    Halted,
+    /// `--max-failures` was reached at `at`; `after` is what became of the
+    /// input after it.
+    Limit { at: Stop, after: After },
+    /// A signal stopped the run (interrupt.rs): nothing more was sent.
+    Interrupted,
+}
+
+/// The input after the `--max-failures`-th mismatch.
+#[derive(PartialEq)]
+enum After {
+    /// None met yet (the limit may fall on the last case).
+    Unseen,
+    /// Some was left unchecked: the summary says so.
+    Unchecked,
+    /// The limit fell inside a batch: the rest of the batch, and the case
+    /// read to start the next, count as not run; the run ends.
+    NotRun,
+}
+
+impl State {
+    /// Whether more input is read.
+    fn reading(&self) -> bool {
+        matches!(self, State::Going | State::Halted)
+    }
+
+    /// Input was met after the limit: it and the rest stay unchecked.
+    /// Whether the limit was reached.
+    fn past_limit(&mut self) -> bool {
+        match self {
+            State::Limit { after, .. } => {
+                if *after == After::Unseen {
+                    *after = After::Unchecked;
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Where the run stopped early, if input was left unchecked after the limit.
+    fn stopped_at(&self) -> Option<&Stop> {
+        match self {
+            State::Limit { at, after } if *after != After::Unseen => Some(at),
+            _ => None,
+        }
+    }
+}
+
 /// A case waiting for the implementation's answer.
 struct Pending {
     case: Case,
@@ -134,17 +189,8 @@ struct Run<'a> {
     skipped_widths: u64,
     /// Cases left out as not legal on --target.
     skipped_target: Skipped,
-    /// Where the `--max-failures`-th mismatch was.
-    limit_at: Option<Stop>,
-    /// Whether input was left unchecked after it.
-    stopped: bool,
-    /// The run ended before all input was read (limit).
-    ended: bool,
-    /// The implementation failed and is not started again: the cases read
-    /// from here on are counted as not run.
-    halted: bool,
-    /// A signal stopped the run (interrupt.rs): nothing more was sent.
-    interrupted: bool,
+    /// How far the run has gone.
+    state: State,
     /// Progress over the input's bytes (stderr, terminals only).
     bar: indicatif::ProgressBar,
 }
@@ -189,19 +235,13 @@ pub fn run(a: CheckArgs) -> u8 {
         unreadable_files: 0,
         skipped_widths: 0,
         skipped_target: Skipped::default(),
-        limit_at: None,
-        stopped: false,
-        ended: false,
-        halted: false,
-        interrupted: false,
+        state: State::Going,
         bar,
     };
     for f in &sources {
-        if r.limit_at.is_some() {
-            // The limit was hit at the end of a file: the files left are the rest.
-            r.stopped = true;
-        }
-        if r.ended || r.stopped || r.interrupted {
+        // The limit was hit at the end of a file: the files left are the rest.
+        r.state.past_limit();
+        if !r.state.reading() {
             break;
         }
         let name = if f == "-" { "<stdin>" } else { f.as_str() };
@@ -245,7 +285,7 @@ fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
         let n = n + 1;
         if interrupt::requested() {
             // Read but never sent: the signal stopped the run.
-            r.interrupted = true;
+            r.state = State::Interrupted;
             r.triage.not_run(pending.len() as u64);
             return;
         }
@@ -253,18 +293,14 @@ fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
         let case = match parsed {
             Ok(None) => continue,
             Ok(Some(c)) => c,
-            Err(_) if r.limit_at.is_some() => {
-                // A line after the limit: it and the rest stay unchecked.
-                r.stopped = true;
-                return;
-            }
+            // A line after the limit: it and the rest stay unchecked.
+            Err(_) if r.state.past_limit() => return,
             Err(e) => {
                 line_error(r, name, n, &e);
                 continue;
             }
         };
-        if r.limit_at.is_some() {
-            r.stopped = true;
+        if r.state.past_limit() {
             return;
         }
         if !r.filter.matches(&case.instr) {
@@ -274,7 +310,8 @@ fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
             r.skipped_widths += 1;
             continue;
         }
-        if r.halted && r.a.opts.target.is_none() {
+        let halted = matches!(r.state, State::Halted);
+        if halted && r.a.opts.target.is_none() {
             // Only counted: without --target no case is skipped, so the oracle need not see it.
             r.triage.not_run(1);
             continue;
@@ -290,19 +327,19 @@ fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
                 continue;
             }
         };
-        if r.halted {
+        if halted {
             r.triage.not_run(1);
             continue;
         }
         if pending.first().is_some_and(|p| p.case.instr != case.instr) || pending.len() as u64 >= r.a.imp.batch {
             ask(r, name, &mut pending);
-            if r.halted {
+            if matches!(r.state, State::Halted) {
                 r.triage.not_run(1);
                 continue;
             }
         }
         pending.push(Pending { case, accept, line: n });
-        if r.ended {
+        if matches!(r.state, State::Limit { after: After::NotRun, .. }) {
             // Read, but never sent: --max-failures stopped the run.
             r.triage.not_run(pending.len() as u64);
             return;
@@ -420,13 +457,12 @@ fn split_lines(text: &[u8], first: usize, parts: usize) -> Vec<(usize, usize, us
 /// Apply a block's events in order; false once --max-failures stops the file.
 fn apply(r: &mut Run, name: &str, events: impl Iterator<Item = Event>, passes: &mut HashMap<Cvt, u64>) -> bool {
     if interrupt::requested() {
-        r.interrupted = true;
+        r.state = State::Interrupted;
         return false;
     }
     for e in events {
-        if r.limit_at.is_some() {
+        if r.state.past_limit() {
             // A line after the limit: it and the rest stay unchecked.
-            r.stopped = true;
             return false;
         }
         match e {
@@ -443,12 +479,12 @@ fn apply(r: &mut Run, name: &str, events: impl Iterator<Item = Event>, passes: &
 /// Ask the implementation for the pending cases (one instruction) and
 /// check its answers; every case ends as one outcome (see [`settle`]).
 fn ask(r: &mut Run, name: &str, pending: &mut Vec<Pending>) {
-    if pending.is_empty() || r.ended {
+    if pending.is_empty() || matches!(r.state, State::Limit { after: After::NotRun, .. }) {
         pending.clear();
         return;
     }
     if interrupt::requested() {
-        r.interrupted = true;
+        r.state = State::Interrupted;
         r.triage.not_run(pending.len() as u64);
         pending.clear();
         return;
@@ -462,10 +498,9 @@ fn ask(r: &mut Run, name: &str, pending: &mut Vec<Pending>) {
     let settled = settle(imp.as_mut(), &c, &cases, max_crashes);
     let imp_name = imp.name();
     for (k, (p, outcome)) in batch.iter().zip(settled.outcomes).enumerate() {
-        if r.limit_at.is_some() {
+        if let State::Limit { after, .. } = &mut r.state {
             r.triage.not_run((batch.len() - k) as u64);
-            r.stopped = true;
-            r.ended = true;
+            *after = After::NotRun;
             return;
         }
         match outcome {
@@ -485,7 +520,9 @@ fn ask(r: &mut Run, name: &str, pending: &mut Vec<Pending>) {
     r.bar.set_message(crate::progress::tally(&r.triage));
     if let Some(why) = settled.stopped {
         r.bar.suspend(|| eprintln!("{why}{}; the cases left are counted as not run", r.a.imp.go_on_hint()));
-        r.halted = true;
+        if r.state.reading() {
+            r.state = State::Halted;
+        }
     }
 }
 
@@ -515,7 +552,7 @@ fn report_mismatch(r: &mut Run, name: &str, n: usize, m: Mismatch) {
     r.triage.mismatch(&m);
     let failed = r.triage.cases().1;
     if r.a.max_failures.is_some_and(|m| failed >= m) {
-        r.limit_at = Some(Stop { file: name.to_string(), line: n, max: failed });
+        r.state = State::Limit { at: Stop { file: name.to_string(), line: n, max: failed }, after: After::Unseen };
     }
 }
 
@@ -553,11 +590,12 @@ fn finish(r: &Run) -> u8 {
         let n = skipped.instrs.len();
         eprintln!("{} case(s) skipped: not legal on {} ({n} instruction(s), e.g. {first})", skipped.cases, r.on());
     }
-    let stop = r.limit_at.as_ref().filter(|_| r.stopped);
+    let stop = r.state.stopped_at();
+    let interrupted = matches!(r.state, State::Interrupted);
     if let Some(s) = stop {
         eprintln!("{}", stop_text(s));
     }
-    if r.interrupted {
+    if interrupted {
         eprintln!(
             "interrupted: the report covers the cases checked before the signal; the rest of the input was not read"
         );
@@ -594,7 +632,7 @@ fn finish(r: &Run) -> u8 {
         s["skipped_widths"] = json!(r.skipped_widths);
         s["skipped_target"] = json!(skipped.cases);
         s["stopped_early"] = json!(stop.map(|s| json!({"file": s.file, "line": s.line, "max_failures": s.max})));
-        s["interrupted"] = json!(r.interrupted);
+        s["interrupted"] = json!(interrupted);
         say!("{}", json!({"summary": s}));
     } else {
         if !r.a.quiet && (failed > 0 || unsupported > 0 || crashed > 0 || not_run > 0 || r.a.table) {
@@ -609,7 +647,7 @@ fn finish(r: &Run) -> u8 {
             say!("{passed} passed, {failed} failed");
         }
     }
-    if r.interrupted {
+    if interrupted {
         interrupt::EXIT_CODE
     } else if r.errors > 0
         || r.unreadable_files > 0

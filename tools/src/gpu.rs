@@ -437,8 +437,7 @@ pub fn run(a: GpuArgs) -> u8 {
 /// Print one mismatch (a case line with the device's answer) with the usual report.
 fn show_mismatch(line: &str, profile: Profile, json: bool) {
     let case = parse_case(line).ok().flatten().expect("a case line we wrote");
-    let Ok(o) = ptx_cvt::evaluate(&case.instr, &case.operands, case.dst_width(), profile) else { return };
-    let m = Mismatch::new(Origin::default(), case, o, profile);
+    let Ok(m) = Mismatch::of(Origin::default(), case, profile) else { return };
     if json {
         say!("{}", serde_json::json!({"mismatch": m.json(None)}));
     } else {

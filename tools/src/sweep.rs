@@ -44,7 +44,7 @@ use clap::Args;
 use indicatif::ProgressBar;
 use ptx_cvt::fast::{self, FastResult};
 use ptx_cvt::instr;
-use ptx_cvt::{evaluate, parse_case, AcceptSet, Case, Cvt, Operand, Profile};
+use ptx_cvt::{parse_case, AcceptSet, Case, Cvt, Operand, Profile};
 use ptx_cvt_harness::atlas::Space;
 use ptx_cvt_harness::{interrupt, settle, Answer, Implementation, Mismatch, Origin, Outcome};
 use rayon::prelude::*;
@@ -701,15 +701,14 @@ fn mismatch(name: &str, line: Option<usize>, k: &Case, a: &SweepArgs, t: &mut Ta
         return;
     }
     t.shown += 1;
-    let o = match evaluate(&k.instr, &k.operands, k.dst_width(), Profile::Sm90) {
-        Ok(o) => o,
+    let m = match Mismatch::of(Origin { file: Some(name.to_string()), line }, k.clone(), Profile::Sm90) {
+        Ok(m) => m,
         Err(e) => {
             let at = line.map_or(name.to_string(), |n| format!("{name}:{n}"));
             eprintln!("{at}: MISMATCH {} (the exact engine fails on it: {e})", k.instr);
             return;
         }
     };
-    let m = Mismatch::new(Origin { file: Some(name.to_string()), line }, k.clone(), o, Profile::Sm90);
     if a.json {
         say!("{}", json!({"mismatch": m.json(None)}));
     } else {
