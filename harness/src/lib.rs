@@ -10,6 +10,10 @@
 //!   [`ptx_kernels`]), [`shared_lib::SharedLib`] (a C function in a shared library),
 //!   [`FastEngine`] (the oracle's own fast engine), [`ptxas::PtxasFolder`]
 //!   (ptxas's constant folder, read back from its SASS).
+//! - [`runner`]: the run loop's core every command and the Python API share:
+//!   a batch of one form to one implementation ([`settle`]), each answer
+//!   judged ([`judge::Judge`]: legality once per form, the fast engine where
+//!   it covers the form, the exact engine otherwise), one event per case.
 //! - [`mismatch::Mismatch`]: one wrong answer with the oracle's explanation,
 //!   the rule that decides the differing bits ([`attribution`]), its coverage
 //!   class and diagnosis (built, and evaluated, only there); [`report`]
@@ -30,6 +34,7 @@ pub mod fuzz_inputs;
 pub mod group;
 pub mod implementation;
 pub mod interrupt;
+pub mod judge;
 pub mod lines;
 pub mod mismatch;
 pub mod module_protocol;
@@ -38,6 +43,7 @@ pub mod ptx_kernels;
 pub mod ptxas;
 pub mod report;
 pub mod reproducer;
+pub mod runner;
 pub mod shared_lib;
 pub mod summary;
 pub mod triage;

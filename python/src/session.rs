@@ -15,9 +15,11 @@ use ptx_cvt::accept::width_mask;
 use ptx_cvt::gen::SeededRng;
 use ptx_cvt::{evaluate as eval_explained, evaluate_accept, parse_case as parse_line, AcceptSet, Case, Cvt, Operand};
 use ptx_cvt_harness::fuzz_inputs::FuzzInputs;
+use ptx_cvt_harness::judge::{Judge, Legal, Scope};
 use ptx_cvt_harness::process::request_line;
+use ptx_cvt_harness::runner::{self, Event, Flow};
 use ptx_cvt_harness::triage::Grouping;
-use ptx_cvt_harness::{settle, Answer, Implementation, Mismatch as HarnessMismatch, Origin, Outcome, Triage};
+use ptx_cvt_harness::{Answer, Implementation, Mismatch as HarnessMismatch, Origin, Triage};
 
 use crate::api::{lines_of, mismatch};
 use crate::args::{self, eval_error, value_error, Legality};
@@ -272,13 +274,23 @@ struct Run {
     /// Why the run stopped early (settle's reason), if it did.
     stopped: Option<String>,
     triage: Triage,
+    /// The oracle's verdict on each answer.
+    judge: Judge,
     crashes: Vec<(Origin, String, String)>,
     skipped: u64,
 }
 
 impl Run {
     fn new(profile: ptx_cvt::Profile) -> Run {
-        Run { impl_name: String::new(), stopped: None, triage: Triage::new(profile), crashes: Vec::new(), skipped: 0 }
+        let judge = Judge::new(Scope { profile, target: None, version: None });
+        Run {
+            impl_name: String::new(),
+            stopped: None,
+            triage: Triage::new(profile),
+            judge,
+            crashes: Vec::new(),
+            skipped: 0,
+        }
     }
 
     /// Count one answered case against the oracle's set.
@@ -301,34 +313,48 @@ impl Run {
 
     /// Settle a batch of one instruction with the function and count every outcome.
     /// False when the run must stop (the rest is then not run).
-    fn ask(&mut self, imp: &mut PyImpl<'_>, batch: &mut Vec<(Case, AcceptSet, Origin)>) -> PyResult<bool> {
+    fn ask(&mut self, imp: &mut PyImpl<'_>, batch: &mut Vec<(Case, u32, Origin)>) -> PyResult<bool> {
         if batch.is_empty() {
             return Ok(true);
         }
         let items = std::mem::take(batch);
         let c = items[0].0.instr;
-        let cases: Vec<(Vec<Operand>, u32)> = items.iter().map(|(k, e, _)| (k.operands.clone(), e.width)).collect();
+        let cases: Vec<(Vec<Operand>, u32)> = items.iter().map(|(k, w, _)| (k.operands.clone(), *w)).collect();
+        let profile = self.triage.profile;
+        let mut failed: Option<PyErr> = None;
+        let mut judge = std::mem::replace(&mut self.judge, Judge::new(Scope { profile, target: None, version: None }));
         // A Python function keeps no state a crash could spoil: go on after each, as `--restart`.
-        let settled = settle(imp, &c, &cases, u64::MAX);
-        if let Some(e) = imp.fatal.take() {
+        let ran = runner::ask(imp, &mut judge, &c, &cases, u64::MAX, |k, event| {
+            let (case, w, origin) = &items[k];
+            let w = *w;
+            match event {
+                Event::Passed(b) => self.triage.passed_case(&c, &case.operands, w, b),
+                Event::Wrong(b) => {
+                    let case = Case { result: Some(AcceptSet::exact(w, b)), ..case.clone() };
+                    match HarnessMismatch::of(origin.clone(), case, profile) {
+                        Ok(m) => {
+                            self.triage.mismatch(&m);
+                        }
+                        Err(e) => {
+                            failed = Some(eval_error(e));
+                            return Flow::Stop;
+                        }
+                    }
+                }
+                Event::Declined(why) => self.triage.unsupported(&c, &why),
+                Event::Crashed(e) => {
+                    self.triage.crashed();
+                    self.crashes.push((origin.clone(), request_line(&c, &case.operands, w), e));
+                }
+                Event::NotRun => self.triage.not_run(1),
+            }
+            Flow::Go
+        });
+        self.judge = judge;
+        if let Some(e) = imp.fatal.take().or(failed) {
             return Err(e);
         }
-        for ((case, expected, origin), outcome) in items.into_iter().zip(settled.outcomes) {
-            match outcome {
-                Outcome::Answered(Answer::Bits(b)) => {
-                    let got = AcceptSet::exact(expected.width, b);
-                    self.answered(origin, case, &expected, got)?;
-                }
-                Outcome::Answered(Answer::Declined(why)) => self.triage.unsupported(&c, &why),
-                Outcome::Crashed(e) => {
-                    self.triage.crashed();
-                    let line = request_line(&c, &case.operands, expected.width);
-                    self.crashes.push((origin, line, e));
-                }
-                Outcome::NotRun => self.triage.not_run(1),
-            }
-        }
-        match settled.stopped {
+        match ran.stopped {
             None => Ok(true),
             Some(why) => {
                 self.stopped = Some(format!("{why}; the cases left are counted as not run"));
@@ -541,8 +567,8 @@ pub fn run_check(
     };
     run.impl_name = impl_name.to_string();
     let mut imp = PyImpl { caller, name: impl_name.to_string(), fatal: None };
-    let mut pending: Vec<(Case, AcceptSet, Origin)> = Vec::new();
-    let mut rest = cases.into_iter();
+    let mut pending: Vec<(Case, u32, Origin)> = Vec::new();
+    let mut rest = cases.into_iter().map(|(c, expected, origin)| (c, expected.width, origin));
     let mut go_on = true;
     for item in rest.by_ref() {
         if pending.first().is_some_and(|p| p.0.instr != item.0.instr) || pending.len() >= batch.max(1) {
@@ -622,9 +648,10 @@ pub fn run_fuzz(
                     continue;
                 }
                 // The generator's cases are valid inputs; a flipped bit may make one that is not.
-                if let Ok(e) = evaluate_accept(&v.c, &g.operands, g.dst_width, profile) {
+                if run.judge.legal(&v.c, &g.operands, g.dst_width) == Legal::Yes {
+                    let width = g.dst_width;
                     let case = Case { instr: v.c, operands: g.operands, result: None, comment: None };
-                    pending.push((case, e, Origin::default()));
+                    pending.push((case, width, Origin::default()));
                 }
             }
             if pending.is_empty() {

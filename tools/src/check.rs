@@ -10,14 +10,15 @@ use std::sync::{mpsc, Mutex};
 use clap::Args;
 use ptx_cvt::instr;
 use ptx_cvt::{parse_case, AcceptSet, Case, Cvt, PtxVersion};
+use ptx_cvt_harness::judge::{Judge, Legal};
 use ptx_cvt_harness::lines::{blocks, count_newlines, lines, Piece};
-use ptx_cvt_harness::{interrupt, settle, Answer, Implementation, Mismatch, Outcome, Triage};
+use ptx_cvt_harness::runner::{self, Event, Flow};
+use ptx_cvt_harness::{interrupt, Implementation, Mismatch, Triage};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use crate::check_lines::{build_mismatch, legal_elsewhere, Cache, Checker, Event, Path};
+use crate::check_lines::{build_mismatch, Cache, Checker, Event as LineEvent, Path};
 use crate::classes::{print_reports, Showing, Shown};
-use crate::common::accept_case;
 use crate::implementation::ImplArgs;
 use crate::EvalOpts;
 
@@ -173,7 +174,6 @@ impl State {
 /// A case waiting for the implementation's answer.
 struct Pending {
     case: Case,
-    accept: AcceptSet,
     line: usize,
 }
 
@@ -182,6 +182,8 @@ struct Run<'a> {
     triage: Triage,
     filter: crate::options::VariantFilter,
     imp: Option<Box<dyn Implementation>>,
+    /// Legality per form, and the verdict on the implementation's answers.
+    judge: Judge,
     errors: u64,
     adapter_errors: u64,
     unreadable_files: u64,
@@ -230,6 +232,7 @@ pub fn run(a: CheckArgs) -> u8 {
         triage: Triage::new(a.opts.profile),
         filter,
         imp,
+        judge: Judge::new(a.opts.scope()),
         errors: 0,
         adapter_errors: 0,
         unreadable_files: 0,
@@ -316,17 +319,17 @@ fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
             r.triage.not_run(1);
             continue;
         }
-        let accept = match accept_case(&case, &r.a.opts) {
-            Ok(s) => s,
-            Err(_) if legal_elsewhere(&case, &r.a.opts) => {
+        match r.judge.legal(&case.instr, &case.operands, case.dst_width()) {
+            Legal::Yes => {}
+            Legal::Elsewhere => {
                 r.skipped_target.add(case.instr, 1);
                 continue;
             }
-            Err(e) => {
+            Legal::No(e) => {
                 line_error(r, name, n, &e);
                 continue;
             }
-        };
+        }
         if halted {
             r.triage.not_run(1);
             continue;
@@ -338,7 +341,7 @@ fn check_stream(r: &mut Run, name: &str, input: impl std::io::BufRead) {
                 continue;
             }
         }
-        pending.push(Pending { case, accept, line: n });
+        pending.push(Pending { case, line: n });
         if matches!(r.state, State::Limit { after: After::NotRun, .. }) {
             // Read, but never sent: --max-failures stopped the run.
             r.triage.not_run(pending.len() as u64);
@@ -413,7 +416,7 @@ fn check_recorded_stream(r: &mut Run, name: &str, input: Box<dyn Read + Send>) {
     let caches: Vec<Mutex<Cache>> = (0..=threads).map(|_| Mutex::default()).collect();
     let mut passes: HashMap<Cvt, u64> = HashMap::new();
     for (piece, split) in rx {
-        let events: Vec<Vec<Event>> = match piece {
+        let events: Vec<Vec<LineEvent>> = match piece {
             Piece::Lines { text, .. } => {
                 let events = split
                     .par_iter()
@@ -426,7 +429,7 @@ fn check_recorded_stream(r: &mut Run, name: &str, input: Box<dyn Read + Send>) {
                 let _ = give_back.send(text);
                 events
             }
-            Piece::Bad { line, error } => vec![vec![Event::Error(line, error.to_string())]],
+            Piece::Bad { line, error } => vec![vec![LineEvent::Error(line, error.to_string())]],
         };
         if !apply(r, name, events.into_iter().flatten(), &mut passes) {
             break;
@@ -455,7 +458,7 @@ fn split_lines(text: &[u8], first: usize, parts: usize) -> Vec<(usize, usize, us
 }
 
 /// Apply a block's events in order; false once --max-failures stops the file.
-fn apply(r: &mut Run, name: &str, events: impl Iterator<Item = Event>, passes: &mut HashMap<Cvt, u64>) -> bool {
+fn apply(r: &mut Run, name: &str, events: impl Iterator<Item = LineEvent>, passes: &mut HashMap<Cvt, u64>) -> bool {
     if interrupt::requested() {
         r.state = State::Interrupted;
         return false;
@@ -466,11 +469,11 @@ fn apply(r: &mut Run, name: &str, events: impl Iterator<Item = Event>, passes: &
             return false;
         }
         match e {
-            Event::Passes(c, n) => *passes.entry(c).or_default() += n,
-            Event::Filtered => {}
-            Event::Skipped(c, n) => r.skipped_target.add(c, n),
-            Event::Error(n, e) => line_error(r, name, n, &e),
-            Event::Mismatch(n, m) => report_mismatch(r, name, n, *m),
+            LineEvent::Passes(c, n) => *passes.entry(c).or_default() += n,
+            LineEvent::Filtered => {}
+            LineEvent::Skipped(c, n) => r.skipped_target.add(c, n),
+            LineEvent::Error(n, e) => line_error(r, name, n, &e),
+            LineEvent::Mismatch(n, m) => report_mismatch(r, name, n, *m),
         }
     }
     true
@@ -479,9 +482,21 @@ fn apply(r: &mut Run, name: &str, events: impl Iterator<Item = Event>, passes: &
 /// Ask the implementation for the pending cases (one instruction) and
 /// check its answers; every case ends as one outcome (see [`settle`]).
 fn ask(r: &mut Run, name: &str, pending: &mut Vec<Pending>) {
-    if pending.is_empty() || matches!(r.state, State::Limit { after: After::NotRun, .. }) {
-        pending.clear();
-        return;
+    match &mut r.state {
+        _ if pending.is_empty() => return,
+        // Counted as not run when the limit cut their batch.
+        State::Limit { after: After::NotRun, .. } => {
+            pending.clear();
+            return;
+        }
+        // Read after the limit: not sent.
+        State::Limit { after, .. } => {
+            r.triage.not_run(pending.len() as u64);
+            *after = After::NotRun;
+            pending.clear();
+            return;
+        }
+        _ => {}
     }
     if interrupt::requested() {
         r.state = State::Interrupted;
@@ -494,31 +509,38 @@ fn ask(r: &mut Run, name: &str, pending: &mut Vec<Pending>) {
     let cases: Vec<(Vec<ptx_cvt::Operand>, u32)> =
         batch.iter().map(|p| (p.case.operands.clone(), p.case.dst_width())).collect();
     let max_crashes = if r.a.imp.goes_on_after_errors() { u64::MAX } else { 1 };
-    let imp = r.imp.as_mut().expect("an implementation");
-    let settled = settle(imp.as_mut(), &c, &cases, max_crashes);
+    let mut imp = r.imp.take().expect("an implementation");
     let imp_name = imp.name();
-    for (k, (p, outcome)) in batch.iter().zip(settled.outcomes).enumerate() {
-        if let State::Limit { after, .. } = &mut r.state {
-            r.triage.not_run((batch.len() - k) as u64);
-            *after = After::NotRun;
-            return;
-        }
-        match outcome {
-            Outcome::Answered(Answer::Bits(bits)) if p.accept.contains(bits) => {
-                r.triage.passed_case(&c, &p.case.operands, p.case.dst_width(), bits)
-            }
-            Outcome::Answered(Answer::Bits(bits)) => {
+    let mut judge = std::mem::replace(&mut r.judge, Judge::new(r.a.opts.scope()));
+    let ran = runner::ask(imp.as_mut(), &mut judge, &c, &cases, max_crashes, |k, event| {
+        let p = &batch[k];
+        match event {
+            Event::Passed(bits) => r.triage.passed_case(&c, &p.case.operands, p.case.dst_width(), bits),
+            Event::Wrong(bits) => {
                 let w = p.case.dst_width();
                 let case = Case { result: Some(AcceptSet::exact(w, bits)), ..p.case.clone() };
                 mismatch(r, name, p.line, case);
             }
-            Outcome::Answered(Answer::Declined(why)) => r.triage.unsupported(&c, &why),
-            Outcome::Crashed(e) => crashed(r, name, p, &imp_name, &e),
-            Outcome::NotRun => r.triage.not_run(1),
+            Event::Declined(why) => r.triage.unsupported(&c, &why),
+            Event::Crashed(e) => crashed(r, name, p, &imp_name, &e),
+            Event::NotRun => r.triage.not_run(1),
         }
+        match &mut r.state {
+            State::Limit { after, .. } => {
+                *after = After::NotRun;
+                Flow::Stop
+            }
+            _ => Flow::Go,
+        }
+    });
+    r.judge = judge;
+    r.imp = Some(imp);
+    r.triage.not_run(ran.cut);
+    if ran.cut > 0 {
+        return;
     }
     r.bar.set_message(crate::progress::tally(&r.triage));
-    if let Some(why) = settled.stopped {
+    if let Some(why) = ran.stopped {
         r.bar.suspend(|| eprintln!("{why}{}; the cases left are counted as not run", r.a.imp.go_on_hint()));
         if r.state.reading() {
             r.state = State::Halted;

@@ -15,9 +15,8 @@
 use std::collections::HashMap;
 
 use ptx_cvt::caseline::MAX_LINE;
-use ptx_cvt::eval::Evaluator;
-use ptx_cvt::fast::{FastResult, Plan};
-use ptx_cvt::{parse_case, AcceptSet, Case, Cvt, Operand, Profile, PtxVersion};
+use ptx_cvt::{parse_case, Case, Cvt, Operand};
+use ptx_cvt_harness::judge::{Judge, Legal, MAX_OPERANDS};
 use ptx_cvt_harness::lines::{line_text, LineError};
 use ptx_cvt_harness::{Mismatch, Origin};
 
@@ -60,13 +59,13 @@ pub enum Path {
     Line,
 }
 
-/// One thread's memory of spellings and prepared forms.
+/// One thread's memory of spellings and forms.
 #[derive(Default)]
 pub struct Cache {
     spellings: HashMap<Vec<u8>, Option<Spelling>>,
     last_spelling: Option<(Vec<u8>, Option<Spelling>)>,
-    prepared: HashMap<Key, Prepared>,
-    last_prepared: Option<(Key, Prepared)>,
+    /// Legality and engines per form (made on the thread's first line).
+    judge: Option<Judge>,
 }
 
 /// An instruction token that parses: the instruction, and whether --filter chooses it.
@@ -74,37 +73,6 @@ pub struct Cache {
 struct Spelling {
     cvt: Cvt,
     chosen: bool,
-}
-
-/// An instruction with its register widths: everything legality depends on.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct Key {
-    cvt: Cvt,
-    srcs: [u8; MAX_FAST_OPERANDS],
-    count: u8,
-    dst: u8,
-}
-
-const MAX_FAST_OPERANDS: usize = 6;
-
-/// What the cases of a form with these widths come to.
-// Inline, not boxed: read on every line of the fast path.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone)]
-enum Prepared {
-    /// All legal: evaluate them.
-    Ready(Engines),
-    /// Legal, but not on --target: skip them.
-    Skip,
-    /// Errors: the slow path reports them.
-    Slow,
-}
-
-/// A form whose cases with these widths are all legal, prepared to evaluate.
-#[derive(Clone)]
-struct Engines {
-    fast: Option<Plan>,
-    exact: Evaluator,
 }
 
 enum Verdict {
@@ -203,14 +171,14 @@ impl Checker<'_> {
         // (A final `\r` is whitespace to the split.)
         let mut toks = Tokens(raw);
         let Some(instr) = toks.next() else { return Some(Verdict::Blank) };
-        let mut ops = [Operand { bits: 0, width: 0 }; MAX_FAST_OPERANDS];
+        let mut ops = [Operand { bits: 0, width: 0 }; MAX_OPERANDS];
         let mut count = 0;
         let result = loop {
             let t = toks.next()?;
             if t == b"=>" {
                 break parse_hex(toks.next()?)?;
             }
-            if count == MAX_FAST_OPERANDS {
+            if count == MAX_OPERANDS {
                 return None;
             }
             let (bits, width) = parse_hex(t)?;
@@ -226,21 +194,17 @@ impl Checker<'_> {
         }
         let ops = &ops[..count];
         let (bits, dst) = result;
-        let key = Key {
-            cvt: sp.cvt,
-            srcs: std::array::from_fn(|i| ops.get(i).map_or(0, |o| o.width as u8)),
-            count: count as u8,
-            dst: dst as u8,
-        };
-        let engines = match self.prepared(key, ops, dst, cache) {
-            Some(Prepared::Ready(e)) => e,
-            Some(Prepared::Skip) => return Some(Verdict::Skipped(sp.cvt)),
-            _ => return None,
-        };
-        let fast_pass = engines.fast.as_ref().is_some_and(|p| fast_contains(p.eval(ops), dst, bits));
-        let pass =
-            fast_pass || engines.exact.accept(ops).is_ok_and(|set| AcceptSet::exact(dst, bits).is_subset_of(&set));
-        pass.then_some(Verdict::Pass(sp.cvt))
+        let judge = cache.judge.get_or_insert_with(|| match self.path {
+            Path::Exact => Judge::exact_only(self.opts.scope()),
+            _ => Judge::new(self.opts.scope()),
+        });
+        match judge.legal(&sp.cvt, ops, dst) {
+            Legal::Yes => {}
+            Legal::Elsewhere => return Some(Verdict::Skipped(sp.cvt)),
+            // The slow path reports it.
+            Legal::No(_) => return None,
+        }
+        judge.accepts(&sp.cvt, ops, dst, bits).then_some(Verdict::Pass(sp.cvt))
     }
 
     fn spelling(&self, token: &[u8], cache: &mut Cache) -> Option<Spelling> {
@@ -262,42 +226,6 @@ impl Checker<'_> {
         };
         cache.last_spelling = Some((token.to_vec(), s));
         s
-    }
-
-    fn prepared<'c>(&self, key: Key, ops: &[Operand], dst: u32, cache: &'c mut Cache) -> Option<&'c Prepared> {
-        if cache.last_prepared.as_ref().is_none_or(|(k, _)| *k != key) {
-            let e = match cache.prepared.get(&key) {
-                Some(e) => e.clone(),
-                None => {
-                    let e = self.prepare(key.cvt, ops, dst);
-                    cache.prepared.insert(key, e.clone());
-                    e
-                }
-            };
-            cache.last_prepared = Some((key, e));
-        }
-        cache.last_prepared.as_ref().map(|(_, e)| e)
-    }
-
-    /// Engines for a form whose every case at these widths the slow path
-    /// would evaluate, or its skip or errors (legality depends on widths,
-    /// never on values).
-    fn prepare(&self, cvt: Cvt, ops: &[Operand], dst: u32) -> Prepared {
-        let probe = Case {
-            instr: cvt,
-            operands: ops.iter().map(|o| Operand { bits: 0, width: o.width }).collect(),
-            result: Some(AcceptSet::exact(dst, 0)),
-            comment: None,
-        };
-        if accept_case(&probe, self.opts).is_err() {
-            return if legal_elsewhere(&probe, self.opts) { Prepared::Skip } else { Prepared::Slow };
-        }
-        let profile = self.opts.profile;
-        let Ok(exact) = Evaluator::new(&cvt, ops[0].width, dst, profile) else { return Prepared::Slow };
-        let fast = (profile == Profile::Sm90 && self.path == Path::Fast)
-            .then(|| Plan::new(&cvt, ops[0].width, dst).ok())
-            .flatten();
-        Prepared::Ready(Engines { fast, exact })
     }
 }
 
@@ -341,13 +269,6 @@ impl<'a> Iterator for Tokens<'a> {
 }
 
 /// Whether the fast engine's set holds `bits` (as `to_accept(width).contains`).
-fn fast_contains(r: FastResult, width: u32, bits: u64) -> bool {
-    match r {
-        FastResult::Bits(v) => v & ptx_cvt::accept::width_mask(width) == bits,
-        other => other.to_accept(width).contains(bits),
-    }
-}
-
 /// Plain hex of a register width, as [`ptx_cvt::accept::parse_hex`] takes it.
 fn parse_hex(t: &[u8]) -> Option<(u64, u32)> {
     let width = ptx_cvt::accept::width_of_digits(t.len())?;
@@ -383,12 +304,7 @@ static HEX: [u8; 256] = {
 /// without them: then it is skipped, not an error. (A target the version
 /// cannot reach is the command line's error, reported on every line.)
 pub fn legal_elsewhere(case: &Case, opts: &EvalOpts) -> bool {
-    let Some(t) = opts.target else { return false };
-    let v = opts.ptx_version.unwrap_or(PtxVersion::LATEST);
-    if t.min_version().is_some_and(|min| v < min) {
-        return false;
-    }
-    accept_case(case, &EvalOpts { target: None, ..opts.clone() }).is_ok()
+    opts.scope().legal(&case.instr, &case.operands, case.dst_width()) == Legal::Elsewhere
 }
 
 /// The full report of a wrong result, with the exact engine's explanation.

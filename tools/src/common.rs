@@ -3,9 +3,7 @@
 
 use ptx_cvt::accept::parse_hex;
 
-use ptx_cvt::{
-    evaluate, evaluate_accept, gen, instr, AcceptSet, Case, Cvt, Operand, Outcome, PtxVersion, Regs, Target,
-};
+use ptx_cvt::{evaluate, gen, AcceptSet, Case, Cvt, Operand, Outcome, PtxVersion, Target};
 
 pub use crate::options::VariantFilter;
 pub use crate::output::write_atomic;
@@ -14,23 +12,13 @@ use crate::EvalOpts;
 /// Evaluate a parsed case under the options: legality for the target (if
 /// any), then the oracle, with the explanation.
 pub fn eval_case(case: &Case, opts: &EvalOpts) -> Result<Outcome, String> {
-    check_target(case, opts)?;
+    accept_case(case, opts)?;
     evaluate(&case.instr, &case.operands, case.dst_width(), opts.profile).map_err(|e| e.to_string())
 }
 
 /// [`eval_case`]'s acceptance set alone (no explanation built: faster).
 pub fn accept_case(case: &Case, opts: &EvalOpts) -> Result<AcceptSet, String> {
-    check_target(case, opts)?;
-    evaluate_accept(&case.instr, &case.operands, case.dst_width(), opts.profile).map_err(|e| e.to_string())
-}
-
-fn check_target(case: &Case, opts: &EvalOpts) -> Result<(), String> {
-    let Some(t) = opts.target else { return Ok(()) };
-    let dst = case.dst_width();
-    let src = case.operands.first().map_or(case.instr.atype.bits(), |o| o.width);
-    let v = opts.ptx_version.unwrap_or(PtxVersion::LATEST);
-    instr::check(&case.instr, Regs { dst, src }, Some(t), Some(v))
-        .map_err(|e| format!("illegal on {t} with PTX ISA {v}: {e}"))
+    opts.scope().accept(&case.instr, &case.operands, case.dst_width())
 }
 
 /// The variants legal on `targets` at PTX ISA `version` (with the targets

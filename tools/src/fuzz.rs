@@ -14,9 +14,11 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use ptx_cvt::gen::{self, GenCase, SeededRng as Rng};
-use ptx_cvt::{evaluate_accept, format_case, instr, AcceptSet, Case, Cvt, Profile, PtxVersion, Target};
+use ptx_cvt::{format_case, instr, AcceptSet, Case, Cvt, Profile, PtxVersion, Target};
 use ptx_cvt_harness::fuzz_inputs::FuzzInputs;
-use ptx_cvt_harness::{interrupt, settle, Answer, Implementation, Mismatch, Origin, Outcome, Triage};
+use ptx_cvt_harness::judge::{Judge, Legal, Scope};
+use ptx_cvt_harness::runner::{self, Event, Flow};
+use ptx_cvt_harness::{interrupt, Implementation, Mismatch, Origin, Triage};
 
 use crate::classes::{print_reports, Showing, Shown};
 use serde_json::json;
@@ -145,6 +147,8 @@ struct Run<'a> {
     a: &'a FuzzArgs,
     version: PtxVersion,
     triage: Triage,
+    /// The oracle's verdict on each answer.
+    judge: Judge,
     mismatches: u64,
     cases: u64,
     errors: u64,
@@ -262,6 +266,7 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
         a,
         version,
         triage: Triage::new(a.profile),
+        judge: Judge::new(Scope { profile: a.profile, target: None, version: None }),
         mismatches: 0,
         cases: 0,
         errors: 0,
@@ -365,16 +370,13 @@ fn fuzz(a: &FuzzArgs) -> Result<u8, String> {
 /// Evaluate one batch on the oracle and the implementation and compare.
 /// Returns why the run must stop, if it must.
 fn run_batch(r: &mut Run, imp: &mut dyn Implementation, v: &mut Variant, batch: Vec<GenCase>) -> Option<String> {
+    let c = v.inputs.c;
     let mut asked = Vec::with_capacity(batch.len());
-    let mut outcomes = Vec::with_capacity(batch.len());
     for g in batch {
-        match evaluate_accept(&v.inputs.c, &g.operands, g.dst_width, r.a.profile) {
-            Ok(o) => {
-                asked.push((g.operands, g.dst_width));
-                outcomes.push(o);
-            }
+        match r.judge.legal(&c, &g.operands, g.dst_width) {
+            Legal::Yes => asked.push((g.operands, g.dst_width)),
             // Not a valid input for this form (the generator's cases all are).
-            Err(_) => v.skipped += 1,
+            _ => v.skipped += 1,
         }
     }
     if asked.is_empty() {
@@ -385,51 +387,49 @@ fn run_batch(r: &mut Run, imp: &mut dyn Implementation, v: &mut Variant, batch: 
         (true, Some(m)) => m.saturating_sub(r.errors).max(1),
         (true, None) => u64::MAX,
     };
-    let settled = settle(imp, &v.inputs.c, &asked, max_crashes);
-    for (k, (((ops, w), o), outcome)) in asked.iter().zip(&outcomes).zip(settled.outcomes).enumerate() {
+    let imp_name = imp.name();
+    let mut judge =
+        std::mem::replace(&mut r.judge, Judge::new(Scope { profile: r.a.profile, target: None, version: None }));
+    let ran = runner::ask(imp, &mut judge, &c, &asked, max_crashes, |k, event| {
+        let (ops, w) = &asked[k];
         r.cases += 1;
-        let bits = match outcome {
-            Outcome::Answered(Answer::Bits(b)) => b,
-            Outcome::Answered(Answer::Declined(why)) => {
-                r.triage.unsupported(&v.inputs.c, &why);
-                continue;
-            }
-            Outcome::Crashed(e) => {
+        match &event {
+            Event::Passed(bits) | Event::Wrong(bits) => record(r, &c, ops, *w, *bits),
+            Event::Declined(why) => r.triage.unsupported(&c, why),
+            Event::Crashed(e) => {
                 r.triage.crashed();
-                adapter_error(r, imp, &e);
-                continue;
+                adapter_error(r, &imp_name, e);
             }
-            Outcome::NotRun => {
-                r.triage.not_run(1);
-                continue;
+            Event::NotRun => r.triage.not_run(1),
+        }
+        match event {
+            Event::Passed(bits) => r.triage.passed_case(&c, ops, *w, bits),
+            Event::Wrong(bits) => {
+                let case =
+                    Case { instr: c, operands: ops.clone(), result: Some(AcceptSet::exact(*w, bits)), comment: None };
+                // Evaluated again with the explanation, which the report shows.
+                let m = Mismatch::of(Origin::default(), case, r.a.profile).expect("evaluated once already");
+                r.mismatches += 1;
+                r.triage.mismatch(&m);
+                // The rest of the batch stays unchecked (and unrecorded).
+                if r.a.max_failures.is_some_and(|m| r.mismatches >= m) {
+                    return Flow::Stop;
+                }
             }
-        };
-        if let Some(f) = r.record.as_mut().filter(|_| r.record_error.is_none()) {
-            let line = format_case(&v.inputs.c, ops, &AcceptSet::exact(*w, bits));
-            if let Err(e) = writeln!(f, "{line}") {
-                r.record_error = Some(e.to_string());
-            }
+            _ => {}
         }
-        if o.contains(bits) {
-            r.triage.passed_case(&v.inputs.c, ops, *w, bits);
-            continue;
-        }
-        let case =
-            Case { instr: v.inputs.c, operands: ops.clone(), result: Some(AcceptSet::exact(*w, bits)), comment: None };
-        // Evaluated again with the explanation, which the report shows.
-        mismatch(r, Mismatch::of(Origin::default(), case, r.a.profile).expect("evaluated once already"));
-        if r.a.max_failures.is_some_and(|m| r.mismatches >= m) {
-            // The rest of the batch stays unchecked (and unrecorded).
-            let rest = (asked.len() - k - 1) as u64;
-            r.cases += rest;
-            r.triage.not_run(rest);
-            return Some(format!("stopped after {} mismatches (--max-failures)", r.mismatches));
-        }
+        Flow::Go
+    });
+    r.judge = judge;
+    if ran.cut > 0 {
+        r.cases += ran.cut;
+        r.triage.not_run(ran.cut);
+        return Some(format!("stopped after {} mismatches (--max-failures)", r.mismatches));
     }
     if r.a.imp.goes_on_after_errors() && r.a.max_failures.is_some_and(|m| r.errors >= m) {
         return Some(format!("stopped after {} adapter errors (--max-failures)", r.errors));
     }
-    if let Some(why) = settled.stopped {
+    if let Some(why) = ran.stopped {
         if !r.a.imp.goes_on_after_errors() {
             return Some(format!("stopped at the adapter error above{}", r.a.imp.go_on_hint()));
         }
@@ -438,18 +438,23 @@ fn run_batch(r: &mut Run, imp: &mut dyn Implementation, v: &mut Variant, batch: 
     None
 }
 
-fn adapter_error(r: &mut Run, imp: &dyn Implementation, e: &str) {
-    r.errors += 1;
-    if r.a.json {
-        say!("{}", json!({"adapter_error": {"implementation": imp.name(), "message": e}}));
-    } else {
-        fail!("{}: {e}", imp.name());
+/// Write an answer to the --record file (a write error is kept for the end).
+fn record(r: &mut Run, c: &Cvt, ops: &[ptx_cvt::Operand], w: u32, bits: u64) {
+    if let Some(f) = r.record.as_mut().filter(|_| r.record_error.is_none()) {
+        let line = format_case(c, ops, &AcceptSet::exact(w, bits));
+        if let Err(e) = writeln!(f, "{line}") {
+            r.record_error = Some(e.to_string());
+        }
     }
 }
 
-fn mismatch(r: &mut Run, m: Mismatch) {
-    r.mismatches += 1;
-    r.triage.mismatch(&m);
+fn adapter_error(r: &mut Run, imp_name: &str, e: &str) {
+    r.errors += 1;
+    if r.a.json {
+        say!("{}", json!({"adapter_error": {"implementation": imp_name, "message": e}}));
+    } else {
+        fail!("{imp_name}: {e}");
+    }
 }
 
 /// Most cases per second, as text.

@@ -178,6 +178,13 @@ pub struct EvalOpts {
     pub json: bool,
 }
 
+impl EvalOpts {
+    /// Where the cases are checked: the profile, target and PTX version.
+    pub fn scope(&self) -> ptx_cvt_harness::judge::Scope {
+        ptx_cvt_harness::judge::Scope { profile: self.profile, target: self.target, version: self.ptx_version }
+    }
+}
+
 fn parse_profile(s: &str) -> Result<Profile, String> {
     s.parse().map_err(|e: ptx_cvt::policy::UnknownProfile| e.to_string())
 }

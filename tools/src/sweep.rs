@@ -46,7 +46,9 @@ use ptx_cvt::fast::{self, FastResult};
 use ptx_cvt::instr;
 use ptx_cvt::{parse_case, AcceptSet, Case, Cvt, Operand, Profile};
 use ptx_cvt_harness::atlas::Space;
-use ptx_cvt_harness::{interrupt, settle, Answer, Implementation, Mismatch, Origin, Outcome};
+use ptx_cvt_harness::judge::{Judge, Scope};
+use ptx_cvt_harness::runner::{self, Event, Flow};
+use ptx_cvt_harness::{interrupt, Implementation, Mismatch, Origin};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -512,6 +514,8 @@ fn kept_sweep(
     let mut digest = 0u64;
     let mut at = start;
     let name = c.to_string();
+    // The implementation's answers are judged as check judges them.
+    let mut judge = Judge::new(Scope { profile: Profile::Sm90, target: None, version: None });
     while at < end {
         let g_end = (at + group).min(end);
         let chunks = (g_end - at).div_ceil(KEPT_CHUNK as u128) as u64;
@@ -570,45 +574,40 @@ fn kept_sweep(
                 }
             }
             if let Some(tg) = target.as_mut() {
-                for (ins, res) in inputs.chunks(a.imp.batch as usize).zip(results.chunks(a.imp.batch as usize)) {
+                let tg_name = tg.name();
+                for ins in inputs.chunks(a.imp.batch as usize) {
                     if interrupt::requested() {
                         t.interrupted = true;
                         return (digest, at - start, false);
                     }
                     let cases: Vec<(Vec<Operand>, u32)> = ins.iter().map(|&x| (space.operands(x), dst_width)).collect();
                     let max_crashes = if a.imp.goes_on_after_errors() { u64::MAX } else { 1 };
-                    let settled = settle(tg.as_mut(), c, &cases, max_crashes);
-                    let stopped = settled.stopped;
-                    for ((ops, r), outcome) in cases.iter().zip(res).zip(settled.outcomes) {
-                        let got = match outcome {
-                            Outcome::Answered(Answer::Bits(got)) => got,
-                            Outcome::Answered(Answer::Declined(_)) => {
-                                t.target_unsupported += 1;
-                                continue;
+                    let ran = runner::ask(tg.as_mut(), &mut judge, c, &cases, max_crashes, |k, event| {
+                        match event {
+                            Event::Passed(_) => t.target_compared += 1,
+                            Event::Wrong(got) => {
+                                t.target_compared += 1;
+                                t.target_mismatches += 1;
+                                let result = Some(AcceptSet::exact(dst_width, got));
+                                let case = Case { instr: *c, operands: cases[k].0.clone(), result, comment: None };
+                                mismatch(&tg_name, None, &case, a, t);
+                                if t.stop(a) {
+                                    return Flow::Stop;
+                                }
                             }
-                            Outcome::Crashed(e) => {
-                                fail!("{}: {e}", tg.name());
+                            Event::Declined(_) => t.target_unsupported += 1,
+                            Event::Crashed(e) => {
+                                fail!("{tg_name}: {e}");
                                 t.errors += 1;
-                                continue;
                             }
-                            Outcome::NotRun => continue,
-                        };
-                        t.target_compared += 1;
-                        if !accepts(r, dst_width, got) {
-                            t.target_mismatches += 1;
-                            let case = Case {
-                                instr: *c,
-                                operands: ops.0.clone(),
-                                result: Some(AcceptSet::exact(dst_width, got)),
-                                comment: None,
-                            };
-                            mismatch(&tg.name(), None, &case, a, t);
-                            if t.stop(a) {
-                                return (digest, at - start, false);
-                            }
+                            Event::NotRun => {}
                         }
+                        Flow::Go
+                    });
+                    if t.stopped {
+                        return (digest, at - start, false);
                     }
-                    if let Some(why) = stopped {
+                    if let Some(why) = ran.stopped {
                         eprintln!("{why}{}", a.imp.go_on_hint());
                         return (digest, at - start, false);
                     }
