@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use crate::check_lines::{build_mismatch, Cache, Checker, Event as LineEvent, Path};
-use crate::classes::{print_reports, Showing, Shown};
+use crate::classes::{print_reports, ReportArgs};
 use crate::implementation::ImplArgs;
 use crate::EvalOpts;
 
@@ -71,27 +71,11 @@ pub struct CheckArgs {
     /// Print only the totals.
     #[arg(long, short)]
     quiet: bool,
-    /// Print every mismatch in full (each with its bug class), not only the class list.
-    #[arg(long, conflicts_with = "class")]
-    all: bool,
-    /// Print every mismatch of bug class N (its number in the class list) in full.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    class: Option<u64>,
-    /// Print at most N mismatches in full (with --all or --class; all are counted).
-    #[arg(long, value_name = "N")]
-    max_shown: Option<u64>,
-    /// Add the per-variant table (passed, failed, unsupported) to the summary.
-    #[arg(long)]
-    table: bool,
+    #[command(flatten)]
+    report: ReportArgs,
     /// Stop after N mismatches; the summary still follows and says where it stopped.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_failures: Option<u64>,
-    /// Show a ready-to-assemble PTX module for the first N mismatches reported
-    /// in full (with --class or --all), else for the examples of the first N
-    /// classes. It uses --target (default sm_90, or the first newer target that
-    /// has the form) and --ptx-version (default 9.5).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    reproducers: u64,
     /// Only cases whose instruction matches this glob (`*`, `?`, `[…]`,
     /// `{a,b}`); repeatable, OR-ed.
     #[arg(long = "filter", value_name = "GLOB")]
@@ -593,7 +577,7 @@ fn finish(r: &Run) -> u8 {
     // Every case declined: nothing was checked.
     let unanswered = !empty && passed + failed == 0 && crashed == 0;
     let g = r.triage.group();
-    if let Some(n) = r.a.class.filter(|n| *n as usize > g.classes.len()) {
+    if let Some(n) = r.a.report.class.filter(|n| *n as usize > g.classes.len()) {
         fail!("--class {n}: the run has {} bug class(es)", g.classes.len());
         return 2;
     }
@@ -637,14 +621,8 @@ fn finish(r: &Run) -> u8 {
     }
     let mut printed = 0;
     if !r.a.quiet {
-        let shown = match (r.a.all, r.a.class) {
-            (true, _) => Shown::All,
-            (_, Some(n)) => Shown::Class(n as usize),
-            _ => Shown::Summary,
-        };
         let version = r.a.opts.ptx_version.unwrap_or(PtxVersion::LATEST);
-        let showing = Showing { shown, reproducers: r.a.reproducers, max_shown: r.a.max_shown };
-        printed = print_reports(&r.triage, &g, showing, r.a.opts.json, r.a.opts.target, version);
+        printed = print_reports(&r.triage, &g, r.a.report.showing(), r.a.opts.json, r.a.opts.target, version);
     }
     if r.a.opts.json {
         let mut s: Value = r.triage.json(&g);
@@ -657,11 +635,11 @@ fn finish(r: &Run) -> u8 {
         s["interrupted"] = json!(interrupted);
         say!("{}", json!({"summary": s}));
     } else {
-        if !r.a.quiet && (failed > 0 || unsupported > 0 || crashed > 0 || not_run > 0 || r.a.table) {
+        if !r.a.quiet && (failed > 0 || unsupported > 0 || crashed > 0 || not_run > 0 || r.a.report.table) {
             if printed > 0 {
                 say!("");
             }
-            say!("{}", r.triage.text(&g, r.a.table));
+            say!("{}", r.triage.text(&g, r.a.report.table));
         }
         if crashed > 0 || not_run > 0 {
             say!("{passed} passed, {failed} failed, {crashed} crashed, {not_run} not run");

@@ -9,6 +9,40 @@ use serde_json::json;
 /// Mismatches a summary prints in full all the same (they fit the screen).
 const FEW: usize = 3;
 
+/// The report options of the commands that print one (`check`, `fuzz`).
+#[derive(clap::Args, Clone, Debug)]
+pub struct ReportArgs {
+    /// Print every mismatch in full (each with its bug class), not only the class list.
+    #[arg(long, conflicts_with = "class")]
+    pub all: bool,
+    /// Print every mismatch of bug class N (its number in the class list) in full.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub class: Option<u64>,
+    /// Print at most N mismatches in full (with --all or --class; all are counted).
+    #[arg(long, value_name = "N")]
+    pub max_shown: Option<u64>,
+    /// Add the per-variant table (passed, failed, unsupported) to the summary.
+    #[arg(long)]
+    pub table: bool,
+    /// Show a ready-to-assemble PTX module for the first N mismatches reported
+    /// in full (with --class or --all), else for the examples of the first N
+    /// classes. It uses --target (default sm_90, or the first newer target that
+    /// has the form) and --ptx-version (default 9.5).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub reproducers: u64,
+}
+
+impl ReportArgs {
+    pub fn showing(&self) -> Showing {
+        let shown = match (self.all, self.class) {
+            (true, _) => Shown::All,
+            (_, Some(n)) => Shown::Class(n as usize),
+            _ => Shown::Summary,
+        };
+        Showing { shown, reproducers: self.reproducers, max_shown: self.max_shown }
+    }
+}
+
 /// Which mismatches are reported in full.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Shown {

@@ -20,7 +20,7 @@ use ptx_cvt_harness::judge::{Judge, Legal, Scope};
 use ptx_cvt_harness::runner::{self, Event, Flow};
 use ptx_cvt_harness::{interrupt, Implementation, Mismatch, Origin, Triage};
 
-use crate::classes::{print_reports, Showing, Shown};
+use crate::classes::{print_reports, ReportArgs};
 use serde_json::json;
 
 use crate::implementation::ImplArgs;
@@ -100,22 +100,8 @@ pub struct FuzzArgs {
     /// (default: run until --seconds or --cases).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_failures: Option<u64>,
-    /// Print every mismatch in full (each with its bug class), not only the class list.
-    #[arg(long, conflicts_with = "class")]
-    all: bool,
-    /// Print every mismatch of bug class N (its number in the class list) in full.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    class: Option<u64>,
-    /// Print at most N mismatches in full (with --all or --class; all are counted).
-    #[arg(long, value_name = "N")]
-    max_shown: Option<u64>,
-    /// Add the per-variant table (passed, failed, unsupported) to the summary.
-    #[arg(long)]
-    table: bool,
-    /// Show a ready-to-assemble PTX module for the first N mismatches reported
-    /// in full (with --class or --all), else for the examples of the first N classes.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    reproducers: u64,
+    #[command(flatten)]
+    report: ReportArgs,
     /// Evidence profile of the expected results: `sm90` or `isa`.
     #[arg(long, default_value = "sm90", value_parser = |s: &str| s.parse::<Profile>())]
     profile: Profile,
@@ -475,13 +461,7 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
     let counts = r.triage.counts();
     let (passed, failed, unsupported) = (counts.passed, counts.failed, counts.unsupported);
     let g = r.triage.group();
-    let shown = match (r.a.all, r.a.class) {
-        (true, _) => Shown::All,
-        (_, Some(n)) => Shown::Class(n as usize),
-        _ => Shown::Summary,
-    };
-    let showing = Showing { shown, reproducers: r.a.reproducers, max_shown: r.a.max_shown };
-    let printed = print_reports(&r.triage, &g, showing, r.a.json, one_target(r.a), r.version);
+    let printed = print_reports(&r.triage, &g, r.a.report.showing(), r.a.json, one_target(r.a), r.version);
     if r.a.json {
         let mut s = r.triage.json(&g);
         s["seed"] = json!(seed);
@@ -511,7 +491,7 @@ fn summary(r: &Run, vs: &[Variant], elapsed: Duration, seed: u64, stop: Option<&
     if skipped > 0 {
         say!("{skipped} input(s) skipped (not valid operands of their form, or not natural widths)");
     }
-    say!("{}", r.triage.text(&g, r.a.table || tried <= LIST_ALL));
+    say!("{}", r.triage.text(&g, r.a.report.table || tried <= LIST_ALL));
     let extra = [
         (unsupported, "unsupported"),
         (counts.crashed, "crashed"),
