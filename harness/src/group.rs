@@ -209,11 +209,20 @@ impl BugClass {
         let (glob, exact) = diagnose::variants_glob(&self.variants);
         if exact {
             glob
-        } else {
+        } else if glob.len() <= MAX_SCOPE_GLOB {
             format!("within {glob}")
+        } else {
+            // A glob over many families reads as noise: say how many, and two.
+            let families: BTreeSet<&str> = self.variants.iter().map(family_name).collect();
+            let mut first = self.variants.iter().map(|c| c.to_string());
+            let (a, b) = (first.next().unwrap_or_default(), first.next().unwrap_or_default());
+            format!("{} variants of {} families ({a}, {b}, …)", self.variants.len(), families.len())
         }
     }
 }
+
+/// The longest brace glob a class's scope is written as in the text report.
+const MAX_SCOPE_GLOB: usize = 120;
 
 /// The bug classes of a run, most cases first, and each mismatch's classes.
 pub struct Grouping {

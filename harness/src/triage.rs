@@ -365,6 +365,23 @@ mod tests {
         assert!(text.contains("declined, for 1 reason(s)") && text.contains("no {instr} here"), "{text}");
     }
 
+    /// One defect over many families (every low bit flipped) is one class,
+    /// and its scope is a count, not a glob longer than a line.
+    #[test]
+    fn a_class_over_many_families_has_a_short_scope() {
+        let t = broken(150, 6);
+        let g = t.group();
+        let widest = g.classes.iter().max_by_key(|b| b.variants.len()).expect("a class");
+        let scope = widest.scope();
+        assert!(scope.len() <= 160, "{scope}");
+        let families: BTreeSet<&str> = widest.variants.iter().map(family_name).collect();
+        assert!(families.len() > 2, "{scope}");
+        assert!(
+            scope.contains(&format!("{} variants of {} families", widest.variants.len(), families.len())),
+            "{scope}"
+        );
+    }
+
     #[test]
     fn every_mismatch_is_in_exactly_one_class() {
         let t = broken(40, 4);
