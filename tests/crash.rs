@@ -59,11 +59,14 @@ fn every(n: u64) -> u64 {
     n / share()
 }
 
+/// A case with its file and line.
+type Located = (String, usize, Case);
+
 /// The case files the tests run, as a folder `ptx-cvt check` reads (the
 /// share of `vectors/compact`, linked into a scratch folder), and their
 /// cases: (file, line, case).
-fn corpus() -> &'static (String, Vec<(String, usize, Case)>) {
-    static CORPUS: std::sync::OnceLock<(String, Vec<(String, usize, Case)>)> = std::sync::OnceLock::new();
+fn corpus() -> &'static (String, Vec<Located>) {
+    static CORPUS: std::sync::OnceLock<(String, Vec<Located>)> = std::sync::OnceLock::new();
     CORPUS.get_or_init(|| {
         let files: Vec<(String, String)> = compact_vectors().into_iter().step_by(share() as usize).collect();
         let dir = if share() == 1 {
