@@ -110,7 +110,8 @@ def report(mism, classes, log, dup):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("impl", nargs="?")
-    ap.add_argument("--ptx-cvt", default="/tmp/ptx-cvt-base/ptx-cvt")
+    ap.add_argument("--ptx-cvt", default=os.path.join(ROOT, "target", "release", "ptx-cvt"),
+                    help="the ptx-cvt binary (default: the release build of this checkout)")
     ap.add_argument("--build", action="store_true")
     ap.add_argument("--json-out")
     ap.add_argument("--keep-log")
