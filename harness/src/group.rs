@@ -355,7 +355,8 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
         Unexplained(Hub, usize),
     }
     let hubs = hubs(&units, &chosen, mismatches);
-    let paths = unexplained_paths(&units, &chosen, mismatches, &hubs);
+    let cells = path_cells(&units, &chosen, mismatches, &hubs);
+    let paths = unexplained_paths(&cells, &units, mismatches);
     let cause = cause_classes(&units, &chosen, mismatches);
     let mut by_key: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
     for (j, u) in units.iter().enumerate() {
@@ -408,8 +409,9 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
                         Some(b) if same && others * 20 <= members.len() => Explanation::Constant(b),
                         _ => Explanation::None,
                     };
-                    let regions = js.iter().map(|&j| Region::of(&mismatches[units[j].k].class)).collect();
-                    let fields = js.iter().map(|&j| Field::of(&mismatches[units[j].k], units[j].lane_index)).collect();
+                    let cell = |j: usize| cells[j].as_ref().expect("a unit nothing explains has a cell");
+                    let regions = js.iter().map(|&j| cell(j).3).collect();
+                    let fields = js.iter().map(|&j| cell(j).4).collect();
                     (e, Vec::new(), Some(Unexplained { hub, regions, fields }), Vec::new())
                 }
             };
@@ -747,26 +749,14 @@ type Cell = (Hub, String, String, Region, Field);
 /// the smaller one's variants are the other's. Cells in disjoint variants
 /// stay apart (a broken subnormal branch of f16 and a broken rounding of
 /// e4m3 are two defects).
-fn unexplained_paths(
-    units: &[UnitRef],
-    chosen: &[Scoped],
-    mismatches: &[Mismatch],
-    hubs: &HashMap<(Format, Format), Hub>,
-) -> Vec<usize> {
-    let cell_of = |u: &UnitRef| {
-        let m = &mismatches[u.k];
-        let mut parts = m.class.split('/').map(|p| p.split('+').next().unwrap_or(""));
-        let (input, result) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-        let hub = hubs[&Lanes::of(&m.case.instr).pair()];
-        (hub, input.to_string(), result.to_string(), Region::of(&m.class), Field::of(m, u.lane_index))
-    };
-    let mut cells: BTreeMap<Cell, BTreeSet<Cvt>> = BTreeMap::new();
-    for (u, h) in units.iter().zip(chosen) {
-        if h.is_none() {
-            cells.entry(cell_of(u)).or_default().insert(mismatches[u.k].case.instr);
+fn unexplained_paths(cells: &[Option<Cell>], units: &[UnitRef], mismatches: &[Mismatch]) -> Vec<usize> {
+    let mut variants: BTreeMap<&Cell, BTreeSet<Cvt>> = BTreeMap::new();
+    for (cell, u) in cells.iter().zip(units) {
+        if let Some(cell) = cell {
+            variants.entry(cell).or_default().insert(mismatches[u.k].case.instr);
         }
     }
-    let keys: Vec<_> = cells.keys().cloned().collect();
+    let keys: Vec<&Cell> = variants.keys().copied().collect();
     let mut root: Vec<usize> = (0..keys.len()).collect();
     fn find(root: &mut [usize], mut x: usize) -> usize {
         while root[x] != x {
@@ -777,20 +767,41 @@ fn unexplained_paths(
     }
     for a in 0..keys.len() {
         for b in a + 1..keys.len() {
-            let (va, vb) = (&cells[&keys[a]], &cells[&keys[b]]);
+            let (va, vb) = (&variants[keys[a]], &variants[keys[b]]);
             if keys[a].0 == keys[b].0 && 2 * va.intersection(vb).count() >= va.len().min(vb.len()) {
                 let (ra, rb) = (find(&mut root, a), find(&mut root, b));
                 root[ra.max(rb)] = ra.min(rb);
             }
         }
     }
-    let index: HashMap<&Cell, usize> = keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
+    let index: HashMap<&Cell, usize> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    cells
+        .iter()
+        .map(|cell| match cell {
+            Some(cell) => find(&mut root, index[cell]),
+            None => usize::MAX,
+        })
+        .collect()
+}
+
+/// The path cell of each unit nothing explains (`None` for the others).
+fn path_cells(
+    units: &[UnitRef],
+    chosen: &[Scoped],
+    mismatches: &[Mismatch],
+    hubs: &HashMap<(Format, Format), Hub>,
+) -> Vec<Option<Cell>> {
     units
         .iter()
         .zip(chosen)
-        .map(|(u, h)| match h {
-            Some(_) => usize::MAX,
-            None => find(&mut root, index[&cell_of(u)]),
+        .map(|(u, h)| {
+            h.is_none().then(|| {
+                let m = &mismatches[u.k];
+                let mut parts = m.class.split('/').map(|p| p.split('+').next().unwrap_or(""));
+                let (input, result) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+                let hub = hubs[&Lanes::of(&m.case.instr).pair()];
+                (hub, input.to_string(), result.to_string(), Region::of(&m.class), Field::of(m, u.lane_index))
+            })
         })
         .collect()
 }
