@@ -83,7 +83,14 @@ struct Derived {
 }
 
 impl Derived {
-    const fn of(exp_bits: u32, man_bits: u32, bias: i32, signed: bool, specials: Specials, subnormals: bool) -> Derived {
+    const fn of(
+        exp_bits: u32,
+        man_bits: u32,
+        bias: i32,
+        signed: bool,
+        specials: Specials,
+        subnormals: bool,
+    ) -> Derived {
         let exp_field_max = (1u64 << exp_bits) - 1;
         let all_man = (1u64 << man_bits) - 1;
         let (e, m) = match specials {

@@ -5,7 +5,7 @@ use rug::Integer;
 
 use super::trace::signed;
 use super::{Ctx, TypeResult};
-use crate::decide::{Decisions, Finish, FtzCutoff, SourceFlush, Special, FINISH};
+use crate::decide::{Decisions, Finish, FtzCutoff, SourceFlush, Special};
 use crate::encode;
 use crate::exact::{is_subnormal, Dyadic, Nan, Value};
 use crate::instr::Family;
@@ -25,7 +25,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     #[inline(always)]
     pub(super) fn int_to_float(&mut self, v: &Value) -> TypeResult {
         let Value::Num { neg, mag } = v else { unreachable!("integers are finite") };
-        let l = self.dformat().float_layout().unwrap();
+        let l = self.dlayout();
         let r = round(*neg, mag, Grid::float(l), self.mode);
         self.note_rounding(Rule::RoundToFloat, *neg, mag, &r);
         self.finish_float(*neg, mag, r)
@@ -72,7 +72,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     /// source operand if `None`), as the trace shows it.
     pub(super) fn nan_from(&mut self, out: NanOut, rule: Rule, n: &Nan, from: Option<&str>) -> TypeResult {
         let d = self.dformat();
-        let l = d.float_layout().unwrap();
+        let l = self.dlayout();
         let r = match out {
             NanOut::Zero => {
                 note!(self, rule, format!("{} → +0", from.unwrap_or("NaN")));
@@ -132,7 +132,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
             Value::Inf { neg } => return self.inf(*neg && !drop_sign),
             Value::Nan(_) => unreachable!(),
         };
-        let l = d.float_layout().unwrap();
+        let l = self.dlayout();
         let (grid, rule) = match (self.family, c.rounding) {
             (Family::SameFloat, Some(r)) if r.is_integer() => (Grid::integers(), Rule::RoundToIntegral),
             (Family::SameFloat, _) => (Grid::float(l), Rule::Copy),
@@ -176,10 +176,10 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     pub(super) fn finish_float(&mut self, mut neg: bool, exact: &Dyadic, r: Rounded) -> TypeResult {
         let c = *self.c;
         let d = self.dformat();
-        let l = d.float_layout().unwrap();
+        let l = self.dlayout();
         let Rounded { mag, away, mode, .. } = r;
         let mut mag = mag;
-        for step in FINISH {
+        for &step in self.p.finish_steps() {
             match step {
                 Finish::Sat if c.sat => self.sat(&mut neg, &mut mag),
                 Finish::Relu if !c.sat && c.relu && neg => self.relu(&mut neg, &mut mag),
@@ -245,7 +245,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     /// `.ftz` on the result (docs/semantics.md §5.6, §5.17): `exact` is the value before rounding.
     #[inline(always)]
     fn flush_result(&mut self, neg: bool, exact: &Dyadic, mag: &mut Dyadic) {
-        let l = self.dformat().float_layout().unwrap();
+        let l = self.dlayout();
         if let FtzCutoff::Below { gap } = self.d.ftz_cutoff(self.c, neg, self.profile) {
             // The sequence compares the exact source with its threshold.
             let emin = l.emin();

@@ -26,9 +26,9 @@ pub use self::trace::{Event, RoundEvent, Step};
 use rug::Integer;
 
 use crate::accept::{alts, width_mask, AcceptSet, Alt, LaneSet};
-use crate::decide::{self, Decisions, Ptx};
-use crate::exact::{decode, Value};
-use crate::format::Format;
+use crate::decide::{self, Decisions, Finish, Ptx, FINISH};
+use crate::exact::{decode, decode_float, Value};
+use crate::format::{FloatLayout, Format};
 use crate::instr::{self, Cvt, Family, Regs, Type};
 use crate::operand::{check_packed_widths, operand_count_error};
 pub use crate::operand::{fmt_hex, EvalError, Operand};
@@ -74,7 +74,7 @@ pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> 
 /// without building the explanation (several times faster).
 pub fn evaluate_accept(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> Result<AcceptSet, EvalError> {
     check_case(c, srcs, dst_width)?;
-    Ok(explore(c, srcs, dst_width, profile, &Ptx, false).accept)
+    Ok(explore_accept(c, &Prepared::new(c, &Ptx), srcs, dst_width, profile, &Ptx))
 }
 
 /// Operand count, legality for the registers, packed operand widths: in this order.
@@ -93,6 +93,7 @@ fn check_case(c: &Cvt, srcs: &[Operand], dst_width: u32) -> Result<(), EvalError
 #[derive(Clone, Debug)]
 pub struct Evaluator {
     c: Cvt,
+    prepared: Prepared,
     src_width: u32,
     dst_width: u32,
     profile: Profile,
@@ -104,7 +105,14 @@ impl Evaluator {
     /// operand) and a `dst_width`-bit destination register.
     pub fn new(c: &Cvt, src_width: u32, dst_width: u32, profile: Profile) -> Result<Evaluator, EvalError> {
         instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
-        Ok(Evaluator { c: *c, src_width, dst_width, profile, operands: instr::shape(c).srcs.len() })
+        Ok(Evaluator {
+            c: *c,
+            prepared: Prepared::new(c, &Ptx),
+            src_width,
+            dst_width,
+            profile,
+            operands: instr::shape(c).srcs.len(),
+        })
     }
 
     pub fn cvt(&self) -> &Cvt {
@@ -126,8 +134,81 @@ impl Evaluator {
         if !self.c.is_scalar() {
             check_packed_widths(&self.c, srcs)?;
         }
-        Ok(explore(&self.c, srcs, self.dst_width, self.profile, &Ptx, false).accept)
+        Ok(explore_accept(&self.c, &self.prepared, srcs, self.dst_width, self.profile, &Ptx))
     }
+}
+
+/// What a conversion derives from its instruction alone (and the decision
+/// set), once: per [`Evaluator`], or per call of [`evaluate`].
+#[derive(Clone, Copy, Debug)]
+struct Prepared {
+    /// Lane formats, with their layouts where they are floats.
+    src: Format,
+    dst: Format,
+    src_layout: Option<&'static FloatLayout>,
+    dst_layout: Option<&'static FloatLayout>,
+    family: Family,
+    /// The rounding rule (`.rs` lanes each carry their own random bits).
+    mode: Mode,
+    /// The steps of [`FINISH`] this instruction can take, in their order
+    /// (the others' conditions are false for every value).
+    finish: [Finish; FINISH.len()],
+    finish_len: usize,
+}
+
+impl Prepared {
+    fn new<D: Decisions + ?Sized>(c: &Cvt, d: &D) -> Prepared {
+        let (src, dst) = (c.atype.format(), c.dtype.format());
+        let can_take = |step: &Finish| match step {
+            Finish::Sat => c.sat,
+            Finish::Relu => !c.sat && c.relu,
+            Finish::Overflow => !c.sat,
+            Finish::FlushResult => d.flushes_result(c),
+            Finish::PositiveZero => d.positive_zero_only(c),
+            Finish::ZeroCode => dst.is_float() && d.zero_code(dst).is_some(),
+        };
+        let mut finish = FINISH;
+        let mut finish_len = 0;
+        for step in FINISH.iter().filter(|s| can_take(s)) {
+            finish[finish_len] = *step;
+            finish_len += 1;
+        }
+        Prepared {
+            src,
+            dst,
+            src_layout: src.float_layout(),
+            dst_layout: dst.float_layout(),
+            family: instr::family(src, dst),
+            mode: decide::mode_of(d, c),
+            finish,
+            finish_len,
+        }
+    }
+    /// The steps after rounding to a float destination that can apply.
+    #[inline(always)]
+    fn finish_steps(&self) -> &[Finish] {
+        &self.finish[..self.finish_len]
+    }
+}
+
+/// The explanation's parts, filled only when tracing.
+#[derive(Default)]
+struct Record {
+    inputs: Vec<(&'static str, Value)>,
+    trace: Vec<Step>,
+}
+
+/// [`explore`] without the explanation: the result set only.
+#[inline(always)]
+fn explore_accept<D: Decisions + ?Sized>(
+    c: &Cvt,
+    p: &Prepared,
+    srcs: &[Operand],
+    dst_width: u32,
+    profile: Profile,
+    decisions: &D,
+) -> AcceptSet {
+    explore(c, p, srcs, dst_width, profile, decisions, false, &mut Record::default())
 }
 
 /// Run the policy layer on checked operands; under a profile that accepts
@@ -135,18 +216,20 @@ impl Evaluator {
 // This and the policy functions down to the encoding are `inline(always)`:
 // one function for the optimiser, whose values then stay in registers (the
 // calls and the moves between them cost more than the rules themselves).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn explore<D: Decisions + ?Sized>(
     c: &Cvt,
+    p: &Prepared,
     srcs: &[Operand],
     dst_width: u32,
     profile: Profile,
     decisions: &D,
     tracing: bool,
-) -> Outcome {
+    rec: &mut Record,
+) -> AcceptSet {
     let base = decisions.answers(profile);
-    let Run { set: mut accept, inputs, mut trace, consulted } =
-        Ctx::run(c, srcs, dst_width, profile, base, decisions, tracing);
+    let Run { set: mut accept, consulted } = Ctx::run(c, p, srcs, dst_width, profile, base, decisions, tracing, rec);
     if profile.accepts_all_answers() {
         let mut seen = vec![base];
         let mut queue = vec![(base, consulted)];
@@ -157,10 +240,11 @@ fn explore<D: Decisions + ?Sized>(
                     continue;
                 }
                 seen.push(b);
-                let alt = Ctx::run(c, srcs, dst_width, profile, b, decisions, false);
+                // Untraced: `rec` stays as it is.
+                let alt = Ctx::run(c, p, srcs, dst_width, profile, b, decisions, false, rec);
                 if !alt.set.is_subset_of(&accept) {
                     if tracing {
-                        trace.push(Step {
+                        rec.trace.push(Step {
                             rule: q.rule(),
                             event: Event::Applied,
                             detail: format!(
@@ -177,7 +261,7 @@ fn explore<D: Decisions + ?Sized>(
             }
         }
     }
-    Outcome { accept, inputs, trace }
+    accept
 }
 
 /// [`evaluate`] under another decision set than the oracle's ([`Ptx`]): an
@@ -191,7 +275,9 @@ pub fn evaluate_with<D: Decisions + ?Sized>(
     decisions: &D,
 ) -> Result<Outcome, EvalError> {
     check_case(c, srcs, dst_width)?;
-    Ok(explore(c, srcs, dst_width, profile, decisions, true))
+    let mut rec = Record::default();
+    let accept = explore(c, &Prepared::new(c, decisions), srcs, dst_width, profile, decisions, true, &mut rec);
+    Ok(Outcome { accept, inputs: rec.inputs, trace: rec.trace })
 }
 
 /// [`evaluate_accept`] under another decision set: the result set without
@@ -204,7 +290,7 @@ pub fn evaluate_accept_with<D: Decisions + ?Sized>(
     decisions: &D,
 ) -> Result<AcceptSet, EvalError> {
     check_case(c, srcs, dst_width)?;
-    Ok(explore(c, srcs, dst_width, profile, decisions, false).accept)
+    Ok(explore_accept(c, &Prepared::new(c, decisions), srcs, dst_width, profile, decisions))
 }
 
 /// [`evaluate_accept_with`] without the legality check: what the policy
@@ -227,7 +313,7 @@ pub fn evaluate_accept_unchecked_with<D: Decisions + ?Sized>(
         check_case(c, srcs, dst_width)?;
     }
     check_packed_widths(c, srcs)?;
-    Ok(explore(c, srcs, dst_width, profile, decisions, false).accept)
+    Ok(explore_accept(c, &Prepared::new(c, decisions), srcs, dst_width, profile, decisions))
 }
 
 /// The result at the destination type's width, before register extension.
@@ -239,27 +325,26 @@ enum TypeResult {
 
 struct Run {
     set: AcceptSet,
-    inputs: Vec<(&'static str, Value)>,
-    trace: Vec<Step>,
     consulted: u8,
 }
 
 struct Ctx<'a, D: ?Sized> {
     c: &'a Cvt,
+    p: &'a Prepared,
     /// Every PTX rule's answer.
     d: &'a D,
     profile: Profile,
     answers: Answers,
     consulted: u8,
-    /// Whether to record the trace (explain, coverage) or only the result.
+    /// Whether to record the trace and inputs (explain, coverage) or only the result.
     tracing: bool,
-    trace: Vec<Step>,
+    rec: &'a mut Record,
     /// The lane being converted (empty for scalar forms), shown in the trace.
     lane: &'static str,
     /// Lane formats and the rounding rule in force.
     src: Format,
     dst: Format,
-    /// The family of `src` → `dst`, derived once.
+    /// The family of `src` → `dst`.
     family: Family,
     mode: Mode,
     /// The ue8m0 scale byte of the lane being converted, for the scaled and s2f6x2 forms.
@@ -267,29 +352,33 @@ struct Ctx<'a, D: ?Sized> {
 }
 
 impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn run(
         c: &'a Cvt,
+        p: &'a Prepared,
         srcs: &[Operand],
         dst_width: u32,
         profile: Profile,
         answers: Answers,
         d: &'a D,
         tracing: bool,
+        rec: &'a mut Record,
     ) -> Run {
         let mut cx = Ctx {
             c,
+            p,
             d,
             profile,
             answers,
             consulted: 0,
             tracing,
-            trace: Vec::new(),
+            rec,
             lane: "",
-            src: c.atype.format(),
-            dst: c.dtype.format(),
-            family: instr::family(c.atype.format(), c.dtype.format()),
-            mode: decide::mode_of(d, c),
+            src: p.src,
+            dst: p.dst,
+            family: p.family,
+            mode: p.mode,
             scale: None,
         };
         if c.dtype.is_packed() || c.atype.is_packed() {
@@ -321,8 +410,10 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
         };
         let r = cx.convert(&input);
         let set = cx.extend(r, dst_width);
-        let inputs = if cx.tracing { vec![("a", input)] } else { Vec::new() };
-        Run { set, inputs, trace: cx.trace, consulted: cx.consulted }
+        if cx.tracing {
+            cx.rec.inputs.push(("a", input));
+        }
+        Run { set, consulted: cx.consulted }
     }
 
     /// Packed forms: convert lane by lane, high lane first, then pack (docs/semantics.md §5.11).
@@ -332,7 +423,6 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
         let lanes = c.dtype.lanes().max(c.atype.lanes());
         let names = lane_names(c);
         let rbits = (c.rounding == Some(crate::instr::Rounding::Rs)).then(|| srcs[srcs.len() - 1].bits);
-        let mut inputs = Vec::new();
         // At most four lanes: held on the stack.
         let mut outs = [TypeResult::AnyNan; 4];
         for (k, i) in (0..lanes).rev().enumerate() {
@@ -352,7 +442,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
             let v = self.decode(bits);
             outs[k] = self.convert(&v);
             if self.tracing {
-                inputs.push((self.lane, v));
+                self.rec.inputs.push((self.lane, v));
             }
         }
         self.lane = "";
@@ -373,7 +463,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
         if c.dtype.takes_c() {
             set = self.pack_c(set, srcs[2].bits, lb);
         }
-        Run { set, inputs, trace: self.trace, consulted: self.consulted }
+        Run { set, consulted: self.consulted }
     }
 
     /// cvt.pack: the low bits of `c` fill `d` above the two lanes of `lane_bits`.
@@ -391,7 +481,10 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
 
     #[inline(always)]
     fn decode(&mut self, bits: u64) -> Value {
-        let v = decode(self.src, bits);
+        let v = match self.p.src_layout {
+            Some(l) => decode_float(l, bits),
+            None => decode(self.src, bits),
+        };
         let w = if self.c.atype.is_packed() { self.c.atype.lane_bits() } else { self.src.container_bits() };
         note!(self, Rule::Decode, format!("{} {} = {v}", self.src.name(), fmt_hex(bits, w)));
         v
@@ -423,6 +516,12 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
 
     fn dformat(&self) -> Format {
         self.dst
+    }
+
+    /// The destination's float layout (float destinations only).
+    #[inline(always)]
+    fn dlayout(&self) -> &'static FloatLayout {
+        self.p.dst_layout.expect("float destination")
     }
 
     /// Place the type-width result in the destination register (docs/semantics.md §4).
