@@ -53,6 +53,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     }
 
     /// The bits of a magnitude-independent result.
+    #[inline(always)]
     fn special(&self, s: Special) -> u64 {
         let d = self.dformat();
         match s {
@@ -113,14 +114,28 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
 
     #[inline(always)]
     pub(super) fn float_to_float(&mut self, v: &Value) -> TypeResult {
-        let c = *self.c;
-        let d = self.dformat();
         if let Value::Nan(n) = v {
-            let (out, rule) = self.d.nan_source(&c, self.profile);
+            let (out, rule) = self.d.nan_source(self.c, self.profile);
             return self.nan(out, rule, n);
         }
-        let flushed = self.ftz_input(v);
-        let v = flushed.as_ref().unwrap_or(v);
+        match self.ftz_input(v) {
+            Some(zero) => self.float_to_float_flushed(&zero),
+            None => self.float_to_float_value(v),
+        }
+    }
+
+    /// [`Self::float_to_float_value`] of a flushed source: out of line, so
+    /// that the common path reads its value in place.
+    #[inline(never)]
+    fn float_to_float_flushed(&mut self, zero: &Value) -> TypeResult {
+        self.float_to_float_value(zero)
+    }
+
+    /// A float→float conversion of a source that is not a NaN, after `.ftz`.
+    #[inline(always)]
+    fn float_to_float_value(&mut self, v: &Value) -> TypeResult {
+        let c = *self.c;
+        let d = self.dformat();
         // ue8m0 and ue5m3 have no sign: the magnitude is converted.
         let drop_sign = v.is_negative() && self.d.drops_sign(d);
         if drop_sign {

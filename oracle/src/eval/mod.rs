@@ -208,11 +208,12 @@ fn explore_accept<D: Decisions + ?Sized>(
     profile: Profile,
     decisions: &D,
 ) -> AcceptSet {
-    explore(c, p, srcs, dst_width, profile, decisions, false, &mut Record::default())
+    explore(c, p, srcs, dst_width, profile, decisions, None)
 }
 
 /// Run the policy layer on checked operands; under a profile that accepts
-/// every answer to the open questions, explore each combination the input reached.
+/// every answer to the open questions, explore each combination the input
+/// reached. With a `rec`, record the inputs and the trace there.
 // This and the policy functions down to the encoding are `inline(always)`:
 // one function for the optimiser, whose values then stay in registers (the
 // calls and the moves between them cost more than the rules themselves).
@@ -225,11 +226,11 @@ fn explore<D: Decisions + ?Sized>(
     dst_width: u32,
     profile: Profile,
     decisions: &D,
-    tracing: bool,
-    rec: &mut Record,
+    mut rec: Option<&mut Record>,
 ) -> AcceptSet {
     let base = decisions.answers(profile);
-    let Run { set: mut accept, consulted } = Ctx::run(c, p, srcs, dst_width, profile, base, decisions, tracing, rec);
+    let Run { set: mut accept, consulted } =
+        Ctx::run(c, p, srcs, dst_width, profile, base, decisions, rec.as_deref_mut());
     if profile.accepts_all_answers() {
         let mut seen = vec![base];
         let mut queue = vec![(base, consulted)];
@@ -240,10 +241,9 @@ fn explore<D: Decisions + ?Sized>(
                     continue;
                 }
                 seen.push(b);
-                // Untraced: `rec` stays as it is.
-                let alt = Ctx::run(c, p, srcs, dst_width, profile, b, decisions, false, rec);
+                let alt = Ctx::run(c, p, srcs, dst_width, profile, b, decisions, None);
                 if !alt.set.is_subset_of(&accept) {
-                    if tracing {
+                    if let Some(rec) = rec.as_deref_mut() {
                         rec.trace.push(Step {
                             rule: q.rule(),
                             event: Event::Applied,
@@ -276,7 +276,7 @@ pub fn evaluate_with<D: Decisions + ?Sized>(
 ) -> Result<Outcome, EvalError> {
     check_case(c, srcs, dst_width)?;
     let mut rec = Record::default();
-    let accept = explore(c, &Prepared::new(c, decisions), srcs, dst_width, profile, decisions, true, &mut rec);
+    let accept = explore(c, &Prepared::new(c, decisions), srcs, dst_width, profile, decisions, Some(&mut rec));
     Ok(Outcome { accept, inputs: rec.inputs, trace: rec.trace })
 }
 
@@ -336,9 +336,10 @@ struct Ctx<'a, D: ?Sized> {
     profile: Profile,
     answers: Answers,
     consulted: u8,
-    /// Whether to record the trace and inputs (explain, coverage) or only the result.
+    /// Whether to record the trace and inputs (explain, coverage) or only
+    /// the result: whether there is a `rec`.
     tracing: bool,
-    rec: &'a mut Record,
+    rec: Option<&'a mut Record>,
     /// The lane being converted (empty for scalar forms), shown in the trace.
     lane: &'static str,
     /// Lane formats and the rounding rule in force.
@@ -362,8 +363,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
         profile: Profile,
         answers: Answers,
         d: &'a D,
-        tracing: bool,
-        rec: &'a mut Record,
+        rec: Option<&'a mut Record>,
     ) -> Run {
         let mut cx = Ctx {
             c,
@@ -372,7 +372,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
             profile,
             answers,
             consulted: 0,
-            tracing,
+            tracing: rec.is_some(),
             rec,
             lane: "",
             src: p.src,
@@ -410,8 +410,8 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
         };
         let r = cx.convert(&input);
         let set = cx.extend(r, dst_width);
-        if cx.tracing {
-            cx.rec.inputs.push(("a", input));
+        if let Some(rec) = cx.rec {
+            rec.inputs.push(("a", input));
         }
         Run { set, consulted: cx.consulted }
     }
@@ -441,8 +441,8 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
             self.scale = self.lane_code(srcs, i);
             let v = self.decode(bits);
             outs[k] = self.convert(&v);
-            if self.tracing {
-                self.rec.inputs.push((self.lane, v));
+            if let Some(rec) = self.rec.as_deref_mut() {
+                rec.inputs.push((self.lane, v));
             }
         }
         self.lane = "";

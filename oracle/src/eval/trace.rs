@@ -67,7 +67,9 @@ pub(super) fn signed(neg: bool, mag: &Dyadic) -> String {
 impl<D: ?Sized> Ctx<'_, D> {
     pub(super) fn push_step(&mut self, rule: Rule, detail: String, event: Event) {
         let detail = if self.lane.is_empty() { detail } else { format!("[{}] {}", self.lane, detail) };
-        self.rec.trace.push(Step { rule, detail, event, rounding: None, lane: self.lane });
+        if let Some(rec) = self.rec.as_deref_mut() {
+            rec.trace.push(Step { rule, detail, event, rounding: None, lane: self.lane });
+        }
     }
 
     #[inline(always)]
@@ -92,7 +94,7 @@ impl<D: ?Sized> Ctx<'_, D> {
             format!("{} is representable: exact", signed(neg, exact))
         };
         note!(self, rule, detail);
-        if let Some(s) = self.rec.trace.last_mut() {
+        if let Some(s) = self.rec.as_deref_mut().and_then(|r| r.trace.last_mut()) {
             s.rounding = Some(RoundEvent { remainder: r.remainder, away: r.away, mode: r.mode });
         }
     }
