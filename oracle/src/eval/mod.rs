@@ -98,6 +98,9 @@ pub struct Evaluator {
     dst_width: u32,
     profile: Profile,
     operands: usize,
+    /// Bit `w` of entry `i`: whether operand `i` may sit in a `w`-bit
+    /// register (packed forms; empty for scalar forms, which take any).
+    widths: Vec<u128>,
 }
 
 impl Evaluator {
@@ -105,14 +108,14 @@ impl Evaluator {
     /// operand) and a `dst_width`-bit destination register.
     pub fn new(c: &Cvt, src_width: u32, dst_width: u32, profile: Profile) -> Result<Evaluator, EvalError> {
         instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
-        Ok(Evaluator {
-            c: *c,
-            prepared: Prepared::new(c, &Ptx),
-            src_width,
-            dst_width,
-            profile,
-            operands: instr::shape(c).srcs.len(),
-        })
+        let operands = instr::shape(c).srcs.len();
+        let width_ok = |i, w| instr::packed::width_ok(c, Some(i), w) as u128;
+        let widths = if c.is_scalar() {
+            Vec::new()
+        } else {
+            (0..operands).map(|i| (0..=64).fold(0, |m, w| m | width_ok(i, w) << w)).collect()
+        };
+        Ok(Evaluator { c: *c, prepared: Prepared::new(c, &Ptx), src_width, dst_width, profile, operands, widths })
     }
 
     pub fn cvt(&self) -> &Cvt {
@@ -130,8 +133,9 @@ impl Evaluator {
                 self.c, self.src_width, o.width
             )));
         }
-        // Scalar forms have no packed operands to check (skips a call per conversion).
-        if !self.c.is_scalar() {
+        // The widths checked against the table made once; the full check says what is wrong.
+        let fits = |(o, m): (&Operand, &u128)| o.width <= 64 && m >> o.width & 1 == 1;
+        if !srcs.iter().zip(&self.widths).all(fits) {
             check_packed_widths(&self.c, srcs)?;
         }
         Ok(explore_accept(&self.c, &self.prepared, srcs, self.dst_width, self.profile, &Ptx))
