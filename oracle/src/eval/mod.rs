@@ -152,6 +152,11 @@ struct Prepared {
     src_layout: Option<&'static FloatLayout>,
     dst_layout: Option<&'static FloatLayout>,
     family: Family,
+    /// Whether a type is packed (the lanes are converted one by one).
+    packed: bool,
+    /// Bits of the source and destination types.
+    abits: u32,
+    dbits: u32,
     /// The rounding rule (`.rs` lanes each carry their own random bits).
     mode: Mode,
     /// The steps of [`FINISH`] this instruction can take, in their order
@@ -183,6 +188,9 @@ impl Prepared {
             src_layout: src.float_layout(),
             dst_layout: dst.float_layout(),
             family: instr::family(src, dst),
+            packed: c.dtype.is_packed() || c.atype.is_packed(),
+            abits: c.atype.bits(),
+            dbits: c.dtype.bits(),
             mode: decide::mode_of(d, c),
             finish,
             finish_len,
@@ -385,11 +393,11 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
             mode: p.mode,
             scale: None,
         };
-        if c.dtype.is_packed() || c.atype.is_packed() {
+        if p.packed {
             return cx.run_packed(srcs, dst_width);
         }
         let src = srcs[0];
-        let abits = c.atype.bits();
+        let abits = p.abits;
         let bits = src.bits & width_mask(abits);
         if src.width > abits {
             note!(
@@ -489,8 +497,10 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
             Some(l) => decode_float(l, bits),
             None => decode(self.src, bits),
         };
-        let w = if self.c.atype.is_packed() { self.c.atype.lane_bits() } else { self.src.container_bits() };
-        note!(self, Rule::Decode, format!("{} {} = {v}", self.src.name(), fmt_hex(bits, w)));
+        note!(self, Rule::Decode, {
+            let w = if self.c.atype.is_packed() { self.c.atype.lane_bits() } else { self.src.container_bits() };
+            format!("{} {} = {v}", self.src.name(), fmt_hex(bits, w))
+        });
         v
     }
 
@@ -532,7 +542,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     #[inline(always)]
     fn extend(&mut self, r: TypeResult, width: u32) -> AcceptSet {
         let d = self.c.dtype;
-        let n = d.bits();
+        let n = self.p.dbits;
         match r {
             TypeResult::AnyNan => AcceptSet { width, alts: alts::one(Alt::AnyNan(d.format())) },
             TypeResult::Bits(b) if d == Type::Tf32 => {
