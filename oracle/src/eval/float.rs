@@ -36,7 +36,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     #[inline(always)]
     pub(super) fn ftz_input(&mut self, v: &Value) -> Option<Value> {
         let how = self.d.flushes_source(self.c, self.answers);
-        if how == SourceFlush::Keep || !is_subnormal(self.src, v) {
+        if how == SourceFlush::Keep || !is_subnormal(self.p.src, v) {
             return None;
         }
         if let SourceFlush::Erratum { flush } = how {
@@ -91,7 +91,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
                 TypeResult::Bits(encode::encode_nan(d, n.neg, n.payload) & !(l.quiet_bit() * (!n.quiet) as u64))
             }
             NanOut::Masked { .. } | NanOut::SourceCanonical | NanOut::Shifted => TypeResult::Bits(
-                out.source_bits(self.src, d, n.neg, n.quiet, n.payload).expect("float source and destination"),
+                out.source_bits(self.p.src, d, n.neg, n.quiet, n.payload).expect("float source and destination"),
             ),
             NanOut::Payload => {
                 // Align the payload's top bits under the quiet bit.
@@ -134,7 +134,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     /// A float→float conversion of a source that is not a NaN, after `.ftz`.
     #[inline(always)]
     fn float_to_float_value(&mut self, v: &Value) -> TypeResult {
-        let c = *self.c;
+        let c = self.c;
         let d = self.dformat();
         // ue8m0 and ue5m3 have no sign: the magnitude is converted.
         let drop_sign = v.is_negative() && self.d.drops_sign(d);
@@ -148,7 +148,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
             Value::Nan(_) => unreachable!(),
         };
         let l = self.dlayout();
-        let (grid, rule) = match (self.family, c.rounding) {
+        let (grid, rule) = match (self.p.family, c.rounding) {
             (Family::SameFloat, Some(r)) if r.is_integer() => (Grid::integers(), Rule::RoundToIntegral),
             (Family::SameFloat, _) => (Grid::float(l), Rule::Copy),
             (Family::Widen, _) => (Grid::float(l), Rule::Exact),
@@ -170,7 +170,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     }
 
     pub(super) fn inf(&mut self, neg: bool) -> TypeResult {
-        let (s, rule) = self.d.inf_source(self.c, self.dst, neg);
+        let (s, rule) = self.d.inf_source(self.c, self.p.dst, neg);
         // The text is built only when tracing.
         note!(self, rule, {
             let one = if s == Special::One { "1" } else { "0" };
@@ -189,7 +189,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     /// their order, then the encoding.
     #[inline(always)]
     pub(super) fn finish_float(&mut self, mut neg: bool, exact: &Dyadic, r: Rounded) -> TypeResult {
-        let c = *self.c;
+        let c = self.c;
         let d = self.dformat();
         let l = self.dlayout();
         let Rounded { mag, away, mode, .. } = r;

@@ -354,11 +354,7 @@ struct Ctx<'a, D: ?Sized> {
     rec: Option<&'a mut Record>,
     /// The lane being converted (empty for scalar forms), shown in the trace.
     lane: &'static str,
-    /// Lane formats and the rounding rule in force.
-    src: Format,
-    dst: Format,
-    /// The family of `src` → `dst`.
-    family: Family,
+    /// The rounding rule in force (`p.mode`, or a `.rs` lane's own).
     mode: Mode,
     /// The ue8m0 scale byte of the lane being converted, for the scaled and s2f6x2 forms.
     scale: Option<u64>,
@@ -387,9 +383,6 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
             tracing: rec.is_some(),
             rec,
             lane: "",
-            src: p.src,
-            dst: p.dst,
-            family: p.family,
             mode: p.mode,
             scale: None,
         };
@@ -495,11 +488,11 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     fn decode(&mut self, bits: u64) -> Value {
         let v = match self.p.src_layout {
             Some(l) => decode_float(l, bits),
-            None => decode(self.src, bits),
+            None => decode(self.p.src, bits),
         };
         note!(self, Rule::Decode, {
-            let w = if self.c.atype.is_packed() { self.c.atype.lane_bits() } else { self.src.container_bits() };
-            format!("{} {} = {v}", self.src.name(), fmt_hex(bits, w))
+            let w = if self.c.atype.is_packed() { self.c.atype.lane_bits() } else { self.p.src.container_bits() };
+            format!("{} {} = {v}", self.p.src.name(), fmt_hex(bits, w))
         });
         v
     }
@@ -510,7 +503,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
         if let Some(code) = self.scale {
             return self.convert_scaled(v, code);
         }
-        match self.family {
+        match self.p.family {
             Family::IntToInt => self.int_to_int(v),
             Family::IntToFloat => self.int_to_float(v),
             Family::FloatToInt => self.float_to_int(v),
@@ -529,7 +522,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     }
 
     fn dformat(&self) -> Format {
-        self.dst
+        self.p.dst
     }
 
     /// The destination's float layout (float destinations only).
