@@ -157,6 +157,14 @@ struct Prepared {
     /// Bits of the source and destination types.
     abits: u32,
     dbits: u32,
+    /// Packed forms: how many lanes, their names (lowest first), the
+    /// source lanes' width when the source is packed, the destination's.
+    lanes: u32,
+    lane_names: &'static [&'static str],
+    src_lane_bits: Option<u32>,
+    dst_lane_bits: u32,
+    /// Whether each lane is scaled by a ue8m0 factor ([`Cvt::lane_scale`]).
+    lane_scale: bool,
     /// The rounding rule (`.rs` lanes each carry their own random bits).
     mode: Mode,
     /// The steps of [`FINISH`] this instruction can take, in their order
@@ -191,6 +199,11 @@ impl Prepared {
             packed: c.dtype.is_packed() || c.atype.is_packed(),
             abits: c.atype.bits(),
             dbits: c.dtype.bits(),
+            lanes: c.dtype.lanes().max(c.atype.lanes()),
+            lane_names: lane_names(c),
+            src_lane_bits: c.atype.is_packed().then(|| c.atype.lane_bits()),
+            dst_lane_bits: c.dtype.lane_bits(),
+            lane_scale: c.lane_scale(),
             mode: decide::mode_of(d, c),
             finish,
             finish_len,
@@ -424,17 +437,16 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     /// Packed forms: convert lane by lane, high lane first, then pack (docs/semantics.md §5.11).
     #[inline(always)]
     fn run_packed(mut self, srcs: &[Operand], dst_width: u32) -> Run {
-        let c = self.c;
-        let lanes = c.dtype.lanes().max(c.atype.lanes());
-        let names = lane_names(c);
+        let (c, p) = (self.c, self.p);
+        let (lanes, names) = (p.lanes, p.lane_names);
         let rbits = (c.rounding == Some(crate::instr::Rounding::Rs)).then(|| srcs[srcs.len() - 1].bits);
         // At most four lanes: held on the stack.
         let mut outs = [TypeResult::AnyNan; 4];
         for (k, i) in (0..lanes).rev().enumerate() {
             self.lane = names[i as usize];
             let j = self.d.source_lane(i, lanes);
-            let bits = if c.atype.is_packed() {
-                (srcs[0].bits >> (j * c.atype.lane_bits())) & width_mask(c.atype.lane_bits())
+            let bits = if let Some(sb) = p.src_lane_bits {
+                (srcs[0].bits >> (j * sb)) & width_mask(sb)
             } else {
                 srcs[(lanes - 1 - j) as usize].bits
             };
@@ -451,7 +463,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
             }
         }
         self.lane = "";
-        let lb = c.dtype.lane_bits();
+        let lb = p.dst_lane_bits;
         let lane_sets = outs.map(|r| match r {
             TypeResult::Bits(b) => LaneSet::Bits { value: b & width_mask(lb), mask: width_mask(lb) },
             TypeResult::AnyNan => LaneSet::AnyNan(c.dtype.format()),

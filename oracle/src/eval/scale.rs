@@ -27,7 +27,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     /// the s2f6x2 forms without `.scaled::n2::ue8m0`.
     pub(super) fn lane_code(&self, srcs: &[Operand], lane: u32) -> Option<u64> {
         let c = self.c;
-        if !c.lane_scale() {
+        if !self.p.lane_scale {
             return None;
         }
         Some(if c.scaled_n1 {
