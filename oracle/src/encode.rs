@@ -33,7 +33,7 @@ pub fn encode_finite(format: Format, neg: bool, mag: &Dyadic) -> u64 {
         multiple_of(mag, l.qmin())
     } else {
         let e = (msb + l.bias as i64) as u64;
-        let frac = multiple_of(mag, msb - l.man_bits as i64) & ((1u64 << l.man_bits) - 1);
+        let frac = multiple_of(mag, msb - l.man_bits as i64) & l.man_mask();
         (e << l.man_bits) | frac
     };
     place(l, neg, code)

@@ -303,10 +303,10 @@ pub fn decode(format: Format, bits: u64) -> Value {
 /// Decode the bits of a float format's container (the layout read once by the caller).
 #[inline(always)]
 pub(crate) fn decode_float(l: &FloatLayout, bits: u64) -> Value {
-    let code = (bits >> l.shift) & low_mask(l.width());
+    let code = (bits >> l.shift) & l.code_mask();
     let neg = code & l.sign_bit() != 0;
     let e = (code >> l.man_bits) & l.exp_field_max();
-    let m = code & ((1u64 << l.man_bits) - 1);
+    let m = code & l.man_mask();
     if l.is_nan_code(code) {
         let pb = l.man_bits.saturating_sub(1);
         return Value::Nan(Nan {

@@ -80,6 +80,9 @@ struct Derived {
     max_finite_code: u64,
     exp_field_max: u64,
     sign_bit: u64,
+    /// The encoding's bits (sign, exponent, fraction) and the fraction's.
+    code_mask: u64,
+    man_mask: u64,
 }
 
 impl Derived {
@@ -105,6 +108,8 @@ impl Derived {
             max_finite_code,
             exp_field_max,
             sign_bit: (signed as u64) << (exp_bits + man_bits),
+            code_mask: const_low_mask(signed as u32 + exp_bits + man_bits),
+            man_mask: all_man,
         }
     }
 }
@@ -272,6 +277,15 @@ impl Format {
     }
 }
 
+/// [`low_mask`] for the table's constants.
+const fn const_low_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
 /// A mask of the low `bits` bits (all ones for 64).
 #[inline(always)]
 pub fn low_mask(bits: u32) -> u64 {
@@ -339,12 +353,22 @@ impl FloatLayout {
     pub fn inf_code(&self) -> Option<u64> {
         self.has_inf().then(|| self.exp_field_max() << self.man_bits)
     }
+    /// The bits of the encoding itself: [`FloatLayout::width`] ones.
+    #[inline(always)]
+    pub fn code_mask(&self) -> u64 {
+        self.derived.code_mask
+    }
+    /// The fraction's bits: `man_bits` ones.
+    #[inline(always)]
+    pub fn man_mask(&self) -> u64 {
+        self.derived.man_mask
+    }
     /// Whether a code (without container shift) is a NaN.
     #[inline]
     pub fn is_nan_code(&self, code: u64) -> bool {
-        let mag = code & !self.sign_bit() & low_mask(self.width());
+        let mag = code & !self.sign_bit() & self.code_mask();
         let e = mag >> self.man_bits;
-        let m = mag & ((1u64 << self.man_bits) - 1);
+        let m = mag & self.man_mask();
         match self.specials {
             Specials::Ieee => e == self.exp_field_max() && m != 0,
             Specials::NanAllOnes => mag == low_mask(self.exp_bits + self.man_bits),
@@ -377,6 +401,16 @@ mod tests {
         ];
         for (f, code) in want {
             assert_eq!(f.float_layout().unwrap().max_finite_code(), code, "{}", f.name());
+        }
+    }
+
+    #[test]
+    fn derived_masks() {
+        for f in Format::ALL {
+            if let Some(l) = f.float_layout() {
+                assert_eq!(l.code_mask(), low_mask(l.width()), "{}", f.name());
+                assert_eq!(l.man_mask(), low_mask(l.man_bits), "{}", f.name());
+            }
         }
     }
 
