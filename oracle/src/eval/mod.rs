@@ -254,36 +254,55 @@ fn explore<D: Decisions + ?Sized>(
     mut rec: Option<&mut Record>,
 ) -> AcceptSet {
     let base = decisions.answers(profile);
-    let Run { set: mut accept, consulted } =
-        Ctx::run(c, p, srcs, dst_width, profile, base, decisions, rec.as_deref_mut());
+    let Run { set: accept, consulted } = Ctx::run(c, p, srcs, dst_width, profile, base, decisions, rec.as_deref_mut());
     if profile.accepts_all_answers() {
-        let mut seen = vec![base];
-        let mut queue = vec![(base, consulted)];
-        while let Some((a, consulted)) = queue.pop() {
-            for q in Question::ALL.into_iter().filter(|q| consulted & (1 << *q as u8) != 0) {
-                let b = a.flipped(q);
-                if seen.contains(&b) {
-                    continue;
-                }
-                seen.push(b);
-                let alt = Ctx::run(c, p, srcs, dst_width, profile, b, decisions, None);
-                if !alt.set.is_subset_of(&accept) {
-                    if let Some(rec) = rec.as_deref_mut() {
-                        rec.trace.push(Step {
-                            rule: q.rule(),
-                            event: Event::Applied,
-                            detail: format!(
-                                "the ISA profile also accepts {} (the other answer to this open question)",
-                                alt.set
-                            ),
-                            rounding: None,
-                            lane: "",
-                        });
-                    }
-                    accept.union(alt.set);
-                }
-                queue.push((b, alt.consulted));
+        return explore_answers(c, p, srcs, dst_width, profile, decisions, rec, accept, (base, consulted));
+    }
+    accept
+}
+
+/// The rest of [`explore`] under a profile that accepts every answer: each
+/// combination of answers the input reached, from the `first` run's. Out of
+/// line: the sm90 profile's path stays one copy of the engine.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn explore_answers<D: Decisions + ?Sized>(
+    c: &Cvt,
+    p: &Prepared,
+    srcs: &[Operand],
+    dst_width: u32,
+    profile: Profile,
+    decisions: &D,
+    mut rec: Option<&mut Record>,
+    mut accept: AcceptSet,
+    first: (Answers, u8),
+) -> AcceptSet {
+    let mut seen = vec![first.0];
+    let mut queue = vec![first];
+    while let Some((a, consulted)) = queue.pop() {
+        for q in Question::ALL.into_iter().filter(|q| consulted & (1 << *q as u8) != 0) {
+            let b = a.flipped(q);
+            if seen.contains(&b) {
+                continue;
             }
+            seen.push(b);
+            let alt = Ctx::run(c, p, srcs, dst_width, profile, b, decisions, None);
+            if !alt.set.is_subset_of(&accept) {
+                if let Some(rec) = rec.as_deref_mut() {
+                    rec.trace.push(Step {
+                        rule: q.rule(),
+                        event: Event::Applied,
+                        detail: format!(
+                            "the ISA profile also accepts {} (the other answer to this open question)",
+                            alt.set
+                        ),
+                        rounding: None,
+                        lane: "",
+                    });
+                }
+                accept.union(alt.set);
+            }
+            queue.push((b, alt.consulted));
         }
     }
     accept
