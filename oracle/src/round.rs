@@ -156,7 +156,6 @@ pub(crate) struct Rounded {
     pub mag: Dyadic,
     pub remainder: Remainder,
     pub away: bool,
-    pub mode: Mode,
 }
 
 impl Rounded {
@@ -187,7 +186,7 @@ pub(crate) fn round(neg: bool, x: &Dyadic, grid: Grid, mode: Mode) -> Rounded {
 /// word: the same steps on the word's bits, without a big integer.
 #[inline(always)]
 fn round_word(neg: bool, w: u64, exp: i64, grid: Grid, mode: Mode) -> Rounded {
-    let exact = |mag: Dyadic| Rounded { mag, remainder: Remainder::Exact, away: false, mode };
+    let exact = |mag: Dyadic| Rounded { mag, remainder: Remainder::Exact, away: false };
     if w == 0 {
         return exact(Dyadic::zero());
     }
@@ -212,13 +211,13 @@ fn round_word(neg: bool, w: u64, exp: i64, grid: Grid, mode: Mode) -> Rounded {
     let away =
         decide_by(mode, neg, kept & 1 == 1, remainder, || unreachable!("stochastic rounding takes the general path"));
     let mag = if away { Dyadic::word(kept, q).incremented() } else { Dyadic::word(kept, q) };
-    Rounded { mag, remainder, away, mode }
+    Rounded { mag, remainder, away }
 }
 
 /// [`round`] of any magnitude.
 #[inline(always)]
 fn round_dyadic(neg: bool, x: &Dyadic, grid: Grid, mode: Mode) -> Rounded {
-    let exact = |mag: Dyadic| Rounded { mag, remainder: Remainder::Exact, away: false, mode };
+    let exact = |mag: Dyadic| Rounded { mag, remainder: Remainder::Exact, away: false };
     let Some(msb) = x.msb_exp() else {
         return exact(Dyadic::zero());
     };
@@ -233,7 +232,7 @@ fn round_dyadic(neg: bool, x: &Dyadic, grid: Grid, mode: Mode) -> Rounded {
     let kept = x.truncated_to(q);
     let away = decide(mode, neg, kept.sig_is_odd(), &cut);
     let mag = if away { kept.incremented() } else { kept };
-    Rounded { mag, remainder, away, mode }
+    Rounded { mag, remainder, away }
 }
 
 impl fmt::Display for Remainder {

@@ -192,7 +192,8 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         let c = self.c;
         let d = self.dformat();
         let l = self.dlayout();
-        let Rounded { mag, away, mode, .. } = r;
+        let Rounded { mag, away, .. } = r;
+        let mode = self.mode;
         let mut mag = mag;
         for &step in self.p.finish_steps() {
             match step {

@@ -87,7 +87,7 @@ impl<D: ?Sized> Ctx<'_, D> {
                 signed(neg, &r.lower()),
                 signed(neg, &r.upper()),
                 r.remainder,
-                r.mode.name(),
+                self.mode.name(),
                 signed(neg, &r.mag)
             )
         } else {
@@ -95,7 +95,7 @@ impl<D: ?Sized> Ctx<'_, D> {
         };
         note!(self, rule, detail);
         if let Some(s) = self.rec.as_deref_mut().and_then(|r| r.trace.last_mut()) {
-            s.rounding = Some(RoundEvent { remainder: r.remainder, away: r.away, mode: r.mode });
+            s.rounding = Some(RoundEvent { remainder: r.remainder, away: r.away, mode: self.mode });
         }
     }
 }
