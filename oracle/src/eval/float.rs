@@ -137,7 +137,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         let c = self.c;
         let d = self.dformat();
         // ue8m0 and ue5m3 have no sign: the magnitude is converted.
-        let drop_sign = v.is_negative() && self.d.drops_sign(d);
+        let drop_sign = self.p.drops_sign && v.is_negative();
         if drop_sign {
             let rule = if d == crate::format::Format::Ue5m3 { Rule::Ue5m3Unsigned } else { Rule::Ue8m0Unsigned };
             note!(self, rule, "the sign is ignored: converting the magnitude");

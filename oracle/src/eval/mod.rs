@@ -165,6 +165,8 @@ struct Prepared {
     dst_lane_bits: u32,
     /// Whether each lane is scaled by a ue8m0 factor ([`Cvt::lane_scale`]).
     lane_scale: bool,
+    /// Whether a float destination has no sign ([`Decisions::drops_sign`]).
+    drops_sign: bool,
     /// The rounding rule (`.rs` lanes each carry their own random bits).
     mode: Mode,
     /// The steps of [`FINISH`] this instruction can take, in their order
@@ -204,6 +206,7 @@ impl Prepared {
             src_lane_bits: c.atype.is_packed().then(|| c.atype.lane_bits()),
             dst_lane_bits: c.dtype.lane_bits(),
             lane_scale: c.lane_scale(),
+            drops_sign: dst.is_float() && d.drops_sign(dst),
             mode: decide::mode_of(d, c),
             finish,
             finish_len,
