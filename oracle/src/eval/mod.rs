@@ -33,7 +33,7 @@ use crate::instr::{self, Cvt, Family, Regs, Type};
 use crate::operand::{check_packed_widths, operand_count_error};
 pub use crate::operand::{fmt_hex, EvalError, Operand};
 use crate::policy::{Answers, Profile, Question, Rule};
-use crate::round::Mode;
+use crate::round::{Grid, Mode};
 
 /// What a conversion may produce, and why.
 #[derive(Clone, Debug)]
@@ -167,6 +167,8 @@ struct Prepared {
     lane_scale: bool,
     /// Whether a float destination has no sign ([`Decisions::drops_sign`]).
     drops_sign: bool,
+    /// float→float: the grid, and the rule that names the rounding.
+    float_rounding: Option<(Grid, Rule)>,
     /// The rounding rule (`.rs` lanes each carry their own random bits).
     mode: Mode,
     /// The steps of [`FINISH`] this instruction can take, in their order
@@ -192,12 +194,13 @@ impl Prepared {
             finish[finish_len] = *step;
             finish_len += 1;
         }
+        let family = instr::family(src, dst);
         Prepared {
             src,
             dst,
             src_layout: src.float_layout(),
             dst_layout: dst.float_layout(),
-            family: instr::family(src, dst),
+            family,
             packed: c.dtype.is_packed() || c.atype.is_packed(),
             abits: c.atype.bits(),
             dbits: c.dtype.bits(),
@@ -207,6 +210,10 @@ impl Prepared {
             dst_lane_bits: c.dtype.lane_bits(),
             lane_scale: c.lane_scale(),
             drops_sign: dst.is_float() && d.drops_sign(dst),
+            float_rounding: match (src.float_layout(), dst.float_layout()) {
+                (Some(_), Some(l)) => Some(float::float_rounding(c, family, l)),
+                _ => None,
+            },
             mode: decide::mode_of(d, c),
             finish,
             finish_len,
