@@ -52,17 +52,20 @@ fn multiple_of(mag: &Dyadic, q: i64) -> u64 {
     }
 }
 
+#[inline(always)]
 pub fn encode_inf(format: Format, neg: bool) -> u64 {
     let l = format.float_layout().expect("float format");
     place(l, neg, l.inf_code().expect("format has infinity"))
 }
 
+#[inline(always)]
 pub fn encode_max(format: Format, neg: bool) -> u64 {
     let l = format.float_layout().expect("float format");
     place(l, neg, l.max_finite_code())
 }
 
 /// A quiet NaN with the given sign and fraction bits (the quiet bit is set here).
+#[inline(always)]
 pub fn encode_nan(format: Format, neg: bool, fraction: u64) -> u64 {
     let l = format.float_layout().expect("float format");
     let e = l.exp_field_max() << l.man_bits;
