@@ -1,8 +1,6 @@
 //! Conversions to a float destination: NaN and ±Inf sources, rounding,
 //! then the steps of [`crate::decide::FINISH`] and the encoding of the result.
 
-use rug::Integer;
-
 use super::trace::signed;
 use super::{Ctx, TypeResult};
 use crate::decide::{Decisions, Finish, FtzCutoff, SourceFlush, Special};
@@ -67,13 +65,13 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     /// The bits of a magnitude-independent result.
     #[inline(always)]
     fn special(&self, s: Special) -> u64 {
-        let d = self.dformat();
+        let l = self.dlayout();
         match s {
-            Special::Zero => encode::encode_finite(d, false, &Dyadic::zero()),
-            Special::One => encode::encode_finite(d, false, &Dyadic::from_int(Integer::from(1))),
-            Special::Max { neg } => encode::encode_max(d, neg),
-            Special::Inf { neg } => encode::encode_inf(d, neg),
-            Special::Nan => encode::encode_nan(d, false, u64::MAX),
+            Special::Zero => encode::finite_bits(l, false, &Dyadic::zero()),
+            Special::One => encode::finite_bits(l, false, &Dyadic::word(1, 0)),
+            Special::Max { neg } => encode::max_bits(l, neg),
+            Special::Inf { neg } => encode::inf_bits(l, neg),
+            Special::Nan => encode::nan_bits(l, false, u64::MAX),
         }
     }
 
@@ -235,13 +233,13 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
                 _ => {}
             }
         }
-        TypeResult::Bits(encode::encode_finite(d, neg, &mag))
+        TypeResult::Bits(encode::finite_bits(l, neg, &mag))
     }
 
     /// `.sat`: clamp to [0, 1] (docs/semantics.md §5.7).
     #[inline(always)]
     fn sat(&mut self, neg: &mut bool, mag: &mut Dyadic) {
-        let one = Dyadic::from_int(Integer::from(1));
+        let one = Dyadic::word(1, 0);
         if *neg && (!mag.is_zero() || self.d.sat_neg_zero_to_positive()) {
             let rule = if mag.is_zero() { Rule::SatNegZero } else { Rule::SatClamp };
             note!(self, rule, format!("{} → +0", signed(true, mag)));
