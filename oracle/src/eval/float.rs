@@ -6,8 +6,7 @@ use super::{Ctx, TypeResult};
 use crate::decide::{Decisions, Finish, FtzCutoff, SourceFlush, Special};
 use crate::encode;
 use crate::exact::{is_subnormal, Dyadic, Nan, Value};
-use crate::format::FloatLayout;
-use crate::instr::{Cvt, Family};
+use crate::instr::Family;
 use crate::operand::fmt_hex;
 use crate::policy::{NanOut, Question, Rule};
 use crate::round::{round, Grid, Mode, Rounded};
@@ -17,17 +16,6 @@ fn sign(neg: bool) -> &'static str {
         "-"
     } else {
         "+"
-    }
-}
-
-/// The grid a float→float conversion rounds onto, and the rule that names
-/// the rounding (`round-to-float` becomes `round-stochastic` in a `.rs` lane).
-pub(super) fn float_rounding(c: &Cvt, family: Family, l: &FloatLayout) -> (Grid, Rule) {
-    match (family, c.rounding) {
-        (Family::SameFloat, Some(r)) if r.is_integer() => (Grid::integers(), Rule::RoundToIntegral),
-        (Family::SameFloat, _) => (Grid::float(l), Rule::Copy),
-        (Family::Widen, _) => (Grid::float(l), Rule::Exact),
-        _ => (Grid::float(l), Rule::RoundToFloat),
     }
 }
 
@@ -157,18 +145,22 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
             Value::Inf { neg } => return self.inf(*neg && !drop_sign),
             Value::Nan(_) => unreachable!(),
         };
-        let (grid, rule) = self.p.float_rounding.expect("float→float");
-        let rule = if rule == Rule::RoundToFloat {
-            if c.rounding.is_none() {
-                note!(self, Rule::DefaultRounding, "no rounding modifier: rounding to nearest even");
+        let l = self.dlayout();
+        let (grid, rule) = match (self.p.family, c.rounding) {
+            (Family::SameFloat, Some(r)) if r.is_integer() => (Grid::integers(), Rule::RoundToIntegral),
+            (Family::SameFloat, _) => (Grid::float(l), Rule::Copy),
+            (Family::Widen, _) => (Grid::float(l), Rule::Exact),
+            _ => {
+                if c.rounding.is_none() {
+                    note!(self, Rule::DefaultRounding, "no rounding modifier: rounding to nearest even");
+                }
+                let rule = if matches!(self.mode, Mode::Stochastic { .. }) {
+                    Rule::RoundStochastic
+                } else {
+                    Rule::RoundToFloat
+                };
+                (Grid::float(l), rule)
             }
-            if matches!(self.mode, Mode::Stochastic { .. }) {
-                Rule::RoundStochastic
-            } else {
-                Rule::RoundToFloat
-            }
-        } else {
-            rule
         };
         let r = round(neg, mag, grid, self.mode);
         self.note_rounding(rule, neg, mag, &r);

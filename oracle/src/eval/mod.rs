@@ -33,7 +33,7 @@ use crate::instr::{self, Cvt, Family, Regs, Type};
 use crate::operand::{check_packed_widths, operand_count_error};
 pub use crate::operand::{fmt_hex, EvalError, Operand};
 use crate::policy::{Answers, Profile, Question, Rule};
-use crate::round::{Grid, Mode};
+use crate::round::Mode;
 
 /// What a conversion may produce, and why.
 #[derive(Clone, Debug)]
@@ -167,8 +167,6 @@ struct Prepared {
     lane_scale: bool,
     /// Whether a float destination has no sign ([`Decisions::drops_sign`]).
     drops_sign: bool,
-    /// float→float: the grid, and the rule that names the rounding.
-    float_rounding: Option<(Grid, Rule)>,
     /// The rounding rule (`.rs` lanes each carry their own random bits).
     mode: Mode,
     /// The steps of [`FINISH`] this instruction can take, in their order
@@ -194,13 +192,12 @@ impl Prepared {
             finish[finish_len] = *step;
             finish_len += 1;
         }
-        let family = instr::family(src, dst);
         Prepared {
             src,
             dst,
             src_layout: src.float_layout(),
             dst_layout: dst.float_layout(),
-            family,
+            family: instr::family(src, dst),
             packed: c.dtype.is_packed() || c.atype.is_packed(),
             abits: c.atype.bits(),
             dbits: c.dtype.bits(),
@@ -210,10 +207,6 @@ impl Prepared {
             dst_lane_bits: c.dtype.lane_bits(),
             lane_scale: c.lane_scale(),
             drops_sign: dst.is_float() && d.drops_sign(dst),
-            float_rounding: match (src.float_layout(), dst.float_layout()) {
-                (Some(_), Some(l)) => Some(float::float_rounding(c, family, l)),
-                _ => None,
-            },
             mode: decide::mode_of(d, c),
             finish,
             finish_len,
