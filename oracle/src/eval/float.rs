@@ -211,8 +211,8 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
                     });
                     return TypeResult::Bits(self.special(s));
                 }
-                Finish::FlushResult if self.d.flushes_result(&c) => self.flush_result(neg, exact, &mut mag),
-                Finish::PositiveZero if neg && mag.is_zero() && self.d.positive_zero_only(&c) => {
+                Finish::FlushResult if self.d.flushes_result(c) => self.flush_result(neg, exact, &mut mag),
+                Finish::PositiveZero if neg && mag.is_zero() && self.d.positive_zero_only(c) => {
                     note!(self, Rule::Pzo, "-0 → +0");
                     neg = false;
                 }
