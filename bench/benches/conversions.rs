@@ -562,6 +562,10 @@ fn f32_to_e4m3x2(cr: &mut Criterion) {
                 .fold(0usize, |a, p| a + evaluate(&c, black_box(p), 16, Profile::Sm90).unwrap().accept.alts.len())
         })
     });
+    let ev = Evaluator::new(&c, 32, 16, Profile::Sm90).unwrap();
+    g.bench_function("ptx-cvt exact/prepared", |b| {
+        b.iter(|| pairs.iter().fold(0usize, |a, p| a + ev.accept(black_box(p)).unwrap().alts.len()))
+    });
     g.finish();
 }
 

@@ -247,6 +247,7 @@ pub trait Decisions {
     /// `overflow-max` `[IEEE]`, `satfinite` `[PTX]`, `overflow-nan` `[EMU]`; `.rs`
     /// like a directed rounding `[OPEN]`, §5.4, §5.8, §5.10), and the rule.
     /// `away`: whether the rounding went away from zero.
+    #[inline(always)]
     fn overflow(&self, dst: Format, satfinite: bool, mode: Mode, neg: bool, away: bool) -> (Special, Rule) {
         ptx::overflow(self, dst, satfinite, mode, neg, away)
     }
@@ -479,6 +480,7 @@ pub mod ptx {
         }
     }
 
+    #[inline(always)]
     pub fn overflow<D: Decisions + ?Sized>(
         _: &D,
         dst: Format,

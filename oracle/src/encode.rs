@@ -25,7 +25,18 @@ fn place(l: &FloatLayout, neg: bool, code: u64) -> u64 {
 /// Bits of a finite magnitude that lies on the format's grid and within range.
 #[inline(always)]
 pub fn encode_finite(format: Format, neg: bool, mag: &Dyadic) -> u64 {
-    let l = format.float_layout().expect("float format");
+    finite_bits(layout(format), neg, mag)
+}
+
+/// The float layout of `format` (a float format).
+#[inline(always)]
+fn layout(format: Format) -> &'static FloatLayout {
+    format.float_layout().expect("float format")
+}
+
+/// [`encode_finite`] in a layout the caller holds.
+#[inline(always)]
+pub(crate) fn finite_bits(l: &FloatLayout, neg: bool, mag: &Dyadic) -> u64 {
     let Some(msb) = mag.msb_exp() else {
         return place(l, neg, 0);
     };
@@ -33,7 +44,7 @@ pub fn encode_finite(format: Format, neg: bool, mag: &Dyadic) -> u64 {
         multiple_of(mag, l.qmin())
     } else {
         let e = (msb + l.bias as i64) as u64;
-        let frac = multiple_of(mag, msb - l.man_bits as i64) & ((1u64 << l.man_bits) - 1);
+        let frac = multiple_of(mag, msb - l.man_bits as i64) & l.man_mask();
         (e << l.man_bits) | frac
     };
     place(l, neg, code)
@@ -52,19 +63,34 @@ fn multiple_of(mag: &Dyadic, q: i64) -> u64 {
     }
 }
 
+#[inline(always)]
 pub fn encode_inf(format: Format, neg: bool) -> u64 {
-    let l = format.float_layout().expect("float format");
+    inf_bits(layout(format), neg)
+}
+
+#[inline(always)]
+pub(crate) fn inf_bits(l: &FloatLayout, neg: bool) -> u64 {
     place(l, neg, l.inf_code().expect("format has infinity"))
 }
 
+#[inline(always)]
 pub fn encode_max(format: Format, neg: bool) -> u64 {
-    let l = format.float_layout().expect("float format");
+    max_bits(layout(format), neg)
+}
+
+#[inline(always)]
+pub(crate) fn max_bits(l: &FloatLayout, neg: bool) -> u64 {
     place(l, neg, l.max_finite_code())
 }
 
 /// A quiet NaN with the given sign and fraction bits (the quiet bit is set here).
+#[inline(always)]
 pub fn encode_nan(format: Format, neg: bool, fraction: u64) -> u64 {
-    let l = format.float_layout().expect("float format");
+    nan_bits(layout(format), neg, fraction)
+}
+
+#[inline(always)]
+pub(crate) fn nan_bits(l: &FloatLayout, neg: bool, fraction: u64) -> u64 {
     let e = l.exp_field_max() << l.man_bits;
     place(l, neg, e | l.quiet_bit() | (fraction & ((1u64 << l.man_bits) - 1)))
 }

@@ -296,31 +296,35 @@ pub fn decode(format: Format, bits: u64) -> Value {
             let i = if bits >> (n - 1) & 1 == 1 { bits as i64 - (1i64 << n) } else { bits as i64 };
             Value::num(i < 0, Dyadic::word(i.unsigned_abs(), -(frac_bits as i64)))
         }
-        Kind::Float(l) => {
-            let code = (bits >> l.shift) & low_mask(l.width());
-            let neg = code & l.sign_bit() != 0;
-            let e = (code >> l.man_bits) & l.exp_field_max();
-            let m = code & ((1u64 << l.man_bits) - 1);
-            if l.is_nan_code(code) {
-                let pb = l.man_bits.saturating_sub(1);
-                return Value::Nan(Nan {
-                    neg,
-                    quiet: m & l.quiet_bit() != 0,
-                    payload: m & ((1u64 << pb) - 1),
-                    payload_bits: pb,
-                });
-            }
-            if l.has_inf() && e == l.exp_field_max() {
-                return Value::Inf { neg };
-            }
-            let (sig, exp) = if e == 0 && l.subnormals {
-                (m, l.qmin())
-            } else {
-                (m | (1u64 << l.man_bits), e as i64 - l.bias as i64 - l.man_bits as i64)
-            };
-            Value::Num { neg, mag: Dyadic::word(sig, exp) }
-        }
+        Kind::Float(l) => decode_float(&l, bits),
     }
+}
+
+/// Decode the bits of a float format's container (the layout read once by the caller).
+#[inline(always)]
+pub(crate) fn decode_float(l: &FloatLayout, bits: u64) -> Value {
+    let code = (bits >> l.shift) & l.code_mask();
+    let neg = code & l.sign_bit() != 0;
+    let e = (code >> l.man_bits) & l.exp_field_max();
+    let m = code & l.man_mask();
+    if l.is_nan_code(code) {
+        let pb = l.man_bits.saturating_sub(1);
+        return Value::Nan(Nan {
+            neg,
+            quiet: m & l.quiet_bit() != 0,
+            payload: m & ((1u64 << pb) - 1),
+            payload_bits: pb,
+        });
+    }
+    if l.has_inf() && e == l.exp_field_max() {
+        return Value::Inf { neg };
+    }
+    let (sig, exp) = if e == 0 && l.subnormals {
+        (m, l.qmin())
+    } else {
+        (m | (1u64 << l.man_bits), e as i64 - l.bias as i64 - l.man_bits as i64)
+    };
+    Value::Num { neg, mag: Dyadic::word(sig, exp) }
 }
 
 /// Whether a finite float value is subnormal in `format` (nonzero, below the smallest normal).

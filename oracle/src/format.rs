@@ -67,6 +67,51 @@ pub struct FloatLayout {
     pub subnormals: bool,
     /// Position of the format's lowest bit inside its container (tf32: 13).
     pub shift: u32,
+    /// Limits derived from the fields above when the table is built: the
+    /// exact engine reads them on every conversion.
+    derived: Derived,
+}
+
+/// A float format's derived limits (see the methods of [`FloatLayout`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Derived {
+    emin: i64,
+    emax: i64,
+    max_finite_code: u64,
+    exp_field_max: u64,
+    sign_bit: u64,
+    /// The encoding's bits (sign, exponent, fraction) and the fraction's.
+    code_mask: u64,
+    man_mask: u64,
+}
+
+impl Derived {
+    const fn of(
+        exp_bits: u32,
+        man_bits: u32,
+        bias: i32,
+        signed: bool,
+        specials: Specials,
+        subnormals: bool,
+    ) -> Derived {
+        let exp_field_max = (1u64 << exp_bits) - 1;
+        let all_man = (1u64 << man_bits) - 1;
+        let (e, m) = match specials {
+            Specials::Ieee | Specials::NanMaxCode => (exp_field_max - 1, all_man),
+            Specials::NanAllOnes => (exp_field_max, all_man - 1),
+            Specials::None => (exp_field_max, all_man),
+        };
+        let max_finite_code = (e << man_bits) | m;
+        Derived {
+            emin: if subnormals { 1 - bias as i64 } else { -(bias as i64) },
+            emax: (max_finite_code >> man_bits) as i64 - bias as i64,
+            max_finite_code,
+            exp_field_max,
+            sign_bit: (signed as u64) << (exp_bits + man_bits),
+            code_mask: const_low_mask(signed as u32 + exp_bits + man_bits),
+            man_mask: all_man,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,11 +156,12 @@ const fn float(
     shift: u32,
 ) -> FormatInfo {
     let subnormals = !matches!(specials, Specials::NanMaxCode);
+    let derived = Derived::of(exp_bits, man_bits, bias, signed, specials, subnormals);
     FormatInfo {
         format,
         name,
         container_bits,
-        kind: Kind::Float(FloatLayout { exp_bits, man_bits, bias, signed, specials, subnormals, shift }),
+        kind: Kind::Float(FloatLayout { exp_bits, man_bits, bias, signed, specials, subnormals, shift, derived }),
     }
 }
 
@@ -231,6 +277,15 @@ impl Format {
     }
 }
 
+/// [`low_mask`] for the table's constants.
+const fn const_low_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
 /// A mask of the low `bits` bits (all ones for 64).
 #[inline(always)]
 pub fn low_mask(bits: u32) -> u64 {
@@ -248,23 +303,19 @@ impl FloatLayout {
     pub fn width(&self) -> u32 {
         self.signed as u32 + self.exp_bits + self.man_bits
     }
-    #[inline]
+    #[inline(always)]
     pub fn exp_field_max(&self) -> u64 {
-        (1u64 << self.exp_bits) - 1
+        self.derived.exp_field_max
     }
     /// Unbiased exponent of the smallest normal number.
     #[inline(always)]
     pub fn emin(&self) -> i64 {
-        if self.subnormals {
-            1 - self.bias as i64
-        } else {
-            -(self.bias as i64)
-        }
+        self.derived.emin
     }
     /// Unbiased exponent of the largest finite value's top bit.
     #[inline(always)]
     pub fn emax(&self) -> i64 {
-        (self.max_finite_code() >> self.man_bits) as i64 - self.bias as i64
+        self.derived.emax
     }
     /// Exponent of the least significant bit at the bottom of the range: the
     /// quantum of subnormals (or of the smallest normal binade).
@@ -275,13 +326,7 @@ impl FloatLayout {
     /// The code (without sign) of the largest finite value.
     #[inline(always)]
     pub fn max_finite_code(&self) -> u64 {
-        let all_man = (1u64 << self.man_bits) - 1;
-        let (e, m) = match self.specials {
-            Specials::Ieee | Specials::NanMaxCode => (self.exp_field_max() - 1, all_man),
-            Specials::NanAllOnes => (self.exp_field_max(), all_man - 1),
-            Specials::None => (self.exp_field_max(), all_man),
-        };
-        (e << self.man_bits) | m
+        self.derived.max_finite_code
     }
     #[inline]
     pub fn has_inf(&self) -> bool {
@@ -291,9 +336,9 @@ impl FloatLayout {
     pub fn has_nan(&self) -> bool {
         self.specials != Specials::None
     }
-    #[inline]
+    #[inline(always)]
     pub fn sign_bit(&self) -> u64 {
-        (self.signed as u64) << (self.exp_bits + self.man_bits)
+        self.derived.sign_bit
     }
     /// Quiet bit of a NaN (IEEE formats: top fraction bit).
     #[inline]
@@ -308,12 +353,22 @@ impl FloatLayout {
     pub fn inf_code(&self) -> Option<u64> {
         self.has_inf().then(|| self.exp_field_max() << self.man_bits)
     }
+    /// The bits of the encoding itself: [`FloatLayout::width`] ones.
+    #[inline(always)]
+    pub fn code_mask(&self) -> u64 {
+        self.derived.code_mask
+    }
+    /// The fraction's bits: `man_bits` ones.
+    #[inline(always)]
+    pub fn man_mask(&self) -> u64 {
+        self.derived.man_mask
+    }
     /// Whether a code (without container shift) is a NaN.
     #[inline]
     pub fn is_nan_code(&self, code: u64) -> bool {
-        let mag = code & !self.sign_bit() & low_mask(self.width());
+        let mag = code & !self.sign_bit() & self.code_mask();
         let e = mag >> self.man_bits;
-        let m = mag & ((1u64 << self.man_bits) - 1);
+        let m = mag & self.man_mask();
         match self.specials {
             Specials::Ieee => e == self.exp_field_max() && m != 0,
             Specials::NanAllOnes => mag == low_mask(self.exp_bits + self.man_bits),
@@ -346,6 +401,16 @@ mod tests {
         ];
         for (f, code) in want {
             assert_eq!(f.float_layout().unwrap().max_finite_code(), code, "{}", f.name());
+        }
+    }
+
+    #[test]
+    fn derived_masks() {
+        for f in Format::ALL {
+            if let Some(l) = f.float_layout() {
+                assert_eq!(l.code_mask(), low_mask(l.width()), "{}", f.name());
+                assert_eq!(l.man_mask(), low_mask(l.man_bits), "{}", f.name());
+            }
         }
     }
 

@@ -10,7 +10,7 @@ use std::fmt;
 use rug::Integer;
 
 use crate::exact::Dyadic;
-use crate::format::FloatLayout;
+use crate::format::{low_mask, FloatLayout};
 
 /// A rounding rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,7 +122,19 @@ impl Discarded<'_> {
 /// neighbour in magnitude)?
 #[inline(always)]
 pub(crate) fn decide(mode: Mode, neg: bool, lower_is_odd: bool, cut: &Discarded) -> bool {
-    let rem = cut.remainder();
+    decide_by(mode, neg, lower_is_odd, cut.remainder(), || match mode {
+        Mode::Stochastic { rbits, width } => {
+            let mask = low_mask(width);
+            cut.top_bits(width) + Integer::from(rbits & mask) > mask
+        }
+        _ => unreachable!("only stochastic rounding reads the cut bits"),
+    })
+}
+
+/// [`decide`] from where the cut bits sat (`rem`); `carries` answers for
+/// stochastic rounding (whether the random bits carry out of the cut bits).
+#[inline(always)]
+fn decide_by(mode: Mode, neg: bool, lower_is_odd: bool, rem: Remainder, carries: impl FnOnce() -> bool) -> bool {
     if rem == Remainder::Exact {
         return false;
     }
@@ -132,10 +144,7 @@ pub(crate) fn decide(mode: Mode, neg: bool, lower_is_odd: bool, cut: &Discarded)
         Mode::Up => !neg,
         Mode::NearestAway => rem != Remainder::BelowHalf,
         Mode::NearestEven => rem == Remainder::AboveHalf || (rem == Remainder::Half && lower_is_odd),
-        Mode::Stochastic { rbits, width } => {
-            let mask = crate::format::low_mask(width);
-            cut.top_bits(width) + Integer::from(rbits & mask) > mask
-        }
+        Mode::Stochastic { .. } => carries(),
     }
 }
 
@@ -147,7 +156,6 @@ pub(crate) struct Rounded {
     pub mag: Dyadic,
     pub remainder: Remainder,
     pub away: bool,
-    pub mode: Mode,
 }
 
 impl Rounded {
@@ -167,7 +175,49 @@ impl Rounded {
 /// Round the magnitude `x` of a value with sign `neg` onto `grid`.
 #[inline(always)]
 pub(crate) fn round(neg: bool, x: &Dyadic, grid: Grid, mode: Mode) -> Rounded {
-    let exact = |mag: Dyadic| Rounded { mag, remainder: Remainder::Exact, away: false, mode };
+    match x.sig_u64() {
+        // Stochastic rounding reads the cut bits as an integer: the general path.
+        Some(w) if !matches!(mode, Mode::Stochastic { .. }) => round_word(neg, w, x.exp, grid, mode),
+        _ => round_dyadic(neg, x, grid, mode),
+    }
+}
+
+/// [`round`] of a magnitude `w × 2^exp` whose significand is a machine
+/// word: the same steps on the word's bits, without a big integer.
+#[inline(always)]
+fn round_word(neg: bool, w: u64, exp: i64, grid: Grid, mode: Mode) -> Rounded {
+    let exact = |mag: Dyadic| Rounded { mag, remainder: Remainder::Exact, away: false };
+    if w == 0 {
+        return exact(Dyadic::zero());
+    }
+    let msb = exp + 63 - w.leading_zeros() as i64;
+    let q = grid.quantum(msb);
+    let cut = q - exp;
+    if cut <= 0 {
+        // On the grid already.
+        return exact(Dyadic::word(w, exp));
+    }
+    // The top cut bit (half an ulp) and the cut bits below it.
+    let half_at = cut - 1;
+    let (half, below) =
+        if half_at < 64 { ((w >> half_at) & 1 == 1, w & low_mask(half_at as u32) != 0) } else { (false, true) };
+    let remainder = match (half, below) {
+        (false, false) => Remainder::Exact,
+        (false, true) => Remainder::BelowHalf,
+        (true, false) => Remainder::Half,
+        (true, true) => Remainder::AboveHalf,
+    };
+    let kept = if cut < 64 { w >> cut } else { 0 };
+    let away =
+        decide_by(mode, neg, kept & 1 == 1, remainder, || unreachable!("stochastic rounding takes the general path"));
+    let mag = if away { Dyadic::word(kept, q).incremented() } else { Dyadic::word(kept, q) };
+    Rounded { mag, remainder, away }
+}
+
+/// [`round`] of any magnitude.
+#[inline(always)]
+fn round_dyadic(neg: bool, x: &Dyadic, grid: Grid, mode: Mode) -> Rounded {
+    let exact = |mag: Dyadic| Rounded { mag, remainder: Remainder::Exact, away: false };
     let Some(msb) = x.msb_exp() else {
         return exact(Dyadic::zero());
     };
@@ -182,7 +232,7 @@ pub(crate) fn round(neg: bool, x: &Dyadic, grid: Grid, mode: Mode) -> Rounded {
     let kept = x.truncated_to(q);
     let away = decide(mode, neg, kept.sig_is_odd(), &cut);
     let mag = if away { kept.incremented() } else { kept };
-    Rounded { mag, remainder, away, mode }
+    Rounded { mag, remainder, away }
 }
 
 impl fmt::Display for Remainder {

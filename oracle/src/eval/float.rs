@@ -1,11 +1,9 @@
 //! Conversions to a float destination: NaN and ±Inf sources, rounding,
 //! then the steps of [`crate::decide::FINISH`] and the encoding of the result.
 
-use rug::Integer;
-
 use super::trace::signed;
 use super::{Ctx, TypeResult};
-use crate::decide::{Decisions, Finish, FtzCutoff, SourceFlush, Special, FINISH};
+use crate::decide::{Decisions, Finish, FtzCutoff, SourceFlush, Special};
 use crate::encode;
 use crate::exact::{is_subnormal, Dyadic, Nan, Value};
 use crate::instr::Family;
@@ -25,7 +23,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     #[inline(always)]
     pub(super) fn int_to_float(&mut self, v: &Value) -> TypeResult {
         let Value::Num { neg, mag } = v else { unreachable!("integers are finite") };
-        let l = self.dformat().float_layout().unwrap();
+        let l = self.dlayout();
         let r = round(*neg, mag, Grid::float(l), self.mode);
         self.note_rounding(Rule::RoundToFloat, *neg, mag, &r);
         self.finish_float(*neg, mag, r)
@@ -36,7 +34,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     #[inline(always)]
     pub(super) fn ftz_input(&mut self, v: &Value) -> Option<Value> {
         let how = self.d.flushes_source(self.c, self.answers);
-        if how == SourceFlush::Keep || !is_subnormal(self.src, v) {
+        if how == SourceFlush::Keep || !is_subnormal(self.p.src, v) {
             return None;
         }
         if let SourceFlush::Erratum { flush } = how {
@@ -53,14 +51,15 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     }
 
     /// The bits of a magnitude-independent result.
+    #[inline(always)]
     fn special(&self, s: Special) -> u64 {
-        let d = self.dformat();
+        let l = self.dlayout();
         match s {
-            Special::Zero => encode::encode_finite(d, false, &Dyadic::zero()),
-            Special::One => encode::encode_finite(d, false, &Dyadic::from_int(Integer::from(1))),
-            Special::Max { neg } => encode::encode_max(d, neg),
-            Special::Inf { neg } => encode::encode_inf(d, neg),
-            Special::Nan => encode::encode_nan(d, false, u64::MAX),
+            Special::Zero => encode::finite_bits(l, false, &Dyadic::zero()),
+            Special::One => encode::finite_bits(l, false, &Dyadic::word(1, 0)),
+            Special::Max { neg } => encode::max_bits(l, neg),
+            Special::Inf { neg } => encode::inf_bits(l, neg),
+            Special::Nan => encode::nan_bits(l, false, u64::MAX),
         }
     }
 
@@ -72,7 +71,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     /// source operand if `None`), as the trace shows it.
     pub(super) fn nan_from(&mut self, out: NanOut, rule: Rule, n: &Nan, from: Option<&str>) -> TypeResult {
         let d = self.dformat();
-        let l = d.float_layout().unwrap();
+        let l = self.dlayout();
         let r = match out {
             NanOut::Zero => {
                 note!(self, rule, format!("{} → +0", from.unwrap_or("NaN")));
@@ -90,7 +89,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
                 TypeResult::Bits(encode::encode_nan(d, n.neg, n.payload) & !(l.quiet_bit() * (!n.quiet) as u64))
             }
             NanOut::Masked { .. } | NanOut::SourceCanonical | NanOut::Shifted => TypeResult::Bits(
-                out.source_bits(self.src, d, n.neg, n.quiet, n.payload).expect("float source and destination"),
+                out.source_bits(self.p.src, d, n.neg, n.quiet, n.payload).expect("float source and destination"),
             ),
             NanOut::Payload => {
                 // Align the payload's top bits under the quiet bit.
@@ -113,16 +112,30 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
 
     #[inline(always)]
     pub(super) fn float_to_float(&mut self, v: &Value) -> TypeResult {
-        let c = *self.c;
-        let d = self.dformat();
         if let Value::Nan(n) = v {
-            let (out, rule) = self.d.nan_source(&c, self.profile);
+            let (out, rule) = self.d.nan_source(self.c, self.profile);
             return self.nan(out, rule, n);
         }
-        let flushed = self.ftz_input(v);
-        let v = flushed.as_ref().unwrap_or(v);
+        match self.ftz_input(v) {
+            Some(zero) => self.float_to_float_flushed(&zero),
+            None => self.float_to_float_value(v),
+        }
+    }
+
+    /// [`Self::float_to_float_value`] of a flushed source: out of line, so
+    /// that the common path reads its value in place.
+    #[inline(never)]
+    fn float_to_float_flushed(&mut self, zero: &Value) -> TypeResult {
+        self.float_to_float_value(zero)
+    }
+
+    /// A float→float conversion of a source that is not a NaN, after `.ftz`.
+    #[inline(always)]
+    fn float_to_float_value(&mut self, v: &Value) -> TypeResult {
+        let c = self.c;
+        let d = self.dformat();
         // ue8m0 and ue5m3 have no sign: the magnitude is converted.
-        let drop_sign = v.is_negative() && self.d.drops_sign(d);
+        let drop_sign = self.p.drops_sign && v.is_negative();
         if drop_sign {
             let rule = if d == crate::format::Format::Ue5m3 { Rule::Ue5m3Unsigned } else { Rule::Ue8m0Unsigned };
             note!(self, rule, "the sign is ignored: converting the magnitude");
@@ -132,8 +145,8 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
             Value::Inf { neg } => return self.inf(*neg && !drop_sign),
             Value::Nan(_) => unreachable!(),
         };
-        let l = d.float_layout().unwrap();
-        let (grid, rule) = match (self.family, c.rounding) {
+        let l = self.dlayout();
+        let (grid, rule) = match (self.p.family, c.rounding) {
             (Family::SameFloat, Some(r)) if r.is_integer() => (Grid::integers(), Rule::RoundToIntegral),
             (Family::SameFloat, _) => (Grid::float(l), Rule::Copy),
             (Family::Widen, _) => (Grid::float(l), Rule::Exact),
@@ -155,7 +168,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     }
 
     pub(super) fn inf(&mut self, neg: bool) -> TypeResult {
-        let (s, rule) = self.d.inf_source(self.c, self.dst, neg);
+        let (s, rule) = self.d.inf_source(self.c, self.p.dst, neg);
         // The text is built only when tracing.
         note!(self, rule, {
             let one = if s == Special::One { "1" } else { "0" };
@@ -174,12 +187,13 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     /// their order, then the encoding.
     #[inline(always)]
     pub(super) fn finish_float(&mut self, mut neg: bool, exact: &Dyadic, r: Rounded) -> TypeResult {
-        let c = *self.c;
+        let c = self.c;
         let d = self.dformat();
-        let l = d.float_layout().unwrap();
-        let Rounded { mag, away, mode, .. } = r;
+        let l = self.dlayout();
+        let Rounded { mag, away, .. } = r;
+        let mode = self.mode;
         let mut mag = mag;
-        for step in FINISH {
+        for &step in self.p.finish_steps() {
             match step {
                 Finish::Sat if c.sat => self.sat(&mut neg, &mut mag),
                 Finish::Relu if !c.sat && c.relu && neg => self.relu(&mut neg, &mut mag),
@@ -197,8 +211,8 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
                     });
                     return TypeResult::Bits(self.special(s));
                 }
-                Finish::FlushResult if self.d.flushes_result(&c) => self.flush_result(neg, exact, &mut mag),
-                Finish::PositiveZero if neg && mag.is_zero() && self.d.positive_zero_only(&c) => {
+                Finish::FlushResult if self.d.flushes_result(c) => self.flush_result(neg, exact, &mut mag),
+                Finish::PositiveZero if neg && mag.is_zero() && self.d.positive_zero_only(c) => {
                     note!(self, Rule::Pzo, "-0 → +0");
                     neg = false;
                 }
@@ -211,13 +225,13 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
                 _ => {}
             }
         }
-        TypeResult::Bits(encode::encode_finite(d, neg, &mag))
+        TypeResult::Bits(encode::finite_bits(l, neg, &mag))
     }
 
     /// `.sat`: clamp to [0, 1] (docs/semantics.md §5.7).
     #[inline(always)]
     fn sat(&mut self, neg: &mut bool, mag: &mut Dyadic) {
-        let one = Dyadic::from_int(Integer::from(1));
+        let one = Dyadic::word(1, 0);
         if *neg && (!mag.is_zero() || self.d.sat_neg_zero_to_positive()) {
             let rule = if mag.is_zero() { Rule::SatNegZero } else { Rule::SatClamp };
             note!(self, rule, format!("{} → +0", signed(true, mag)));
@@ -245,7 +259,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     /// `.ftz` on the result (docs/semantics.md §5.6, §5.17): `exact` is the value before rounding.
     #[inline(always)]
     fn flush_result(&mut self, neg: bool, exact: &Dyadic, mag: &mut Dyadic) {
-        let l = self.dformat().float_layout().unwrap();
+        let l = self.dlayout();
         if let FtzCutoff::Below { gap } = self.d.ftz_cutoff(self.c, neg, self.profile) {
             // The sequence compares the exact source with its threshold.
             let emin = l.emin();

@@ -57,8 +57,23 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
             }
             return TypeResult::Bits(bits);
         }
-        let flushed = self.ftz_input(v);
-        let v = flushed.as_ref().unwrap_or(v);
+        match self.ftz_input(v) {
+            Some(zero) => self.float_to_int_flushed(&zero),
+            None => self.float_to_int_value(v),
+        }
+    }
+
+    /// [`Self::float_to_int_value`] of a flushed source: out of line, so
+    /// that the common path reads its value in place.
+    #[inline(never)]
+    fn float_to_int_flushed(&mut self, zero: &Value) -> TypeResult {
+        self.float_to_int_value(zero)
+    }
+
+    /// A float→int conversion of a source that is not a NaN, after `.ftz`.
+    #[inline(always)]
+    fn float_to_int_value(&mut self, v: &Value) -> TypeResult {
+        let d = self.c.dtype;
         // The integer stays an i128 (every destination range fits one).
         let i = match v {
             Value::Inf { neg } => {

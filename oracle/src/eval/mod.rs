@@ -26,9 +26,9 @@ pub use self::trace::{Event, RoundEvent, Step};
 use rug::Integer;
 
 use crate::accept::{alts, width_mask, AcceptSet, Alt, LaneSet};
-use crate::decide::{self, Decisions, Ptx};
-use crate::exact::{decode, Value};
-use crate::format::Format;
+use crate::decide::{self, Decisions, Finish, Ptx, FINISH};
+use crate::exact::{decode, decode_float, Value};
+use crate::format::{FloatLayout, Format};
 use crate::instr::{self, Cvt, Family, Regs, Type};
 use crate::operand::{check_packed_widths, operand_count_error};
 pub use crate::operand::{fmt_hex, EvalError, Operand};
@@ -74,7 +74,7 @@ pub fn evaluate(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> 
 /// without building the explanation (several times faster).
 pub fn evaluate_accept(c: &Cvt, srcs: &[Operand], dst_width: u32, profile: Profile) -> Result<AcceptSet, EvalError> {
     check_case(c, srcs, dst_width)?;
-    Ok(explore(c, srcs, dst_width, profile, &Ptx, false).accept)
+    Ok(explore_accept(c, &Prepared::new(c, &Ptx), srcs, dst_width, profile, &Ptx))
 }
 
 /// Operand count, legality for the registers, packed operand widths: in this order.
@@ -93,10 +93,14 @@ fn check_case(c: &Cvt, srcs: &[Operand], dst_width: u32) -> Result<(), EvalError
 #[derive(Clone, Debug)]
 pub struct Evaluator {
     c: Cvt,
+    prepared: Prepared,
     src_width: u32,
     dst_width: u32,
     profile: Profile,
     operands: usize,
+    /// Bit `w` of entry `i`: whether operand `i` may sit in a `w`-bit
+    /// register (packed forms; empty for scalar forms, which take any).
+    widths: Vec<u128>,
 }
 
 impl Evaluator {
@@ -104,7 +108,14 @@ impl Evaluator {
     /// operand) and a `dst_width`-bit destination register.
     pub fn new(c: &Cvt, src_width: u32, dst_width: u32, profile: Profile) -> Result<Evaluator, EvalError> {
         instr::check(c, Regs { dst: dst_width, src: src_width }, None, None).map_err(EvalError::Illegal)?;
-        Ok(Evaluator { c: *c, src_width, dst_width, profile, operands: instr::shape(c).srcs.len() })
+        let operands = instr::shape(c).srcs.len();
+        let width_ok = |i, w| instr::packed::width_ok(c, Some(i), w) as u128;
+        let widths = if c.is_scalar() {
+            Vec::new()
+        } else {
+            (0..operands).map(|i| (0..=64).fold(0, |m, w| m | width_ok(i, w) << w)).collect()
+        };
+        Ok(Evaluator { c: *c, prepared: Prepared::new(c, &Ptx), src_width, dst_width, profile, operands, widths })
     }
 
     pub fn cvt(&self) -> &Cvt {
@@ -122,62 +133,182 @@ impl Evaluator {
                 self.c, self.src_width, o.width
             )));
         }
-        // Scalar forms have no packed operands to check (skips a call per conversion).
-        if !self.c.is_scalar() {
+        // The widths checked against the table made once; the full check says what is wrong.
+        let fits = |(o, m): (&Operand, &u128)| o.width <= 64 && m >> o.width & 1 == 1;
+        if !srcs.iter().zip(&self.widths).all(fits) {
             check_packed_widths(&self.c, srcs)?;
         }
-        Ok(explore(&self.c, srcs, self.dst_width, self.profile, &Ptx, false).accept)
+        Ok(explore_accept(&self.c, &self.prepared, srcs, self.dst_width, self.profile, &Ptx))
     }
 }
 
-/// Run the policy layer on checked operands; under a profile that accepts
-/// every answer to the open questions, explore each combination the input reached.
-// This and the policy functions down to the encoding are `inline(always)`:
-// one function for the optimiser, whose values then stay in registers (the
-// calls and the moves between them cost more than the rules themselves).
+/// What a conversion derives from its instruction alone (and the decision
+/// set), once: per [`Evaluator`], or per call of [`evaluate`].
+#[derive(Clone, Copy, Debug)]
+struct Prepared {
+    /// Lane formats, with their layouts where they are floats.
+    src: Format,
+    dst: Format,
+    src_layout: Option<&'static FloatLayout>,
+    dst_layout: Option<&'static FloatLayout>,
+    family: Family,
+    /// Whether a type is packed (the lanes are converted one by one).
+    packed: bool,
+    /// Bits of the source and destination types.
+    abits: u32,
+    dbits: u32,
+    /// Packed forms: how many lanes, their names (lowest first), the
+    /// source lanes' width when the source is packed, the destination's.
+    lanes: u32,
+    lane_names: &'static [&'static str],
+    src_lane_bits: Option<u32>,
+    dst_lane_bits: u32,
+    /// Whether each lane is scaled by a ue8m0 factor ([`Cvt::lane_scale`]).
+    lane_scale: bool,
+    /// Whether a float destination has no sign ([`Decisions::drops_sign`]).
+    drops_sign: bool,
+    /// The rounding rule (`.rs` lanes each carry their own random bits).
+    mode: Mode,
+    /// The steps of [`FINISH`] this instruction can take, in their order
+    /// (the others' conditions are false for every value).
+    finish: [Finish; FINISH.len()],
+    finish_len: usize,
+}
+
+impl Prepared {
+    fn new<D: Decisions + ?Sized>(c: &Cvt, d: &D) -> Prepared {
+        let (src, dst) = (c.atype.format(), c.dtype.format());
+        let can_take = |step: &Finish| match step {
+            Finish::Sat => c.sat,
+            Finish::Relu => !c.sat && c.relu,
+            Finish::Overflow => !c.sat,
+            Finish::FlushResult => d.flushes_result(c),
+            Finish::PositiveZero => d.positive_zero_only(c),
+            Finish::ZeroCode => dst.is_float() && d.zero_code(dst).is_some(),
+        };
+        let mut finish = FINISH;
+        let mut finish_len = 0;
+        for step in FINISH.iter().filter(|s| can_take(s)) {
+            finish[finish_len] = *step;
+            finish_len += 1;
+        }
+        Prepared {
+            src,
+            dst,
+            src_layout: src.float_layout(),
+            dst_layout: dst.float_layout(),
+            family: instr::family(src, dst),
+            packed: c.dtype.is_packed() || c.atype.is_packed(),
+            abits: c.atype.bits(),
+            dbits: c.dtype.bits(),
+            lanes: c.dtype.lanes().max(c.atype.lanes()),
+            lane_names: lane_names(c),
+            src_lane_bits: c.atype.is_packed().then(|| c.atype.lane_bits()),
+            dst_lane_bits: c.dtype.lane_bits(),
+            lane_scale: c.lane_scale(),
+            drops_sign: dst.is_float() && d.drops_sign(dst),
+            mode: decide::mode_of(d, c),
+            finish,
+            finish_len,
+        }
+    }
+    /// The steps after rounding to a float destination that can apply.
+    #[inline(always)]
+    fn finish_steps(&self) -> &[Finish] {
+        &self.finish[..self.finish_len]
+    }
+}
+
+/// The explanation's parts, filled only when tracing.
+#[derive(Default)]
+struct Record {
+    inputs: Vec<(&'static str, Value)>,
+    trace: Vec<Step>,
+}
+
+/// [`explore`] without the explanation: the result set only.
 #[inline(always)]
-fn explore<D: Decisions + ?Sized>(
+fn explore_accept<D: Decisions + ?Sized>(
     c: &Cvt,
+    p: &Prepared,
     srcs: &[Operand],
     dst_width: u32,
     profile: Profile,
     decisions: &D,
-    tracing: bool,
-) -> Outcome {
+) -> AcceptSet {
+    explore(c, p, srcs, dst_width, profile, decisions, None)
+}
+
+/// Run the policy layer on checked operands; under a profile that accepts
+/// every answer to the open questions, explore each combination the input
+/// reached. With a `rec`, record the inputs and the trace there.
+// This and the policy functions down to the encoding are `inline(always)`:
+// one function for the optimiser, whose values then stay in registers (the
+// calls and the moves between them cost more than the rules themselves).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn explore<D: Decisions + ?Sized>(
+    c: &Cvt,
+    p: &Prepared,
+    srcs: &[Operand],
+    dst_width: u32,
+    profile: Profile,
+    decisions: &D,
+    mut rec: Option<&mut Record>,
+) -> AcceptSet {
     let base = decisions.answers(profile);
-    let Run { set: mut accept, inputs, mut trace, consulted } =
-        Ctx::run(c, srcs, dst_width, profile, base, decisions, tracing);
+    let Run { set: accept, consulted } = Ctx::run(c, p, srcs, dst_width, profile, base, decisions, rec.as_deref_mut());
     if profile.accepts_all_answers() {
-        let mut seen = vec![base];
-        let mut queue = vec![(base, consulted)];
-        while let Some((a, consulted)) = queue.pop() {
-            for q in Question::ALL.into_iter().filter(|q| consulted & (1 << *q as u8) != 0) {
-                let b = a.flipped(q);
-                if seen.contains(&b) {
-                    continue;
-                }
-                seen.push(b);
-                let alt = Ctx::run(c, srcs, dst_width, profile, b, decisions, false);
-                if !alt.set.is_subset_of(&accept) {
-                    if tracing {
-                        trace.push(Step {
-                            rule: q.rule(),
-                            event: Event::Applied,
-                            detail: format!(
-                                "the ISA profile also accepts {} (the other answer to this open question)",
-                                alt.set
-                            ),
-                            rounding: None,
-                            lane: "",
-                        });
-                    }
-                    accept.union(alt.set);
-                }
-                queue.push((b, alt.consulted));
+        return explore_answers(c, p, srcs, dst_width, profile, decisions, rec, accept, (base, consulted));
+    }
+    accept
+}
+
+/// The rest of [`explore`] under a profile that accepts every answer: each
+/// combination of answers the input reached, from the `first` run's. Out of
+/// line: the sm90 profile's path stays one copy of the engine.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn explore_answers<D: Decisions + ?Sized>(
+    c: &Cvt,
+    p: &Prepared,
+    srcs: &[Operand],
+    dst_width: u32,
+    profile: Profile,
+    decisions: &D,
+    mut rec: Option<&mut Record>,
+    mut accept: AcceptSet,
+    first: (Answers, u8),
+) -> AcceptSet {
+    let mut seen = vec![first.0];
+    let mut queue = vec![first];
+    while let Some((a, consulted)) = queue.pop() {
+        for q in Question::ALL.into_iter().filter(|q| consulted & (1 << *q as u8) != 0) {
+            let b = a.flipped(q);
+            if seen.contains(&b) {
+                continue;
             }
+            seen.push(b);
+            let alt = Ctx::run(c, p, srcs, dst_width, profile, b, decisions, None);
+            if !alt.set.is_subset_of(&accept) {
+                if let Some(rec) = rec.as_deref_mut() {
+                    rec.trace.push(Step {
+                        rule: q.rule(),
+                        event: Event::Applied,
+                        detail: format!(
+                            "the ISA profile also accepts {} (the other answer to this open question)",
+                            alt.set
+                        ),
+                        rounding: None,
+                        lane: "",
+                    });
+                }
+                accept.union(alt.set);
+            }
+            queue.push((b, alt.consulted));
         }
     }
-    Outcome { accept, inputs, trace }
+    accept
 }
 
 /// [`evaluate`] under another decision set than the oracle's ([`Ptx`]): an
@@ -191,7 +322,9 @@ pub fn evaluate_with<D: Decisions + ?Sized>(
     decisions: &D,
 ) -> Result<Outcome, EvalError> {
     check_case(c, srcs, dst_width)?;
-    Ok(explore(c, srcs, dst_width, profile, decisions, true))
+    let mut rec = Record::default();
+    let accept = explore(c, &Prepared::new(c, decisions), srcs, dst_width, profile, decisions, Some(&mut rec));
+    Ok(Outcome { accept, inputs: rec.inputs, trace: rec.trace })
 }
 
 /// [`evaluate_accept`] under another decision set: the result set without
@@ -204,7 +337,7 @@ pub fn evaluate_accept_with<D: Decisions + ?Sized>(
     decisions: &D,
 ) -> Result<AcceptSet, EvalError> {
     check_case(c, srcs, dst_width)?;
-    Ok(explore(c, srcs, dst_width, profile, decisions, false).accept)
+    Ok(explore_accept(c, &Prepared::new(c, decisions), srcs, dst_width, profile, decisions))
 }
 
 /// [`evaluate_accept_with`] without the legality check: what the policy
@@ -227,7 +360,7 @@ pub fn evaluate_accept_unchecked_with<D: Decisions + ?Sized>(
         check_case(c, srcs, dst_width)?;
     }
     check_packed_widths(c, srcs)?;
-    Ok(explore(c, srcs, dst_width, profile, decisions, false).accept)
+    Ok(explore_accept(c, &Prepared::new(c, decisions), srcs, dst_width, profile, decisions))
 }
 
 /// The result at the destination type's width, before register extension.
@@ -239,64 +372,60 @@ enum TypeResult {
 
 struct Run {
     set: AcceptSet,
-    inputs: Vec<(&'static str, Value)>,
-    trace: Vec<Step>,
     consulted: u8,
 }
 
 struct Ctx<'a, D: ?Sized> {
     c: &'a Cvt,
+    p: &'a Prepared,
     /// Every PTX rule's answer.
     d: &'a D,
     profile: Profile,
     answers: Answers,
     consulted: u8,
-    /// Whether to record the trace (explain, coverage) or only the result.
+    /// Whether to record the trace and inputs (explain, coverage) or only
+    /// the result: whether there is a `rec`.
     tracing: bool,
-    trace: Vec<Step>,
+    rec: Option<&'a mut Record>,
     /// The lane being converted (empty for scalar forms), shown in the trace.
     lane: &'static str,
-    /// Lane formats and the rounding rule in force.
-    src: Format,
-    dst: Format,
-    /// The family of `src` → `dst`, derived once.
-    family: Family,
+    /// The rounding rule in force (`p.mode`, or a `.rs` lane's own).
     mode: Mode,
     /// The ue8m0 scale byte of the lane being converted, for the scaled and s2f6x2 forms.
     scale: Option<u64>,
 }
 
 impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn run(
         c: &'a Cvt,
+        p: &'a Prepared,
         srcs: &[Operand],
         dst_width: u32,
         profile: Profile,
         answers: Answers,
         d: &'a D,
-        tracing: bool,
+        rec: Option<&'a mut Record>,
     ) -> Run {
         let mut cx = Ctx {
             c,
+            p,
             d,
             profile,
             answers,
             consulted: 0,
-            tracing,
-            trace: Vec::new(),
+            tracing: rec.is_some(),
+            rec,
             lane: "",
-            src: c.atype.format(),
-            dst: c.dtype.format(),
-            family: instr::family(c.atype.format(), c.dtype.format()),
-            mode: decide::mode_of(d, c),
+            mode: p.mode,
             scale: None,
         };
-        if c.dtype.is_packed() || c.atype.is_packed() {
+        if p.packed {
             return cx.run_packed(srcs, dst_width);
         }
         let src = srcs[0];
-        let abits = c.atype.bits();
+        let abits = p.abits;
         let bits = src.bits & width_mask(abits);
         if src.width > abits {
             note!(
@@ -321,25 +450,25 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
         };
         let r = cx.convert(&input);
         let set = cx.extend(r, dst_width);
-        let inputs = if cx.tracing { vec![("a", input)] } else { Vec::new() };
-        Run { set, inputs, trace: cx.trace, consulted: cx.consulted }
+        if let Some(rec) = cx.rec {
+            rec.inputs.push(("a", input));
+        }
+        Run { set, consulted: cx.consulted }
     }
 
     /// Packed forms: convert lane by lane, high lane first, then pack (docs/semantics.md §5.11).
     #[inline(always)]
     fn run_packed(mut self, srcs: &[Operand], dst_width: u32) -> Run {
-        let c = self.c;
-        let lanes = c.dtype.lanes().max(c.atype.lanes());
-        let names = lane_names(c);
+        let (c, p) = (self.c, self.p);
+        let (lanes, names) = (p.lanes, p.lane_names);
         let rbits = (c.rounding == Some(crate::instr::Rounding::Rs)).then(|| srcs[srcs.len() - 1].bits);
-        let mut inputs = Vec::new();
         // At most four lanes: held on the stack.
         let mut outs = [TypeResult::AnyNan; 4];
         for (k, i) in (0..lanes).rev().enumerate() {
             self.lane = names[i as usize];
             let j = self.d.source_lane(i, lanes);
-            let bits = if c.atype.is_packed() {
-                (srcs[0].bits >> (j * c.atype.lane_bits())) & width_mask(c.atype.lane_bits())
+            let bits = if let Some(sb) = p.src_lane_bits {
+                (srcs[0].bits >> (j * sb)) & width_mask(sb)
             } else {
                 srcs[(lanes - 1 - j) as usize].bits
             };
@@ -351,12 +480,12 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
             self.scale = self.lane_code(srcs, i);
             let v = self.decode(bits);
             outs[k] = self.convert(&v);
-            if self.tracing {
-                inputs.push((self.lane, v));
+            if let Some(rec) = self.rec.as_deref_mut() {
+                rec.inputs.push((self.lane, v));
             }
         }
         self.lane = "";
-        let lb = c.dtype.lane_bits();
+        let lb = p.dst_lane_bits;
         let lane_sets = outs.map(|r| match r {
             TypeResult::Bits(b) => LaneSet::Bits { value: b & width_mask(lb), mask: width_mask(lb) },
             TypeResult::AnyNan => LaneSet::AnyNan(c.dtype.format()),
@@ -373,7 +502,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
         if c.dtype.takes_c() {
             set = self.pack_c(set, srcs[2].bits, lb);
         }
-        Run { set, inputs, trace: self.trace, consulted: self.consulted }
+        Run { set, consulted: self.consulted }
     }
 
     /// cvt.pack: the low bits of `c` fill `d` above the two lanes of `lane_bits`.
@@ -391,9 +520,14 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
 
     #[inline(always)]
     fn decode(&mut self, bits: u64) -> Value {
-        let v = decode(self.src, bits);
-        let w = if self.c.atype.is_packed() { self.c.atype.lane_bits() } else { self.src.container_bits() };
-        note!(self, Rule::Decode, format!("{} {} = {v}", self.src.name(), fmt_hex(bits, w)));
+        let v = match self.p.src_layout {
+            Some(l) => decode_float(l, bits),
+            None => decode(self.p.src, bits),
+        };
+        note!(self, Rule::Decode, {
+            let w = if self.c.atype.is_packed() { self.c.atype.lane_bits() } else { self.p.src.container_bits() };
+            format!("{} {} = {v}", self.p.src.name(), fmt_hex(bits, w))
+        });
         v
     }
 
@@ -403,7 +537,7 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
         if let Some(code) = self.scale {
             return self.convert_scaled(v, code);
         }
-        match self.family {
+        match self.p.family {
             Family::IntToInt => self.int_to_int(v),
             Family::IntToFloat => self.int_to_float(v),
             Family::FloatToInt => self.float_to_int(v),
@@ -422,14 +556,20 @@ impl<'a, D: Decisions + ?Sized> Ctx<'a, D> {
     }
 
     fn dformat(&self) -> Format {
-        self.dst
+        self.p.dst
+    }
+
+    /// The destination's float layout (float destinations only).
+    #[inline(always)]
+    fn dlayout(&self) -> &'static FloatLayout {
+        self.p.dst_layout.expect("float destination")
     }
 
     /// Place the type-width result in the destination register (docs/semantics.md §4).
     #[inline(always)]
     fn extend(&mut self, r: TypeResult, width: u32) -> AcceptSet {
         let d = self.c.dtype;
-        let n = d.bits();
+        let n = self.p.dbits;
         match r {
             TypeResult::AnyNan => AcceptSet { width, alts: alts::one(Alt::AnyNan(d.format())) },
             TypeResult::Bits(b) if d == Type::Tf32 => {

@@ -27,7 +27,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     /// the s2f6x2 forms without `.scaled::n2::ue8m0`.
     pub(super) fn lane_code(&self, srcs: &[Operand], lane: u32) -> Option<u64> {
         let c = self.c;
-        if !c.lane_scale() {
+        if !self.p.lane_scale {
             return None;
         }
         Some(if c.scaled_n1 {
@@ -42,7 +42,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
 
     /// Convert one lane scaled by the ue8m0 `code`: multiply into bf16, divide into s2f6.
     pub(super) fn convert_scaled(&mut self, v: &Value, code: u64) -> TypeResult {
-        let to_fixed = self.dst.fixed_frac_bits().is_some();
+        let to_fixed = self.p.dst.fixed_frac_bits().is_some();
         if code == NAN_CODE {
             return self.scale_nan(to_fixed);
         }
@@ -51,7 +51,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         }
         let k = code as i64 - UNIT_CODE as i64;
         let event = if k == 0 { Event::ScaleOne } else { Event::ScaleOther };
-        let k = if self.d.scale_divides(self.dst) { -k } else { k };
+        let k = if self.d.scale_divides(self.p.dst) { -k } else { k };
         let v = match v {
             Value::Num { neg, mag } if !mag.is_zero() => Value::num(*neg, mag.times_pow2(k)),
             other => other.clone(),
@@ -67,7 +67,7 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         }
         match &v {
             Value::Num { neg, mag } => {
-                let l = self.dst.float_layout().expect("a scaled lane is bf16 or s2f6");
+                let l = self.p.dst.float_layout().expect("a scaled lane is bf16 or s2f6");
                 let r = round(*neg, mag, Grid::float(l), self.mode);
                 self.note_rounding(Rule::RoundToFloat, *neg, mag, &r);
                 self.finish_float(*neg, mag, r)
@@ -81,13 +81,13 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     /// 2^(code−127), then convert as the unscaled form does (docs/semantics.md §5.15).
     fn convert_single_scaled(&mut self, v: &Value, code: u64) -> TypeResult {
         let v = match self.d.single_scale_flush(self.answers) {
-            Some(keep_sign) if is_subnormal(self.src, v) => {
+            Some(keep_sign) if is_subnormal(self.p.src, v) => {
                 self.consult(Question::ScaleFlushKeepsSign);
                 let neg = keep_sign && v.is_negative();
                 note!(
                     self,
                     Rule::ScaleN1Flush,
-                    format!("{} subnormal input {v} → {}0", self.src.name(), if neg { "-" } else { "+" })
+                    format!("{} subnormal input {v} → {}0", self.p.src.name(), if neg { "-" } else { "+" })
                 );
                 Value::num(neg, Dyadic::zero())
             }
@@ -104,10 +104,10 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
     }
 
     fn scale_nan(&mut self, to_fixed: bool) -> TypeResult {
-        let (out, rule) = self.d.scale_nan(self.dst, self.profile);
+        let (out, rule) = self.d.scale_nan(self.p.dst, self.profile);
         if to_fixed {
             let bits = self.fixed_nan_code(out);
-            note!(self, rule, format!("scale byte ff (NaN) → {}", fmt_hex(bits, self.dst.container_bits())));
+            note!(self, rule, format!("scale byte ff (NaN) → {}", fmt_hex(bits, self.p.dst.container_bits())));
             return TypeResult::Bits(bits);
         }
         let nan = Nan { neg: false, quiet: true, payload: 0, payload_bits: 0 };
@@ -116,21 +116,21 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
 
     /// The two's-complement code of `units` (in range) in the fixed-point destination.
     fn fixed_code(&self, units: i64) -> u64 {
-        encode::wrap(&Integer::from(units), self.dst.container_bits())
+        encode::wrap(&Integer::from(units), self.p.dst.container_bits())
     }
 
     /// The code a NaN answer gives in the fixed-point destination, which has no NaN.
     fn fixed_nan_code(&self, out: NanOut) -> u64 {
         match out {
             NanOut::Zero => 0,
-            NanOut::MaxNorm => self.fixed_code(self.dst.fixed_units().unwrap().1),
+            NanOut::MaxNorm => self.fixed_code(self.p.dst.fixed_units().unwrap().1),
             other => unreachable!("a fixed-point lane has no NaN: {other:?}"),
         }
     }
 
     /// Into a fixed-point lane: NaN, .relu, round once to 2^-f, clamp (.satfinite).
     fn convert_to_fixed(&mut self, v: &Value) -> TypeResult {
-        let d = self.dst;
+        let d = self.p.dst;
         let f = d.fixed_frac_bits().unwrap();
         let (lo, hi) = self.d.fixed_range(d);
         let relu_zeroes = match v {

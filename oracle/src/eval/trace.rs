@@ -67,7 +67,9 @@ pub(super) fn signed(neg: bool, mag: &Dyadic) -> String {
 impl<D: ?Sized> Ctx<'_, D> {
     pub(super) fn push_step(&mut self, rule: Rule, detail: String, event: Event) {
         let detail = if self.lane.is_empty() { detail } else { format!("[{}] {}", self.lane, detail) };
-        self.trace.push(Step { rule, detail, event, rounding: None, lane: self.lane });
+        if let Some(rec) = self.rec.as_deref_mut() {
+            rec.trace.push(Step { rule, detail, event, rounding: None, lane: self.lane });
+        }
     }
 
     #[inline(always)]
@@ -85,15 +87,15 @@ impl<D: ?Sized> Ctx<'_, D> {
                 signed(neg, &r.lower()),
                 signed(neg, &r.upper()),
                 r.remainder,
-                r.mode.name(),
+                self.mode.name(),
                 signed(neg, &r.mag)
             )
         } else {
             format!("{} is representable: exact", signed(neg, exact))
         };
         note!(self, rule, detail);
-        if let Some(s) = self.trace.last_mut() {
-            s.rounding = Some(RoundEvent { remainder: r.remainder, away: r.away, mode: r.mode });
+        if let Some(s) = self.rec.as_deref_mut().and_then(|r| r.trace.last_mut()) {
+            s.rounding = Some(RoundEvent { remainder: r.remainder, away: r.away, mode: self.mode });
         }
     }
 }
