@@ -6,10 +6,11 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use ptx_cvt::fast::{FastResult, Plan};
 use ptx_cvt::{AcceptSet, Case, Cvt, Profile};
 use ptx_cvt_harness::atlas::{self, Entry, Space};
 use ptx_cvt_harness::digest::digest_term;
+use ptx_cvt_harness::judge::{Judge, Scope};
+use ptx_cvt_harness::runner::{self, Event, Flow};
 use ptx_cvt_harness::{Answer, Implementation, Mismatch, Origin};
 use serde_json::json;
 
@@ -277,26 +278,34 @@ fn check_impl_block(
         return Ok(true);
     }
     bad_block(a, e, b, digest, t);
-    // Narrow down: the same block input by input against the fast engine.
+    // Narrow down: the same block input by input, judged as `check` judges.
     let dst = e.c.dtype.bits();
-    let plan = Plan::new(&e.c, s.widths[0], dst).map_err(|x| x.to_string())?;
+    let mut judge = Judge::new(Scope { profile: Profile::Sm90, target: None, version: None });
     let (mut found, mut shown) = (0u64, 0u64);
-    run_impl(a, e, (lo, hi), imp, |x, ans| {
-        let Answer::Bits(got) = ans else { return true };
-        let ops = s.operands(x);
-        let ok = match plan.eval(&ops) {
-            FastResult::Bits(v) => v == got,
-            r => r.to_accept(dst).contains(got),
-        };
-        if !ok {
-            found += 1;
-            if shown < a.max_shown {
-                shown += 1;
-                report(a, &e.c, ops, got);
+    let mut x = lo;
+    while x < hi {
+        let end = (x + a.imp.batch).min(hi);
+        let cases: Vec<_> = (x..end).map(|i| (s.operands(i), dst)).collect();
+        let mut crashed = None;
+        runner::ask(imp, &mut judge, &e.c, &cases, 1, |k, event| {
+            match event {
+                Event::Wrong(got) => {
+                    found += 1;
+                    if shown < a.max_shown {
+                        shown += 1;
+                        report(a, &e.c, cases[k].0.clone(), got);
+                    }
+                }
+                Event::Crashed(why) => crashed = Some(why),
+                _ => {}
             }
+            Flow::Go
+        });
+        if let Some(why) = crashed {
+            return Err(format!("{}: {why}", imp.name()));
         }
-        true
-    })?;
+        x = end;
+    }
     t.mismatches += found;
     if !a.json {
         say!("  {found} wrong input(s) in block {b} of {} ({shown} shown)", e.c);
