@@ -193,11 +193,12 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
         let Rounded { mag, away, .. } = r;
         let mode = self.mode;
         let mut mag = mag;
+        // Only the steps the instruction can take (`Prepared`): the guards here test the value.
         for &step in self.p.finish_steps() {
             match step {
-                Finish::Sat if c.sat => self.sat(&mut neg, &mut mag),
-                Finish::Relu if !c.sat && c.relu && neg => self.relu(&mut neg, &mut mag),
-                Finish::Overflow if !c.sat && !encode::fits(l, &mag) => {
+                Finish::Sat => self.sat(&mut neg, &mut mag),
+                Finish::Relu if neg => self.relu(&mut neg, &mut mag),
+                Finish::Overflow if !encode::fits(l, &mag) => {
                     let (s, rule) = self.d.overflow(d, c.satfinite, mode, neg, away);
                     // The text is built only when tracing.
                     note!(self, rule, {
@@ -211,8 +212,8 @@ impl<D: Decisions + ?Sized> Ctx<'_, D> {
                     });
                     return TypeResult::Bits(self.special(s));
                 }
-                Finish::FlushResult if self.d.flushes_result(c) => self.flush_result(neg, exact, &mut mag),
-                Finish::PositiveZero if neg && mag.is_zero() && self.d.positive_zero_only(c) => {
+                Finish::FlushResult => self.flush_result(neg, exact, &mut mag),
+                Finish::PositiveZero if neg && mag.is_zero() => {
                     note!(self, Rule::Pzo, "-0 → +0");
                     neg = false;
                 }
