@@ -1,6 +1,6 @@
 //! The CUDA runner: open a device, load the kernels of `ptx-cvt ptx`, run
 //! one variant's cases, return the destination registers. No checking and
-//! no reporting here (that is `gpu.rs`), so another front end can drive it.
+//! no reporting here (that is the run loop's, for `gpu` and `check --device`).
 //!
 //! CUDA is loaded at run time through cudarc (`dynamic-loading`): a missing
 //! `libcuda.so` is an error, not a crash. Tests put the stand-in driver of
@@ -312,15 +312,22 @@ impl Buf {
     }
 }
 
-/// The CUDA runner as an implementation under test (`--device`): each
-/// batch of one instruction is one launch of its kernel, loaded on first
-/// use. Only natural register widths run; other cases are declined, as are
+/// The CUDA runner as an implementation under test (`--device`, `gpu`):
+/// each batch of one instruction is one launch of its kernel (in chunks when
+/// large). Only natural register widths run; other cases are declined, as are
 /// variants whose kernel the driver refuses. A device fault is an adapter error.
 pub struct GpuImpl {
     gpu: Gpu,
     target: Target,
     version: Option<PtxVersion>,
-    loaded: BTreeMap<Cvt, Result<(Kernel, Kernels), String>>,
+    /// Each variant's kernel, or why the driver refused it.
+    loaded: BTreeMap<Cvt, Result<Kernel, String>>,
+    functions: Kernels,
+    /// The last batch's failed launch, if it failed: `gpu` reports its
+    /// message bare and stops the run after a sticky one.
+    pub failure: Option<RunError>,
+    /// Time spent running kernels (launches, copies, waiting for the device).
+    pub device_time: std::time::Duration,
 }
 
 impl GpuImpl {
@@ -330,7 +337,58 @@ impl GpuImpl {
         if let Some(note) = gpu.check_target(target)? {
             eprintln!("note: {note}");
         }
-        Ok(GpuImpl { gpu, target, version, loaded: BTreeMap::new() })
+        Ok(GpuImpl::new(gpu, target, version))
+    }
+
+    fn new(gpu: Gpu, target: Target, version: Option<PtxVersion>) -> GpuImpl {
+        let functions = Kernels { functions: BTreeMap::new(), failed: Vec::new() };
+        GpuImpl {
+            gpu,
+            target,
+            version,
+            loaded: BTreeMap::new(),
+            functions,
+            failure: None,
+            device_time: Default::default(),
+        }
+    }
+
+    /// `kernels` loaded up front as one module of `.version` `version` (one
+    /// JIT for a whole run: `gpu`); an error only when none loads.
+    pub fn with_kernels(gpu: Gpu, kernels: &[Kernel], target: Target, version: PtxVersion) -> Result<GpuImpl, String> {
+        let functions = gpu.load(kernels, target, version)?;
+        let mut imp = GpuImpl::new(gpu, target, Some(version));
+        for k in kernels {
+            let refused = functions.failed.iter().find(|(c, _)| *c == k.instr);
+            imp.loaded.insert(k.instr, refused.map_or(Ok(k.clone()), |(_, e)| Err(e.clone())));
+        }
+        imp.functions = functions;
+        Ok(imp)
+    }
+
+    /// Why the driver refused `c`'s kernel, if it did.
+    pub fn refused(&self, c: &Cvt) -> Option<&str> {
+        self.loaded.get(c)?.as_ref().err().map(String::as_str)
+    }
+
+    /// `c`'s kernel, loaded on first use.
+    fn kernel(&mut self, c: &Cvt) -> Result<Kernel, String> {
+        let (gpu, target, functions) = (&self.gpu, self.target, &mut self.functions);
+        let version = self.version;
+        self.loaded
+            .entry(*c)
+            .or_insert_with(|| {
+                let k = crate::ptx::kernels(&[*c]).remove(0);
+                let one = std::slice::from_ref(&k);
+                let loaded =
+                    gpu.load(one, target, ptx_cvt_harness::ptx_kernels::module_version(one, target, version))?;
+                if let Some((_, e)) = loaded.failed.first() {
+                    return Err(e.clone());
+                }
+                functions.functions.extend(loaded.functions);
+                Ok(k)
+            })
+            .clone()
     }
 }
 
@@ -350,18 +408,9 @@ impl Implementation for GpuImpl {
     }
 
     fn eval_batch(&mut self, c: &Cvt, cases: &[(Vec<Operand>, u32)]) -> (Vec<Answer>, Option<String>) {
-        let (gpu, target, version) = (&self.gpu, self.target, self.version);
-        let entry = self.loaded.entry(*c).or_insert_with(|| {
-            let k = crate::ptx::kernels(&[*c]).remove(0);
-            let version = ptx_cvt_harness::ptx_kernels::module_version(std::slice::from_ref(&k), target, version);
-            let loaded = gpu.load(std::slice::from_ref(&k), target, version)?;
-            match loaded.failed.first() {
-                Some((_, e)) => Err(e.clone()),
-                None => Ok((k, loaded)),
-            }
-        });
-        let (k, kernels) = match entry {
-            Ok(x) => x,
+        self.failure = None;
+        let k = match self.kernel(c) {
+            Ok(k) => k,
             Err(e) => {
                 return (cases.iter().map(|_| Answer::Declined(format!("the driver refused: {e}"))).collect(), None)
             }
@@ -372,9 +421,16 @@ impl Implementation for GpuImpl {
         let run: Vec<&(Vec<Operand>, u32)> = cases.iter().filter(|x| natural(x)).collect();
         let columns: Vec<Vec<u64>> =
             (0..k.src_widths.len()).map(|i| run.iter().map(|(ops, _)| ops[i].bits).collect()).collect();
-        let mut got = match gpu.run(kernels, k, &columns) {
+        let t = std::time::Instant::now();
+        let ran = self.gpu.run(&self.functions, &k, &columns);
+        self.device_time += t.elapsed();
+        let mut got = match ran {
             Ok(g) => g.into_iter(),
-            Err(e) => return (Vec::new(), Some(format!("{c}: {}", e.message))),
+            Err(e) => {
+                let message = format!("{c}: {}", e.message);
+                self.failure = Some(e);
+                return (Vec::new(), Some(message));
+            }
         };
         let answers = cases
             .iter()

@@ -1,9 +1,11 @@
 //! `ptx-cvt gpu`: run cases on an NVIDIA GPU through the CUDA driver API and
 //! check every result against the oracle.
 //!
-//! The kernels come from `ptx-cvt ptx` (one per variant, natural register
-//! widths) and run through `cuda.rs`; this file picks the cases, checks the
-//! answers with the exact engine and records them. CUDA is loaded dynamically
+//! A composition of the shared run loop: the kernels of `ptx-cvt ptx` load
+//! as one module into the CUDA runner (`cuda::GpuImpl`, which `check
+//! --device` drives too), each variant is one batch through `runner::ask`
+//! (the `Judge` decides), and each wrong answer becomes a `Mismatch`. This
+//! file picks the cases and records the answers. CUDA is loaded dynamically
 //! (cudarc), so this binary builds and runs its other commands on machines
 //! without CUDA; without a driver this command fails with a clear message.
 //! Tests run it on the stand-in driver of `cuda-standin/`.
@@ -11,17 +13,20 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 use ptx_cvt::accept::width_mask;
 use ptx_cvt::gen;
-use ptx_cvt::{evaluate_accept, format_case, instr, parse_case, AcceptSet, Cvt, Operand, Profile, PtxVersion, Target};
+use ptx_cvt::{format_case, instr, AcceptSet, Case, Cvt, Operand, Profile, PtxVersion, Target};
+use ptx_cvt_harness::judge::{Judge, Legal, Scope};
 use ptx_cvt_harness::ptx_kernels::module_version;
+use ptx_cvt_harness::runner::{self, Event, Flow};
 use ptx_cvt_harness::{Mismatch, Origin};
 use rayon::prelude::*;
 
-use crate::cuda::Gpu;
-use crate::output::write_atomic_unsynced;
+use crate::cuda::{Gpu, GpuImpl};
+use crate::gpu_record::{Outcome, Record};
 
 #[derive(Args)]
 #[command(after_help = "\
@@ -90,14 +95,19 @@ pub struct GpuArgs {
     json: bool,
 }
 
-/// Which answers `--out` keeps.
 impl GpuArgs {
     /// The PTX ISA version the variants must be legal with.
     fn legality_version(&self) -> PtxVersion {
         self.ptx_version.unwrap_or(PtxVersion::LATEST)
     }
+
+    /// Where answers are judged: legality on --target with the ISA version.
+    fn scope(&self) -> Scope {
+        Scope { profile: self.profile, target: Some(self.target), version: Some(self.legality_version()) }
+    }
 }
 
+/// Which answers `--out` keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Keep {
     All,
@@ -105,39 +115,43 @@ enum Keep {
 }
 
 /// Cases of one variant: operands and destination width (natural widths).
-type Cases = BTreeMap<Cvt, Vec<Vec<Operand>>>;
+type Cases = BTreeMap<Cvt, Vec<(Vec<Operand>, u32)>>;
 
-/// The cases to run; errors come formatted (`FILE:LINE: error: ...` or `error: ...`).
-fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
+/// Operands of natural register widths: the only ones the kernels take.
+fn natural(c: &Case) -> bool {
+    let shape = instr::shape(&c.instr);
+    c.operands.iter().map(|o| o.width).eq(shape.srcs.iter().copied()) && c.dst_width() == c.instr.dtype.bits()
+}
+
+/// The cases to run (legality judged once per form by `judge`); errors come
+/// formatted (`FILE:LINE: error: ...` or `error: ...`).
+fn collect(a: &GpuArgs, judge: &mut Judge) -> Result<(Cases, usize), String> {
     let filter = crate::options::VariantFilter::new(&a.filters).map_err(|e| format!("error: {e}"))?;
-    let legal = |c: &Cvt| {
-        instr::check(c, gen::natural_regs(c), Some(a.target), Some(a.legality_version())).is_ok() && filter.matches(c)
-    };
     let mut cases: Cases = BTreeMap::new();
     let mut skipped = 0;
     for f in &crate::options::expand_sources(&a.files).map_err(|e| format!("error: {e}"))? {
         let text = fs::read_to_string(f).map_err(|e| format!("error: cannot read {f}: {e}"))?;
         for (n, line) in text.lines().enumerate() {
-            let Some(c) =
-                parse_case(line).map_err(|e| format!("{}:{}: error: {e}", crate::options::input_name(f), n + 1))?
+            let Some(c) = ptx_cvt::parse_case(line)
+                .map_err(|e| format!("{}:{}: error: {e}", crate::options::input_name(f), n + 1))?
             else {
                 continue;
             };
-            let shape = instr::shape(&c.instr);
-            let natural = c.operands.iter().map(|o| o.width).eq(shape.srcs.iter().copied())
-                && c.dst_width() == c.instr.dtype.bits();
-            if !natural || !legal(&c.instr) {
+            let w = c.dst_width();
+            if !natural(&c) || !filter.matches(&c.instr) || judge.legal(&c.instr, &c.operands, w) != Legal::Yes {
                 skipped += 1;
                 continue;
             }
-            cases.entry(c.instr).or_default().push(c.operands);
+            cases.entry(c.instr).or_default().push((c.operands, w));
         }
     }
     if a.exhaustive {
         for (c, _) in gen::legal_variants(&[(a.target, a.legality_version())]) {
             let shape = instr::shape(&c);
             let total: u32 = shape.srcs.iter().sum();
-            if total > 16 || !legal(&c) {
+            let zeros: Vec<Operand> = shape.srcs.iter().map(|&width| Operand { bits: 0, width }).collect();
+            let w = c.dtype.bits();
+            if total > 16 || !filter.matches(&c) || judge.legal(&c, &zeros, w) != Legal::Yes {
                 continue;
             }
             let list = cases.entry(c).or_default();
@@ -148,132 +162,102 @@ fn collect(a: &GpuArgs) -> Result<(Cases, usize), String> {
                     shift -= w;
                     ops.push(Operand { bits: (v >> shift) & width_mask(*w), width: *w });
                 }
-                list.push(ops);
+                list.push((ops, w));
             }
         }
     }
     Ok((cases, skipped))
 }
 
-/// A wrong answer: its case line, the oracle's set, the device's bits.
-type WrongAnswer = (String, AcceptSet, u64);
-
-/// How one variant ended.
-enum Outcome {
-    Pending,
-    Ran { cases: usize, mismatches: usize },
-    Failed(String),
+/// What a run has shown and counted so far.
+struct Tally<'a> {
+    a: &'a GpuArgs,
+    failed: u64,
+    shown: u64,
+    check_time: Duration,
 }
 
-/// The files under `--out`, each rewritten atomically as soon as it changes:
-/// a run cut short leaves every finished variant's results and a summary
-/// that says which variants ran, failed or never started.
-struct Record {
-    dir: Option<PathBuf>,
-    header: String,
-    outcomes: BTreeMap<Cvt, Outcome>,
-    mismatches: String,
-    /// The first write error (reported once; the run goes on).
-    write_error: Option<String>,
+/// A variant's answers: the case lines `--keep` keeps, and the wrong ones
+/// with the oracle's set.
+struct Answers {
+    lines: Vec<String>,
+    wrong: Vec<(String, AcceptSet)>,
 }
 
-impl Record {
-    fn new(dir: Option<PathBuf>, header: String, variants: impl Iterator<Item = Cvt>) -> Record {
-        let mut r = Record {
-            dir,
-            header,
-            outcomes: variants.map(|c| (c, Outcome::Pending)).collect(),
-            mismatches: String::new(),
-            write_error: None,
-        };
-        if let Some(d) = &r.dir {
-            if let Err(e) = fs::create_dir_all(d) {
-                r.fail_write(format!("cannot create {}: {e}", d.display()));
+/// Run one variant through the shared loop and judge its answers, showing
+/// mismatches as they come; `Err` (the driver's message) when it did not run.
+fn variant(
+    imp: &mut GpuImpl,
+    judge: &mut Judge,
+    c: &Cvt,
+    list: &[(Vec<Operand>, u32)],
+    t: &mut Tally,
+) -> Result<Answers, String> {
+    let (scope, a) = (judge.scope, t.a);
+    let start = (std::time::Instant::now(), imp.device_time);
+    let mut got: Vec<(u64, bool)> = Vec::with_capacity(list.len());
+    let mut wrong = Vec::new();
+    let mut failure = None;
+    // One crash ends the batch: a failed launch answers none of it.
+    runner::ask(imp, judge, c, list, 1, |k, event| {
+        let (ops, w) = &list[k];
+        match event {
+            Event::Passed(b) => got.push((b, false)),
+            Event::Wrong(b) => {
+                got.push((b, true));
+                wrong.push(wrong_answer(t, scope, c, ops, *w, b));
             }
-        }
-        r.write_summary();
-        r
-    }
-
-    fn fail_write(&mut self, e: String) {
-        if self.write_error.is_none() {
-            fail!("{e}");
-            self.write_error = Some(e);
-        }
-    }
-
-    fn write(&mut self, name: &str, text: &str) {
-        let Some(dir) = &self.dir else { return };
-        let path = dir.join(name);
-        if self.write_error.is_none() {
-            if let Err(e) = write_atomic_unsynced(&path, text.as_bytes()) {
-                self.fail_write(e);
+            // Not expected (natural widths, a loaded kernel), but never lost.
+            Event::Declined(e) | Event::Crashed(e) => {
+                failure.get_or_insert(e);
             }
+            Event::NotRun => {}
         }
+        Flow::Go
+    });
+    if let Some(e) = failure {
+        // A failed launch's bare message: reports add the variant themselves.
+        return Err(imp.failure.as_ref().map_or(e, |f| f.message.clone()));
     }
-
-    fn write_summary(&mut self) {
-        let mut s = format!("{}variant\tcases\tmismatches\tstatus\n", self.header);
-        for (c, o) in &self.outcomes {
-            let row = match o {
-                Outcome::Pending => "0\t0\tnot run".to_string(),
-                Outcome::Ran { cases, mismatches: 0 } => format!("{cases}\t0\tok"),
-                Outcome::Ran { cases, mismatches } => format!("{cases}\t{mismatches}\tmismatch"),
-                Outcome::Failed(e) => format!("0\t0\terror: {}", e.lines().next().unwrap_or("")),
-            };
-            s.push_str(&format!("{c}\t{row}\n"));
-        }
-        self.write("summary.txt", &s);
-    }
-
-    fn ran(&mut self, c: &Cvt, cases: usize, lines: &[String], bad: &[WrongAnswer]) {
-        self.write(&gen::file_name(c), &format!("# ptx-cvt case lines v1\n{}{}\n", self.header, lines.join("\n")));
-        if !bad.is_empty() {
-            for (line, expected, _) in bad {
-                self.mismatches.push_str(&format!("{line}  # oracle: {expected}\n"));
-            }
-            let m = self.mismatches.clone();
-            self.write("mismatches.cases", &m);
-        }
-        self.outcomes.insert(*c, Outcome::Ran { cases, mismatches: bad.len() });
-        self.write_summary();
-    }
-
-    fn failed(&mut self, c: &Cvt, e: String) {
-        self.outcomes.insert(*c, Outcome::Failed(e));
-        self.write_summary();
-    }
-}
-
-/// The operand columns of a variant's cases, one per source operand.
-fn columns(c: &Cvt, list: &[Vec<Operand>]) -> Vec<Vec<u64>> {
-    (0..instr::shape(c).srcs.len()).map(|k| list.iter().map(|ops| ops[k].bits).collect()).collect()
-}
-
-/// Check one variant's answers on all host cores: the case lines to record
-/// (the device's answers; with `Keep::Open` only those whose expected result
-/// is a set of several values, and the mismatches) and the mismatches.
-fn check(c: &Cvt, list: &[Vec<Operand>], got: &[u64], profile: Profile, keep: Keep) -> (Vec<String>, Vec<WrongAnswer>) {
-    let w = c.dtype.bits();
-    let checked: Vec<(Option<String>, Option<WrongAnswer>)> = list
-        .par_iter()
-        .zip(got)
-        .map(|(ops, g)| {
-            let want = evaluate_accept(c, ops, w, profile).expect("a legal case");
-            let line = format_case(c, ops, &AcceptSet::exact(w, *g));
-            let wrong = !want.contains(*g);
-            let keep = keep == Keep::All || want.single().is_none() || wrong;
-            let bad = wrong.then(|| (line.clone(), want, *g));
-            (keep.then_some(line), bad)
-        })
+    t.failed += wrong.len() as u64;
+    // `--keep open` keeps the answers the oracle leaves open (several values
+    // accepted), and the wrong ones.
+    let keep: Vec<bool> = match a.keep {
+        Keep::All => vec![true; list.len()],
+        Keep::Open => list
+            .par_iter()
+            .zip(&got)
+            .map(|((ops, w), (_, bad))| *bad || scope.accept(c, ops, *w).is_ok_and(|s| s.single().is_none()))
+            .collect(),
+    };
+    let lines = list
+        .iter()
+        .zip(&got)
+        .zip(keep)
+        .filter(|(_, keep)| *keep)
+        .map(|(((ops, w), (b, _)), _)| format_case(c, ops, &AcceptSet::exact(*w, *b)))
         .collect();
-    let mut lines = Vec::new();
-    let mut bad = Vec::new();
-    for (l, b) in checked {
-        lines.extend(l);
-        bad.extend(b);
+    t.check_time += start.0.elapsed() - (imp.device_time - start.1);
+    Ok(Answers { lines, wrong })
+}
+
+/// A wrong answer's case line and the oracle's set; shown as a [`Mismatch`]
+/// (its one evaluation) while --max-shown allows.
+fn wrong_answer(t: &mut Tally, scope: Scope, c: &Cvt, ops: &[Operand], w: u32, got: u64) -> (String, AcceptSet) {
+    let result = AcceptSet::exact(w, got);
+    let line = format_case(c, ops, &result);
+    if t.shown >= t.a.max_shown {
+        return (line, scope.accept(c, ops, w).expect("a legal case"));
     }
-    (lines, bad)
+    let case = Case { instr: *c, operands: ops.to_vec(), result: Some(result), comment: None };
+    let m = Mismatch::of(Origin::default(), case, t.a.profile).expect("a legal case");
+    t.shown += 1;
+    if t.a.json {
+        say!("{}", serde_json::json!({"mismatch": m.json(None)}));
+    } else {
+        say!("{}", m.text(None));
+    }
+    (line, m.outcome.accept)
 }
 
 pub fn run(a: GpuArgs) -> u8 {
@@ -294,7 +278,8 @@ pub fn run(a: GpuArgs) -> u8 {
             return 2;
         }
     };
-    let (cases, skipped) = match collect(&a) {
+    let mut judge = Judge::new(a.scope());
+    let (cases, skipped) = match collect(&a, &mut judge) {
         Ok(x) => x,
         Err(e) => {
             // `FILE:LINE: error: ...` or `error: ...`; under --json, JSON.
@@ -338,9 +323,9 @@ pub fn run(a: GpuArgs) -> u8 {
     }
     let mut record = Record::new(a.out.clone(), header, cases.keys().copied());
     let start = std::time::Instant::now();
-    let loaded = gpu.load(&kernels, a.target, version);
+    let loaded = GpuImpl::with_kernels(gpu, &kernels, a.target, version);
     let load_time = start.elapsed();
-    let loaded = match loaded {
+    let mut imp = match loaded {
         Ok(l) => l,
         Err(e) => {
             fail!("{e}");
@@ -351,15 +336,14 @@ pub fn run(a: GpuArgs) -> u8 {
             return 2;
         }
     };
-    let (mut failed, mut errors, mut shown) = (0u64, 0, 0u64);
+    let mut t = Tally { a: &a, failed: 0, shown: 0, check_time: Duration::ZERO };
+    let mut errors = 0;
     let mut stopped = false;
     let mut broken: Option<String> = None;
-    let (mut device_time, mut check_time) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
-    let mut write_time = std::time::Duration::ZERO;
-    for k in &kernels {
-        let c = &k.instr;
+    let mut write_time = Duration::ZERO;
+    for c in &variants {
         let list = &cases[c];
-        if a.max_failures.is_some_and(|m| failed >= m) {
+        if a.max_failures.is_some_and(|m| t.failed >= m) {
             // The rest stay `not run` in summary.txt.
             stopped = true;
             break;
@@ -369,52 +353,41 @@ pub fn run(a: GpuArgs) -> u8 {
             errors += 1;
             continue;
         }
-        if let Some((_, e)) = loaded.failed.iter().find(|(f, _)| f == c) {
+        if let Some(e) = imp.refused(c) {
             fail!("{c}: {e}");
-            record.failed(c, e.clone());
+            record.failed(c, e.to_string());
             errors += 1;
             continue;
         }
-        let t = std::time::Instant::now();
-        let got = match gpu.run(&loaded, k, &columns(c, list)) {
-            Ok(g) => g,
+        let answers = match variant(&mut imp, &mut judge, c, list, &mut t) {
+            Ok(x) => x,
             Err(e) => {
-                fail!("{c}: {}", e.message);
-                record.failed(c, e.message.clone());
+                fail!("{c}: {e}");
                 errors += 1;
-                if e.sticky {
+                if imp.failure.as_ref().is_some_and(|f| f.sticky) {
                     eprintln!(
                         "error: the device cannot run anything after this error; the remaining variants are not run"
                     );
-                    broken = Some(format!("not run: the device failed earlier ({c}: {})", e.message));
+                    broken = Some(format!("not run: the device failed earlier ({c}: {e})"));
                 }
+                record.failed(c, e);
                 continue;
             }
         };
-        device_time += t.elapsed();
-        let t = std::time::Instant::now();
-        let (lines, bad) = check(c, list, &got, a.profile, a.keep);
-        check_time += t.elapsed();
-        for (line, _, _) in &bad {
-            if shown < a.max_shown {
-                shown += 1;
-                show_mismatch(line, a.profile, a.json);
-            }
-        }
-        failed += bad.len() as u64;
-        let t = std::time::Instant::now();
-        record.ran(c, list.len(), &lines, &bad);
-        write_time += t.elapsed();
+        let w = std::time::Instant::now();
+        record.ran(c, list.len(), &answers.lines, &answers.wrong);
+        write_time += w.elapsed();
     }
     record.write_summary();
     eprintln!(
         "time: module load {:.1} s, device {:.1} s, check {:.1} s, writing {:.1} s, in all {:.1} s",
         load_time.as_secs_f64(),
-        device_time.as_secs_f64(),
-        check_time.as_secs_f64(),
+        imp.device_time.as_secs_f64(),
+        t.check_time.as_secs_f64(),
         write_time.as_secs_f64(),
         start.elapsed().as_secs_f64()
     );
+    let (failed, shown) = (t.failed, t.shown);
     if errors > 0 {
         fail!("{errors} of {} variants did not run (see the messages above)", kernels.len());
     }
@@ -431,17 +404,6 @@ pub fn run(a: GpuArgs) -> u8 {
         2
     } else {
         u8::from(failed > 0)
-    }
-}
-
-/// Print one mismatch (a case line with the device's answer) with the usual report.
-fn show_mismatch(line: &str, profile: Profile, json: bool) {
-    let case = parse_case(line).ok().flatten().expect("a case line we wrote");
-    let Ok(m) = Mismatch::of(Origin::default(), case, profile) else { return };
-    if json {
-        say!("{}", serde_json::json!({"mismatch": m.json(None)}));
-    } else {
-        say!("{}", m.text(None));
     }
 }
 

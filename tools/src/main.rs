@@ -26,6 +26,7 @@ mod explain;
 mod fuzz;
 mod gen;
 mod gpu;
+mod gpu_record;
 mod implementation;
 mod list;
 mod lowering;
