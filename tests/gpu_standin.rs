@@ -2,9 +2,10 @@
 //! end on the stand-in CUDA driver (`cuda-standin/`: a `libcuda.so` that runs
 //! the kernels on the CPU with the fast engine, checks every launch against
 //! the kernel's declared parameters, and injects faults on request through
-//! `PTX_CVT_STANDIN_FAULTS`). `ptx-cvt gpu` checks the answers with the exact
-//! engine, so agreement here means the plumbing (module, parameter order,
-//! buffer widths, multi-operand columns, output files) is right.
+//! `PTX_CVT_STANDIN_FAULTS`). `ptx-cvt gpu` judges the answers like every
+//! command (a rejection is the exact engine's), so agreement here means the
+//! plumbing (module, parameter order, buffer widths, multi-operand columns,
+//! output files) is right.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -596,4 +597,56 @@ fn check_runs_vectors_on_the_gpu_as_an_implementation() {
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("cvt.s16.s8"), "{err}");
+}
+
+/// The MISMATCH reports in a run's output, each without the lines that
+/// only `check` adds (a `FILE:LINE: ` prefix, the bug class).
+fn mismatch_reports(stdout: &str) -> Vec<String> {
+    let mut reports: Vec<String> = Vec::new();
+    let mut open = false;
+    for line in stdout.lines() {
+        if let Some(at) = line.find("MISMATCH ") {
+            reports.push(line[at..].to_string());
+            open = true;
+        } else if open && line.starts_with("  ") {
+            if !line.starts_with("  bug ") {
+                let r = reports.last_mut().expect("a report is open");
+                r.push('\n');
+                r.push_str(line);
+            }
+        } else {
+            open = false;
+        }
+    }
+    reports
+}
+
+/// Issue 34: `gpu` and `check --device` are one run loop with one judge:
+/// on the same cases and the same wrong lane they give the same verdicts
+/// and the same mismatch reports.
+#[test]
+fn gpu_and_check_device_agree() {
+    let files = compact(&FEW);
+    let run = |cmd: &str, extra: &[&str]| {
+        let o = Command::new(bin())
+            .arg(cmd)
+            .args(extra)
+            .args(&files)
+            .env("LD_LIBRARY_PATH", standin_dir())
+            .env("PTX_CVT_STANDIN_FAULTS", "wrong-lane=2")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{cmd}: {}", text(&o).1);
+        text(&o).0
+    };
+    let gpu = run("gpu", &[]);
+    let check = run("check", &["--device", "0", "--all"]);
+    let (mut g, mut c) = (mismatch_reports(&gpu), mismatch_reports(&check));
+    g.sort();
+    c.sort();
+    assert_eq!(g.len(), FEW.len(), "{gpu}");
+    assert_eq!(g, c);
+    let totals = |s: &str| s.lines().last().unwrap_or("").to_string();
+    assert_eq!(totals(&gpu), totals(&check));
+    assert!(totals(&gpu).ends_with(" passed, 4 failed"), "{gpu}");
 }
