@@ -1121,4 +1121,38 @@ mod tests {
         let parts: Vec<&str> = g.classes[0].parts.iter().map(|&(h, _)| CATALOGUE[h].name).collect();
         assert!(parts.contains(&"rounding-rp") && parts.contains(&"rounding-rm"), "{parts:?}");
     }
+
+    /// A converter that takes `-x` as `~x` (one's complement) gets every
+    /// negative integer's magnitude one short. Written here by hand with the
+    /// host's own u32 → f32 conversion (round to nearest even, as `.rn`).
+    #[test]
+    fn a_ones_complement_negation_is_named() {
+        let t = run(&["cvt.rn.f32.s32"], |_, ops, _| {
+            let x = ops[0].bits as u32;
+            if x >> 31 == 0 {
+                return None;
+            }
+            Some(u64::from((!x as f32).to_bits() | 0x8000_0000))
+        });
+        let g = t.group();
+        assert_eq!(g.classes[0].name(), Some("negation-ones-complement"), "{}", t.text(&g, false));
+    }
+
+    /// `.rpi` that rounds the magnitude up (the sign ignored): negative
+    /// values go away from zero, where `.rpi` goes toward +∞. "Answers equal
+    /// `.rmi`" reproduces the negative ones, but the positive right answers
+    /// refute it; rounding away from zero reproduces both.
+    #[test]
+    fn directed_rounding_of_the_magnitude_is_rounding_away() {
+        let t = run(&["cvt.rpi.s32.f32"], |_, ops, e| {
+            let x = f32::from_bits(ops[0].bits as u32);
+            if !x.is_finite() || x.abs() >= 2e9 {
+                return Some(e);
+            }
+            let r = x.abs().ceil() * x.signum();
+            Some(u64::from(r as i32 as u32))
+        });
+        let g = t.group();
+        assert_eq!(g.classes[0].name(), Some("rounding-away"), "{}", t.text(&g, false));
+    }
 }

@@ -16,7 +16,7 @@ use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rounding, Type};
 
 use super::alt::{Alt, NanInt};
 use super::lanes::Lanes;
-use super::mechanism::{fault, overflows, special_as_finite, LaneCase, Mechanism};
+use super::mechanism::{fault, overflows, special_as_finite, special_as_finite_int, LaneCase, Mechanism};
 use super::probe::{types_of_width, Probe};
 
 /// One alternative semantics that may explain a wrong answer.
@@ -152,6 +152,7 @@ pub static CATALOGUE: &[Hypothesis] = &[
     row!("rounding-rm", "{rounding} replaced: answers equal round down (`.rm`/`.rmi`)", |p| mode(p, Mode::Down)),
     row!("rounding-rp", "{rounding} replaced: answers equal round up (`.rp`/`.rpi`)", |p| mode(p, Mode::Up)),
     row!("round-to-odd", "{rounding} replaced: round to odd (truncate, set the last bit when inexact)", round_to_odd),
+    row!("rounding-away", "{rounding} replaced: rounds away from zero (the magnitude up) whenever inexact", round_away),
     row!("integer-rounding-ignored", "{rounding} ignored: the value is copied, not rounded to an integer", |p| {
         (p.family() == Family::SameFloat && p.c.rounding.is_some_and(Rounding::is_integer))
             .then(|| p.eval(&Cvt { rounding: None, ..*p.c }))
@@ -228,8 +229,13 @@ pub static CATALOGUE: &[Hypothesis] = &[
         Mechanism::NormalisedKeptSubnormal
     )),
     row!(
+        "subnormal-result-as-normal",
+        "subnormal results are written with exponent field 1 (their implicit leading 1 kept)",
+        |p| mech(p, Mechanism::SubnormalResultAsNormal)
+    ),
+    row!(
         "specials-as-finite",
-        "NaN and Inf sources go through the finite path (their exponent read as a number)",
+        "NaN and Inf sources go through the finite path (their exponent read as a number; into an integer, the huge value clamps)",
         specials_as_finite
     ),
     row!(
@@ -246,6 +252,11 @@ pub static CATALOGUE: &[Hypothesis] = &[
         let t = other_sign(p.c.atype)?;
         p.eval(&Cvt { atype: t, ..*p.c })
     }),
+    row!(
+        "negation-ones-complement",
+        "a negative integer source is negated without the +1 (one's complement): read one nearer zero",
+        negation_ones_complement
+    ),
     row!("source-as-float", "the integer source's bits are read as a float of the same width", |p| {
         reread(p, |t| t.is_int(), |t| t.is_float())
     }),
@@ -461,6 +472,17 @@ fn round_to_odd(p: &Probe) -> Option<AcceptSet> {
     Some(AcceptSet::exact(p.dst_width, if up == down { z } else { z | 1 }))
 }
 
+/// Away from zero: of `.rp` and `.rm`, the one that is not `.rz`.
+fn round_away(p: &Probe) -> Option<AcceptSet> {
+    if !p.rounds() || !p.scalar() {
+        return None;
+    }
+    let z = p.with(&Alt::Mode(Mode::TowardZero))?.single()?;
+    let up = p.with(&Alt::Mode(Mode::Up))?.single()?;
+    let down = p.with(&Alt::Mode(Mode::Down))?.single()?;
+    Some(AcceptSet::exact(p.dst_width, if up == z { down } else { up }))
+}
+
 fn via_float(p: &Probe, mid: Type) -> Option<AcceptSet> {
     let (a, d) = (p.c.atype, p.c.dtype);
     let narrower = d.is_float() && d.bits() < mid.bits() || d == Type::F32 && mid == Type::F64;
@@ -557,6 +579,23 @@ fn mech(p: &Probe, m: Mechanism) -> Option<AcceptSet> {
     (out != expected).then(|| AcceptSet::exact(p.dst_width, out))
 }
 
+/// A negative integer source `x` read as `x + 1` (`~x` taken for `-x`):
+/// where a converter works on the magnitude, which it gets one short.
+fn negation_ones_complement(p: &Probe) -> Option<AcceptSet> {
+    let a = p.c.atype;
+    if !a.format().is_signed_int() || !p.c.dtype.is_float() || !p.scalar() {
+        return None;
+    }
+    let bits = a.bits();
+    let x = p.ops.first()?.bits & width_mask(bits);
+    if x >> (bits - 1) == 0 {
+        return None;
+    }
+    let mut ops = p.ops.to_vec();
+    ops[0].bits = (x + 1) & width_mask(bits);
+    p.eval_ops(p.c, &ops, p.dst_width)
+}
+
 /// Every subnormal float source lane read with exponent field 1 (an
 /// implicit leading 1), through the oracle.
 fn subnormal_source_as_normal(p: &Probe) -> Option<AcceptSet> {
@@ -577,6 +616,14 @@ fn subnormal_source_as_normal(p: &Probe) -> Option<AcceptSet> {
 /// overflow (the source's largest finite value, same sign, in its place).
 fn specials_as_finite(p: &Probe) -> Option<AcceptSet> {
     let c = p.c;
+    if c.dtype.is_int() && c.atype.is_float() {
+        // Natural registers only: a wider one's upper bits are another rule's.
+        if !p.scalar() || p.dst_width != c.dtype.bits() {
+            return None;
+        }
+        let bits = special_as_finite_int(c.atype.format(), p.ops.first()?.bits, c.dtype.format())?;
+        return Some(AcceptSet::exact(p.dst_width, bits));
+    }
     if !(c.dtype.is_float() && c.atype.is_float()) || c.lane_scale() {
         return None;
     }

@@ -48,6 +48,8 @@ pub enum Mechanism {
     ValueAsInteger,
     /// A subnormal source normalised, but its fraction written with exponent field 0.
     NormalisedKeptSubnormal,
+    /// A subnormal result written with exponent field 1 (its implicit leading 1 kept).
+    SubnormalResultAsNormal,
 }
 
 /// One lane of a case as a mechanism sees it.
@@ -255,6 +257,9 @@ pub fn fault(m: Mechanism, x: &LaneCase) -> Option<u64> {
             let bits = if neg { int.wrapping_neg() } else { int };
             bits & low_mask(x.dst.container_bits())
         }
+        (Mechanism::SubnormalResultAsNormal, Some(_)) if l.subnormals && r.field == 0 && r.frac != 0 => {
+            raw(l, neg, 1 << l.man_bits | r.frac)
+        }
         (Mechanism::NormalisedKeptSubnormal, Some(_)) if r.field > 0 => {
             let s = x.src.float_layout()?;
             let code = (x.src_bits >> s.shift) & low_mask(s.width());
@@ -340,6 +345,37 @@ pub fn special_as_finite(src: Format, src_bits: u64, dst: Format, mode: Mode) ->
     round_to(dst, v, mode)
 }
 
+/// The integer an `Inf` or NaN source lane means when its exponent field
+/// is read as an ordinary one, clamped to `dst`'s range as float → integer
+/// conversions clamp (negative values to 0 for unsigned types); `None` for
+/// other sources.
+pub fn special_as_finite_int(src: Format, src_bits: u64, dst: Format) -> Option<u64> {
+    let s = src.float_layout()?;
+    if !matches!(decode(src, src_bits), Value::Nan(_) | Value::Inf { .. }) {
+        return None;
+    }
+    let code = (src_bits >> s.shift) & low_mask(s.width());
+    let neg = code & s.sign_bit() != 0;
+    let exp = s.exp_field_max() as i64 - s.bias as i64 - s.man_bits as i64;
+    let sig = (code & low_mask(s.man_bits) | 1 << s.man_bits) as i128;
+    let bits = dst.container_bits();
+    let (lo, hi) = if dst.is_signed_int() {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    // Past 2^100 every integer type is saturated: no need to form the value.
+    let mag = if exp >= 100 - s.man_bits as i64 {
+        i128::MAX
+    } else if exp >= 0 {
+        sig << exp
+    } else {
+        sig >> -exp
+    };
+    let v = if neg { -mag } else { mag };
+    Some((v.clamp(lo, hi) as u64) & low_mask(bits))
+}
+
 /// Whether the finite source `src_bits` overflows `dst` under `mode`.
 pub fn overflows(src: Format, src_bits: u64, dst: Format, mode: Mode) -> Option<bool> {
     let Value::Num { neg, mag } = decode(src, src_bits) else { return None };
@@ -402,6 +438,30 @@ mod tests {
         assert_eq!(fault(Mechanism::SubnormalTruncated, &x), Some(0x0001));
         let y = lane(Format::F32, Format::F16, Mode::NearestEven, 0x3360_0000, 0x0001);
         assert_eq!(fault(Mechanism::SubnormalRoundThenShift, &y), Some(0x0000));
+    }
+
+    #[test]
+    fn a_subnormal_result_written_as_normal() {
+        // f32 2^-24 (33800000) is the smallest f16 subnormal, 0001; with exponent field 1
+        // (the implicit leading 1 kept) it is written 0401 = (1 + 2^-10) × 2^-14.
+        let x = lane(Format::F32, Format::F16, Mode::NearestEven, 0x3380_0000, 0x0001);
+        assert_eq!(fault(Mechanism::SubnormalResultAsNormal, &x), Some(0x0401));
+        // A normal result is left alone.
+        let y = lane(Format::F32, Format::F16, Mode::NearestEven, 0x3f80_0000, 0x3c00);
+        assert_eq!(fault(Mechanism::SubnormalResultAsNormal, &y), None);
+    }
+
+    #[test]
+    fn specials_read_as_finite_into_integers() {
+        // IEEE binary32 NaN 7fc00000 read as 1.5 × 2^128: clamped to s16's 7fff.
+        assert_eq!(special_as_finite_int(Format::F32, 0x7fc0_0000, Format::S16), Some(0x7fff));
+        // -Inf (ff800000) as -2^128 into u32: negative values clamp to 0.
+        assert_eq!(special_as_finite_int(Format::F32, 0xff80_0000, Format::U32), Some(0));
+        // binary16 Inf (7c00) as 1.0 × 2^16 = 65536 fits s32; e4m3 NaN (7f) is 1.875 × 2^8 = 480.
+        assert_eq!(special_as_finite_int(Format::F16, 0x7c00, Format::S32), Some(0x0001_0000));
+        assert_eq!(special_as_finite_int(Format::E4m3, 0x7f, Format::S32), Some(0x1e0));
+        // Finite sources are not its business.
+        assert_eq!(special_as_finite_int(Format::F32, 0x3f80_0000, Format::S32), None);
     }
 
     #[test]
