@@ -27,6 +27,10 @@ pub struct Prepared {
     /// Whether `fast::evaluate_batch` takes the form: one operand, registers
     /// of the types' own widths.
     natural_single: bool,
+    /// `ptx_cvt_eval1`: the bits an operand may have (0 where the form
+    /// takes more than one operand), and the destination register's.
+    one_mask: u64,
+    dst_mask: u64,
 }
 
 impl Prepared {
@@ -85,7 +89,9 @@ impl Prepared {
             _ => None,
         };
         let natural_single = widths.len() == 1 && widths[0] == cvt.atype.bits() && dst_width == cvt.dtype.bits();
-        Ok(Prepared { cvt, widths, dst_width, profile, plan, natural_single })
+        let one_mask = if widths.len() == 1 { width_mask(widths[0]) } else { 0 };
+        let dst_mask = width_mask(dst_width);
+        Ok(Prepared { cvt, widths, dst_width, profile, plan, natural_single, one_mask, dst_mask })
     }
 
     /// The operands of element `row` of a row-major array, checked.
@@ -147,6 +153,44 @@ impl Prepared {
             FastResult::Bits(v) => Some((v, all)),
             FastResult::Pattern { value, mask } => Some((value & mask & all, mask & all)),
             _ => None,
+        }
+    }
+
+    /// `ptx_cvt_eval1`: (code, bits) for one operand. `PTX_CVT_OK` with the
+    /// value when the result is one value; `PTX_CVT_NOT_BITS` with one member
+    /// of the set otherwise (the member `eval_batch` writes: open bits zero,
+    /// the canonical NaN for any NaN); a negative code (bits 0) for a form
+    /// of several operands or an operand that does not fit its register.
+    #[inline(always)]
+    pub(crate) fn eval1(&self, x: u64) -> (c_int, u64) {
+        // One test refuses both: a form of several operands has `one_mask` 0
+        // (and every x, 0 included, is refused below).
+        if x & !self.one_mask != 0 || self.one_mask == 0 {
+            return (PTX_CVT_EILLEGAL, 0);
+        }
+        let all = self.dst_mask;
+        match &self.plan {
+            Some(plan) => match plan.eval(&[Operand { bits: x, width: self.widths[0] }]) {
+                FastResult::Bits(v) => (PTX_CVT_OK, v),
+                FastResult::Pattern { value, mask } if mask & all == all => (PTX_CVT_OK, value & all),
+                r => (PTX_CVT_NOT_BITS, r.representative() & all),
+            },
+            None => self.eval1_exact(x),
+        }
+    }
+
+    /// [`Prepared::eval1`] under the exact engine (the `isa` profile).
+    #[cold]
+    #[inline(never)]
+    fn eval1_exact(&self, x: u64) -> (c_int, u64) {
+        let ops = [Operand { bits: x, width: self.widths[0] }];
+        let answer = match self.result(&ops) {
+            Ok(a) => a,
+            Err(e) => return (e.code, 0),
+        };
+        match answer.pattern(self.dst_width) {
+            Some((value, mask)) if mask == self.dst_mask => (PTX_CVT_OK, value),
+            _ => (PTX_CVT_NOT_BITS, answer.member() & self.dst_mask),
         }
     }
 
