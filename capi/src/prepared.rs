@@ -7,7 +7,7 @@
 use std::ffi::{c_char, c_int};
 
 use ptx_cvt::accept::{width_mask, Alt, LaneSet};
-use ptx_cvt::fast::{self, FastResult, Plan};
+use ptx_cvt::fast::{self, FastResult, PlainLane, Plan};
 use ptx_cvt::{evaluate_accept, Cvt, Operand, Profile, PtxVersion, Target};
 
 use crate::{
@@ -31,6 +31,9 @@ pub struct Prepared {
     /// takes more than one operand), and the destination register's.
     one_mask: u64,
     dst_mask: u64,
+    /// `ptx_cvt_eval1`'s hot path: the form's kernel lane, where its answer
+    /// is the result as it stands (sm90, one operand; see `Plan::plain_lane`).
+    lane: Option<PlainLane>,
 }
 
 impl Prepared {
@@ -91,7 +94,8 @@ impl Prepared {
         let natural_single = widths.len() == 1 && widths[0] == cvt.atype.bits() && dst_width == cvt.dtype.bits();
         let one_mask = if widths.len() == 1 { width_mask(widths[0]) } else { 0 };
         let dst_mask = width_mask(dst_width);
-        Ok(Prepared { cvt, widths, dst_width, profile, plan, natural_single, one_mask, dst_mask })
+        let lane = plan.as_ref().filter(|_| widths.len() == 1).and_then(Plan::plain_lane);
+        Ok(Prepared { cvt, widths, dst_width, profile, plan, natural_single, one_mask, dst_mask, lane })
     }
 
     /// The operands of element `row` of a row-major array, checked.
@@ -163,6 +167,25 @@ impl Prepared {
     /// of several operands or an operand that does not fit its register.
     #[inline(always)]
     pub(crate) fn eval1(&self, x: u64) -> (c_int, u64) {
+        // The hot path: one test, one call of the form's kernel lane.
+        if let Some(lane) = &self.lane {
+            if x & !self.one_mask == 0 {
+                return (PTX_CVT_OK, lane.eval(x));
+            }
+        }
+        self.eval1_full(x)
+    }
+
+    /// `ptx_cvt_eval1`'s hot path: the form's kernel lane, where it answers
+    /// `x` (one operand that fits its register, a plain lane under sm90).
+    #[inline(always)]
+    pub(crate) fn hot_lane(&self, x: u64) -> Option<&PlainLane> {
+        self.lane.as_ref().filter(|_| x & !self.one_mask == 0)
+    }
+
+    /// [`Prepared::eval1`] without a plain kernel lane (or with stray bits).
+    #[inline(never)]
+    fn eval1_full(&self, x: u64) -> (c_int, u64) {
         // One test refuses both: a form of several operands has `one_mask` 0
         // (and every x, 0 included, is refused below).
         if x & !self.one_mask != 0 || self.one_mask == 0 {
