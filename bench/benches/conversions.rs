@@ -34,9 +34,11 @@
 //! - `native/loop`: the `as` cast over the slice (the compiler vectorizes it);
 //! - `native/scalar`: the `as` cast with each input through `black_box` (no vectorization);
 //! - `half/...`, `softfloat`: per element;
-//! - `capi/per-call`, `capi/prepared`, `capi/batch`: the C interface's
-//!   `ptx_cvt_eval` (parses the instruction every call), `ptx_cvt_eval_prepared`
-//!   (one value through a handle), `ptx_cvt_eval_batch` (the 4096 inputs as
+//! - `capi/per-call`, `capi/prepared`, `capi/eval1`, `capi/batch`: the C
+//!   interface's `ptx_cvt_eval` (parses the instruction every call),
+//!   `ptx_cvt_eval_prepared` (one value through a handle, with mask and
+//!   message), `ptx_cvt_eval1` (one value through a handle: status and
+//!   bits only), `ptx_cvt_eval_batch` (the 4096 inputs as
 //!   u64 rows) and, for f32→f16, `ptx_cvt_eval_slice` (u32 in, u16 out),
 //!   called through their `extern "C"` entry points as a C program calls them.
 //!
@@ -231,6 +233,17 @@ fn capi_contenders(g: &mut BenchmarkGroup<WallTime>, spelling: &str, c: &Cvt, in
                 let x = black_box(x);
                 // SAFETY: as above.
                 unsafe { capi::ptx_cvt_eval_prepared(handle, &x, &mut bits, &mut mask, err.as_mut_ptr(), err.len()) };
+                acc ^= bits;
+            }
+            acc
+        })
+    });
+    g.bench_function("capi/eval1", |b| {
+        b.iter(|| {
+            let (mut acc, mut bits) = (0u64, 0u64);
+            for &x in inputs {
+                // SAFETY: as above.
+                unsafe { capi::ptx_cvt_eval1(handle, black_box(x), &mut bits) };
                 acc ^= bits;
             }
             acc

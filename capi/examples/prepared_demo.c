@@ -1,7 +1,8 @@
 /*
  * prepared_demo.c: the prepared interface of ptx_cvt.h as a simulator uses
- * it: prepare once, evaluate single values and arrays, compare with the
- * per-call ptx_cvt_eval. Prints "all checks passed" (tests/c_abi.rs runs it).
+ * it: prepare once, evaluate single values (ptx_cvt_eval_prepared, and
+ * ptx_cvt_eval1 for hot loops) and arrays, compare with the per-call
+ * ptx_cvt_eval. Prints "all checks passed" (tests/c_abi.rs runs it).
  *
  *   cargo build --release -p ptx-cvt-capi
  *   cc -std=c99 -Icapi/include capi/examples/prepared_demo.c -Ltarget/release \
@@ -53,6 +54,34 @@ int main(void) {
         }
         printf("cvt.rn.f16.f32 %08llx => %04llx (ptx_cvt_eval: %s)\n", (unsigned long long)in[i],
                (unsigned long long)out[i], text);
+    }
+    /* The single-value call for hot loops: status and bits, no mask or
+       message. Each value is the batch's; the NaN source is the sm90
+       canonical NaN, one value (PTX_CVT_OK). */
+    for (int i = 0; i < 6; i++) {
+        uint64_t r = 0;
+        int rc = ptx_cvt_eval1(h, in[i], &r);
+        expect(rc == PTX_CVT_OK && r == out[i], "ptx_cvt_eval1 agrees with the batch");
+    }
+    uint64_t r1 = 1;
+    expect(ptx_cvt_eval1(h, 0x100000000ull, &r1) == PTX_CVT_EILLEGAL && r1 == 0,
+           "ptx_cvt_eval1 refuses a too-wide operand");
+    /* A set: cvt.f64.bf16 of a NaN is any f64 NaN under sm90; eval1 gives
+       PTX_CVT_NOT_BITS and the canonical NaN, a member of the set. */
+    ptx_cvt_prepared *nan = NULL;
+    uint32_t w16[1] = {16};
+    uint64_t bf16_nan = 0x7fc1;
+    if (ptx_cvt_prepare("cvt.f64.bf16", w16, 1, 64, NULL, NULL, NULL, &nan, err, sizeof err) == PTX_CVT_OK) {
+        expect(ptx_cvt_eval1(nan, bf16_nan, &r1) == PTX_CVT_NOT_BITS && r1 == 0x7fffffffffffffffull,
+               "ptx_cvt_eval1: a set gives PTX_CVT_NOT_BITS and the canonical NaN");
+        expect(ptx_cvt_accepts_prepared(nan, &bf16_nan, r1, err, sizeof err) == PTX_CVT_ACCEPT,
+               "that NaN is accepted");
+        printf("cvt.f64.bf16 %04llx => %016llx (ptx_cvt_eval1: PTX_CVT_NOT_BITS, one member of any NaN)\n",
+               (unsigned long long)bf16_nan, (unsigned long long)r1);
+        ptx_cvt_release(nan);
+    } else {
+        printf("FAIL: prepare cvt.f64.bf16: %s\n", err);
+        failures++;
     }
     /* An operand that does not fit its register names its element. */
     uint64_t bad[2] = {0x3f800000, 0x100000000ull};

@@ -170,6 +170,43 @@ int ptx_cvt_eval_prepared(const ptx_cvt_prepared *handle,
                           size_t err_len);
 
 /*
+ * ptx_cvt_eval1: the single-value call for hot loops (a simulator's
+ * SoftFloat-style f32_to_f16): one operand in, the destination register's
+ * bits out, no mask and no message. For handles of single-operand forms
+ * (operand_widths[0] bits; a form that takes more operands, such as .rs or
+ * packed pairs, answers PTX_CVT_EILLEGAL: use ptx_cvt_eval_prepared).
+ *
+ * Returns, with *result set:
+ *   PTX_CVT_OK (0)        the result is exactly one value: *result. Then
+ *                         ptx_cvt_eval_prepared gives PTX_CVT_OK, the same
+ *                         bits and a mask of all ones.
+ *   PTX_CVT_NOT_BITS (1)  the result is a set of several values (any NaN;
+ *                         bits the profile leaves open, as tf32's low bits
+ *                         under "isa"; packed lanes holding any NaN):
+ *                         *result is one member of it, the one
+ *                         ptx_cvt_eval_batch writes (open bits 0; the
+ *                         format's canonical NaN for any NaN: all fraction
+ *                         bits set, sign clear). A simulator may write it;
+ *                         a checker asks ptx_cvt_eval_prepared for the
+ *                         pattern or ptx_cvt_accepts_prepared for membership.
+ *   PTX_CVT_EARG          handle or result is NULL (*result 0 if not NULL).
+ *   PTX_CVT_EILLEGAL      the operand has bits above its register's width,
+ *                         or the form takes more than one operand
+ *                         (*result 0; ptx_cvt_eval_prepared on the same
+ *                         operand gives the message).
+ *   PTX_CVT_EINTERNAL     a caught panic (a bug; please report).
+ * So `rc >= 0` means *result is an acceptable value, and `rc == PTX_CVT_OK`
+ * that it is the only one. Thread-safe as every call on a handle.
+ *
+ *   uint64_t r;
+ *   for (size_t i = 0; i < n; i++) {
+ *       if (ptx_cvt_eval1(h, src[i], &r) < 0) { ... }  // r: 3c00 for 3f800000
+ *       dst[i] = (uint16_t)r;
+ *   }
+ */
+int ptx_cvt_eval1(const ptx_cvt_prepared *handle, uint64_t operand, uint64_t *result);
+
+/*
  * ptx_cvt_accepts_prepared: PTX_CVT_ACCEPT (1) when `bits` is an acceptable
  * result on the operands, PTX_CVT_REJECT (0) when not, or an error code.
  */

@@ -423,6 +423,47 @@ pub unsafe extern "C" fn ptx_cvt_eval_prepared(
     })
 }
 
+/// One value through a handle, for hot loops: no mask, no message. See
+/// `ptx_cvt_eval1` in `include/ptx_cvt.h`.
+///
+/// # Safety
+/// `handle` is NULL or from `ptx_cvt_prepare` (not yet released); `result`
+/// is NULL or valid for one (unaligned) write.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_cvt_eval1(handle: *const Prepared, operand: u64, result: *mut u64) -> c_int {
+    if let (Some(h), false) = (handle.as_ref(), result.is_null()) {
+        if let Some(lane) = h.hot_lane(operand) {
+            // One call of the form's own function (a tail call): it writes
+            // *result and catches its panics (PANICKED is PTX_CVT_EINTERNAL).
+            return lane.write(operand, result);
+        }
+    }
+    eval1_slow(handle, operand, result)
+}
+
+/// `PlainLane::write`'s code for a caught panic is the header's.
+const _: () = assert!(ptx_cvt::fast::PlainLane::PANICKED == PTX_CVT_EINTERNAL);
+
+/// [`ptx_cvt_eval1`] off its hot path: NULL pointers, stray bits, forms
+/// without a plain kernel lane, sets, the `isa` profile.
+///
+/// # Safety
+/// As for [`ptx_cvt_eval1`].
+#[inline(never)]
+unsafe extern "C" fn eval1_slow(handle: *const Prepared, operand: u64, result: *mut u64) -> c_int {
+    let (code, bits) = match handle.as_ref() {
+        // Panics caught as everywhere (none crosses into C); the happy path
+        // pays nothing for it.
+        Some(h) => catch_unwind(AssertUnwindSafe(|| h.eval1(operand))).unwrap_or((PTX_CVT_EINTERNAL, 0)),
+        None => (PTX_CVT_EARG, 0),
+    };
+    if result.is_null() {
+        return PTX_CVT_EARG;
+    }
+    result.write_unaligned(bits);
+    code
+}
+
 /// Membership through a handle. See `ptx_cvt_accepts_prepared` in `include/ptx_cvt.h`.
 ///
 /// # Safety

@@ -7,7 +7,7 @@
 use std::ffi::{c_char, c_int};
 
 use ptx_cvt::accept::{width_mask, Alt, LaneSet};
-use ptx_cvt::fast::{self, FastResult, Plan};
+use ptx_cvt::fast::{self, FastResult, PlainLane, Plan};
 use ptx_cvt::{evaluate_accept, Cvt, Operand, Profile, PtxVersion, Target};
 
 use crate::{
@@ -27,6 +27,13 @@ pub struct Prepared {
     /// Whether `fast::evaluate_batch` takes the form: one operand, registers
     /// of the types' own widths.
     natural_single: bool,
+    /// `ptx_cvt_eval1`: the bits an operand may have (0 where the form
+    /// takes more than one operand), and the destination register's.
+    one_mask: u64,
+    dst_mask: u64,
+    /// `ptx_cvt_eval1`'s hot path: the form's kernel lane, where its answer
+    /// is the result as it stands (sm90, one operand; see `Plan::plain_lane`).
+    lane: Option<PlainLane>,
 }
 
 impl Prepared {
@@ -85,7 +92,10 @@ impl Prepared {
             _ => None,
         };
         let natural_single = widths.len() == 1 && widths[0] == cvt.atype.bits() && dst_width == cvt.dtype.bits();
-        Ok(Prepared { cvt, widths, dst_width, profile, plan, natural_single })
+        let one_mask = if widths.len() == 1 { width_mask(widths[0]) } else { 0 };
+        let dst_mask = width_mask(dst_width);
+        let lane = plan.as_ref().filter(|_| widths.len() == 1).and_then(Plan::plain_lane);
+        Ok(Prepared { cvt, widths, dst_width, profile, plan, natural_single, one_mask, dst_mask, lane })
     }
 
     /// The operands of element `row` of a row-major array, checked.
@@ -147,6 +157,63 @@ impl Prepared {
             FastResult::Bits(v) => Some((v, all)),
             FastResult::Pattern { value, mask } => Some((value & mask & all, mask & all)),
             _ => None,
+        }
+    }
+
+    /// `ptx_cvt_eval1`: (code, bits) for one operand. `PTX_CVT_OK` with the
+    /// value when the result is one value; `PTX_CVT_NOT_BITS` with one member
+    /// of the set otherwise (the member `eval_batch` writes: open bits zero,
+    /// the canonical NaN for any NaN); a negative code (bits 0) for a form
+    /// of several operands or an operand that does not fit its register.
+    #[inline(always)]
+    pub(crate) fn eval1(&self, x: u64) -> (c_int, u64) {
+        // The hot path: one test, one call of the form's kernel lane.
+        if let Some(lane) = &self.lane {
+            if x & !self.one_mask == 0 {
+                return (PTX_CVT_OK, lane.eval(x));
+            }
+        }
+        self.eval1_full(x)
+    }
+
+    /// `ptx_cvt_eval1`'s hot path: the form's kernel lane, where it answers
+    /// `x` (one operand that fits its register, a plain lane under sm90).
+    #[inline(always)]
+    pub(crate) fn hot_lane(&self, x: u64) -> Option<&PlainLane> {
+        self.lane.as_ref().filter(|_| x & !self.one_mask == 0)
+    }
+
+    /// [`Prepared::eval1`] without a plain kernel lane (or with stray bits).
+    #[inline(never)]
+    fn eval1_full(&self, x: u64) -> (c_int, u64) {
+        // One test refuses both: a form of several operands has `one_mask` 0
+        // (and every x, 0 included, is refused below).
+        if x & !self.one_mask != 0 || self.one_mask == 0 {
+            return (PTX_CVT_EILLEGAL, 0);
+        }
+        let all = self.dst_mask;
+        match &self.plan {
+            Some(plan) => match plan.eval(&[Operand { bits: x, width: self.widths[0] }]) {
+                FastResult::Bits(v) => (PTX_CVT_OK, v),
+                FastResult::Pattern { value, mask } if mask & all == all => (PTX_CVT_OK, value & all),
+                r => (PTX_CVT_NOT_BITS, r.representative() & all),
+            },
+            None => self.eval1_exact(x),
+        }
+    }
+
+    /// [`Prepared::eval1`] under the exact engine (the `isa` profile).
+    #[cold]
+    #[inline(never)]
+    fn eval1_exact(&self, x: u64) -> (c_int, u64) {
+        let ops = [Operand { bits: x, width: self.widths[0] }];
+        let answer = match self.result(&ops) {
+            Ok(a) => a,
+            Err(e) => return (e.code, 0),
+        };
+        match answer.pattern(self.dst_width) {
+            Some((value, mask)) if mask == self.dst_mask => (PTX_CVT_OK, value),
+            _ => (PTX_CVT_NOT_BITS, answer.member() & self.dst_mask),
         }
     }
 

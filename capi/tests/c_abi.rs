@@ -110,7 +110,7 @@ fn header_constants_match() {
         let want = if v < 0 { format!("#define {name} ({v})") } else { format!("#define {name} {v}") };
         assert!(h.contains(&want), "ptx_cvt.h lacks `{want}`");
     }
-    for f in ["ptx_cvt_eval(", "ptx_cvt_accepts(", "ptx_cvt_version(void)"] {
+    for f in ["ptx_cvt_eval(", "ptx_cvt_accepts(", "ptx_cvt_eval1(", "ptx_cvt_version(void)"] {
         assert!(h.contains(f), "ptx_cvt.h does not declare {f}");
     }
 }
@@ -448,6 +448,8 @@ fn prepared_demo_c_program() {
     if let Some(stdout) = run_c_example("prepared_demo") {
         // NaN source: sm90 writes the canonical f16 NaN (docs/semantics.md).
         assert!(stdout.contains("cvt.rn.f16.f32 7f800001 => 7fff"), "{stdout}");
+        // ptx_cvt_eval1 on a set: the canonical f64 NaN, one member of any NaN.
+        assert!(stdout.contains("cvt.f64.bf16 7fc1 => 7fffffffffffffff (ptx_cvt_eval1: PTX_CVT_NOT_BITS"), "{stdout}");
     }
 }
 
@@ -528,6 +530,13 @@ impl Handle {
         (rc, b, m)
     }
 
+    /// `ptx_cvt_eval1`: (code, bits).
+    fn eval1(&self, x: u64) -> (c_int, u64) {
+        let mut b = 0xdead_beef;
+        let rc = unsafe { ptx_cvt_eval1(self.0, x, &mut b) };
+        (rc, b)
+    }
+
     fn accepts(&self, ops: &[u64], bits: u64) -> c_int {
         let mut err = vec![1 as c_char; 512];
         unsafe { ptx_cvt_accepts_prepared(self.0, ops.as_ptr(), bits, err.as_mut_ptr(), err.len()) }
@@ -580,7 +589,7 @@ fn prepared_calls_agree_with_per_call_ones() {
     ] {
         files.push(workspace().join("vectors/compact").join(format!("{v}.cases")));
     }
-    let mut checked = 0;
+    let (mut checked, mut eval1_sets, mut eval1_patterns) = (0, 0, 0);
     for profile in [Profile::Sm90, Profile::Isa] {
         let mut handles: HashMap<(String, Vec<u32>, u32), Handle> = HashMap::new();
         let mut rows: HashMap<(String, Vec<u32>, u32), Vec<Vec<u64>>> = HashMap::new();
@@ -608,6 +617,26 @@ fn prepared_calls_agree_with_per_call_ones() {
                 let h = &handles[&key];
                 let got = h.eval(&bits);
                 assert_eq!(got, (want.rc, want.bits, want.mask), "{line} ({})", profile.name());
+                // ptx_cvt_eval1: OK with the value exactly when the result is
+                // one value; else NOT_BITS with a member (the batch's, below).
+                let one = h.eval1(bits[0]);
+                if bits.len() == 1 {
+                    let all = ptx_cvt::accept::width_mask(dst);
+                    match (want.rc, want.mask == all) {
+                        (PTX_CVT_OK, true) => assert_eq!(one, (PTX_CVT_OK, want.bits), "{line}"),
+                        (PTX_CVT_OK, false) => {
+                            assert_eq!(one, (PTX_CVT_NOT_BITS, want.bits), "{line}");
+                            eval1_patterns += 1;
+                        }
+                        _ => {
+                            assert_eq!(one.0, PTX_CVT_NOT_BITS, "{line}");
+                            assert_eq!(h.accepts(&bits, one.1), PTX_CVT_ACCEPT, "{line}: {:x}", one.1);
+                        }
+                    }
+                    eval1_sets += (one.0 == PTX_CVT_NOT_BITS) as usize;
+                } else {
+                    assert_eq!(one, (PTX_CVT_EILLEGAL, 0), "{line}: eval1 on a form of {} operands", bits.len());
+                }
                 for b in [want.bits, want.bits ^ 1, case.result.as_ref().and_then(|r| r.single()).unwrap_or(0)] {
                     let b = b & ptx_cvt::accept::width_mask(dst);
                     assert_eq!(
@@ -623,6 +652,10 @@ fn prepared_calls_agree_with_per_call_ones() {
         for (key, rs) in &rows {
             let out = handles[key].batch(rs).unwrap();
             for (r, o) in rs.iter().zip(out) {
+                if r.len() == 1 {
+                    // The member eval1 gives for a set is the batch's.
+                    assert_eq!(handles[key].eval1(r[0]).1, o, "{} {r:x?}: eval1 and the batch", key.0);
+                }
                 let ops: Vec<(u64, u32)> = r.iter().copied().zip(key.1.iter().copied()).collect();
                 assert_eq!(
                     accepts(&key.0, &ops, key.2, Some(profile.name()), o).0,
@@ -634,6 +667,9 @@ fn prepared_calls_agree_with_per_call_ones() {
         }
     }
     assert!(checked > 2000, "only {checked} cases");
+    // The sets (any NaN, open bits) were among them.
+    assert!(eval1_sets > 50, "only {eval1_sets} sets through ptx_cvt_eval1");
+    assert!(eval1_patterns > 0, "no value/mask pattern through ptx_cvt_eval1");
 }
 
 /// Errors of the prepared calls: refused at prepare time, or naming the
@@ -658,6 +694,21 @@ fn prepared_errors_and_threads() {
         unsafe { ptx_cvt_prepare(null(), null(), 0, 16, null(), null(), null(), null_mut(), err.as_mut_ptr(), 64) };
     assert_eq!(rc, PTX_CVT_EARG);
     unsafe { ptx_cvt_release(null_mut()) };
+    // ptx_cvt_eval1: codes without messages; *result 0 on an error.
+    assert_eq!(h.eval1(0x3f80_0000), (PTX_CVT_OK, 0x3c00));
+    assert_eq!(h.eval1(1 << 32), (PTX_CVT_EILLEGAL, 0), "stray bits above the 32-bit register");
+    let mut b = 7;
+    assert_eq!(unsafe { ptx_cvt_eval1(null(), 0x3f80_0000, &mut b) }, PTX_CVT_EARG);
+    assert_eq!(b, 0);
+    assert_eq!(unsafe { ptx_cvt_eval1(h.0, 0x3f80_0000, null_mut()) }, PTX_CVT_EARG);
+    let pair = Handle::new("cvt.rn.f16x2.f32", &[32, 32], 32, None, None).unwrap();
+    assert_eq!(pair.eval1(0), (PTX_CVT_EILLEGAL, 0), "a form of two operands");
+    // A wider register than the type: its stray bits are the register's, not the type's.
+    let wide = Handle::new("cvt.s16.s8", &[32], 32, None, None).unwrap();
+    assert_eq!(wide.eval1(0x1392_31c2), (PTX_CVT_OK, 0xffff_ffc2));
+    // Any NaN (cvt.f64.bf16 under sm90): a set, answered by its canonical NaN.
+    let nan = Handle::new("cvt.f64.bf16", &[16], 64, None, None).unwrap();
+    assert_eq!(nan.eval1(0x7fc1), (PTX_CVT_NOT_BITS, 0x7fff_ffff_ffff_ffff));
     // Threads: every f32 whose high 16 bits vary, through one handle, as per call.
     let rows: Vec<Vec<u64>> = (0..1u64 << 16).map(|x| vec![x << 16 | 0x1234]).collect();
     let serial = h.batch(&rows).unwrap();
@@ -672,6 +723,9 @@ fn prepared_errors_and_threads() {
                     } else {
                         assert_eq!(h.accepts(r, serial[i]), PTX_CVT_ACCEPT, "{r:x?}");
                     }
+                    let (rc1, b1) = h.eval1(r[0]);
+                    assert!(rc1 == PTX_CVT_OK || rc1 == PTX_CVT_NOT_BITS, "{r:x?}: {rc1}");
+                    assert_eq!(b1, serial[i], "{r:x?}: eval1");
                 }
             });
         }

@@ -32,6 +32,15 @@ impl<D: Decisions> Plan<D> {
         }
     }
 
+    /// The form's kernel lane, where [`Plan::eval`] on one operand is
+    /// always `FastResult::Bits` of the lane's answer (a scalar
+    /// single-operand form with a kernel, whose results are single values
+    /// that fill the register: no any NaN, no sign extension, no open bits).
+    #[doc(hidden)]
+    pub fn plain_lane(&self) -> Option<super::PlainLane> {
+        self.single.as_ref().and_then(|s| s.plain())
+    }
+
     /// The generic lane path, not inlined: inlined, its size (and stack
     /// frame) would slow every single-value call on a kernel lane.
     #[inline(never)]

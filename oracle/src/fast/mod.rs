@@ -39,6 +39,8 @@ mod word;
 pub use self::kernels::Isa;
 pub use self::plan::Plan;
 pub use self::result::FastResult;
+#[doc(hidden)]
+pub use self::single::PlainLane;
 pub use self::word::Word;
 
 use std::cell::RefCell;

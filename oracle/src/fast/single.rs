@@ -60,6 +60,9 @@ pub(super) trait Hold: Lane + 'static {
 pub(super) struct Held {
     /// `run` or, where the CPU has AVX2, `run_avx2`.
     run: unsafe fn(&Params, u64) -> u64,
+    /// `write` or `write_avx2`: [`PlainLane::write`].
+    /// `extern "C"` (it unwinds into no caller): a caller's tail call.
+    write: unsafe extern "C" fn(&Params, u64, *mut u64) -> i32,
     params: Params,
 }
 
@@ -67,9 +70,9 @@ impl Held {
     pub(super) fn of<K: Hold>(k: K) -> Held {
         #[cfg(target_arch = "x86_64")]
         if Isa::Avx2.available() {
-            return Held { run: run_avx2::<K>, params: k.params() };
+            return Held { run: run_avx2::<K>, write: write_avx2::<K>, params: k.params() };
         }
-        Held { run: run::<K>, params: k.params() }
+        Held { run: run::<K>, write: write::<K>, params: k.params() }
     }
 
     #[inline(always)]
@@ -83,12 +86,72 @@ fn run<K: Hold>(p: &Params, x: u64) -> u64 {
     K::from_params(p).lane(x)
 }
 
+/// The lane's answer written to `out` (0), or a caught panic (`PANICKED`,
+/// `out` untouched): the whole of a single-value call, in one function.
+#[inline(always)]
+fn write_body<K: Hold>(p: &Params, x: u64, out: *mut u64) -> i32 {
+    match std::panic::catch_unwind(|| K::from_params(p).lane(x)) {
+        Ok(v) => {
+            // SAFETY: the caller's (`PlainLane::write`).
+            unsafe { out.write_unaligned(v) };
+            0
+        }
+        Err(_) => PlainLane::PANICKED,
+    }
+}
+
+extern "C" fn write<K: Hold>(p: &Params, x: u64, out: *mut u64) -> i32 {
+    write_body::<K>(p, x, out)
+}
+
+/// `write` with AVX2's instructions, as `run_avx2`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+unsafe extern "C" fn write_avx2<K: Hold>(p: &Params, x: u64, out: *mut u64) -> i32 {
+    write_body::<K>(p, x, out)
+}
+
 /// `run` with the instructions AVX2 CPUs add (`lzcnt`, BMI2 shifts): one
 /// value is not vectorised, but its lane takes fewer instructions.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
 unsafe fn run_avx2<K: Hold>(p: &Params, x: u64) -> u64 {
     K::from_params(p).lane(x)
+}
+
+/// A plan's kernel lane whose answer is the result as it stands
+/// ([`Plan::plain_lane`]): for callers that keep it beside the plan and
+/// evaluate one value with one (indirect) call, as the C interface's
+/// `ptx_cvt_eval1` does.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct PlainLane(Held);
+
+impl PlainLane {
+    /// What [`Plan::eval`] answers on the source bits `x`: always
+    /// [`FastResult::Bits`] of this value.
+    #[inline(always)]
+    pub fn eval(&self, x: u64) -> u64 {
+        self.0.lane(x)
+    }
+
+    /// What [`PlainLane::write`] returns for a caught panic (a bug): the C
+    /// interface's `PTX_CVT_EINTERNAL`.
+    pub const PANICKED: i32 = -4;
+
+    /// [`PlainLane::eval`] written to `*out`, returning 0; a panic is caught
+    /// (none unwinds out of this call) and gives [`PlainLane::PANICKED`]
+    /// with `*out` untouched. One call of a function made for the form, so
+    /// that a caller can hand it a single value as its last act (a tail call).
+    ///
+    /// # Safety
+    /// `out` is valid for one (unaligned) write of a `u64`.
+    #[inline(always)]
+    pub unsafe fn write(&self, x: u64, out: *mut u64) -> i32 {
+        // SAFETY: `write_avx2` is chosen only where the CPU has its features;
+        // `out` as the caller promises.
+        unsafe { (self.0.write)(&self.0.params, x, out) }
+    }
 }
 
 /// How a lane's type-width answer becomes the register's [`FastResult`].
@@ -165,6 +228,11 @@ impl Single {
             open,
         };
         Some(Single { held, finish })
+    }
+
+    /// The kernel lane alone, where its answer is the result as it stands.
+    pub(super) fn plain(&self) -> Option<PlainLane> {
+        self.finish.plain.then_some(PlainLane(self.held))
     }
 
     /// The result for the source bits `x`.
