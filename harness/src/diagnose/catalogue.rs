@@ -592,7 +592,7 @@ fn negation_ones_complement(p: &Probe) -> Option<AcceptSet> {
         return None;
     }
     let mut ops = p.ops.to_vec();
-    ops[0].bits = (x + 1) & width_mask(bits);
+    ops[0].bits = x.wrapping_add(1) & width_mask(bits);
     p.eval_ops(p.c, &ops, p.dst_width)
 }
 
