@@ -363,15 +363,21 @@ fn known_answers_through_the_abi() {
     assert!(n > 100, "only {n} known answers read");
 }
 
-/// The directory holding libptx_cvt_capi.so, after `cargo build -p ptx-cvt-capi`.
+/// The directory holding libptx_cvt_capi.so, after `cargo build -p ptx-cvt-capi`
+/// in this test's own profile (a release test must not load a stale release
+/// library while a fresh one is built for debug).
 fn cdylib_dir() -> PathBuf {
     let ws = workspace();
+    // This test runs from <target>/<profile>/deps/.
+    let beside = std::env::current_exe().ok().and_then(|e| Some(e.parent()?.parent()?.to_path_buf()));
+    let release = beside.as_ref().is_some_and(|d| d.file_name().is_some_and(|n| n == "release"));
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
-    let out = Command::new(cargo)
-        .args(["build", "-q", "-p", "ptx-cvt-capi", "--lib"])
-        .current_dir(&ws)
-        .output()
-        .expect("could not run cargo to build ptx-cvt-capi");
+    let mut build = Command::new(cargo);
+    build.args(["build", "-q", "-p", "ptx-cvt-capi", "--lib"]).current_dir(&ws);
+    if release {
+        build.arg("--release");
+    }
+    let out = build.output().expect("could not run cargo to build ptx-cvt-capi");
     assert!(out.status.success(), "cargo build -p ptx-cvt-capi failed:\n{}", String::from_utf8_lossy(&out.stderr));
     let name = format!("{}ptx_cvt_capi{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
     let target = match std::env::var_os("CARGO_TARGET_DIR") {
@@ -379,9 +385,8 @@ fn cdylib_dir() -> PathBuf {
         Some(d) => ws.join(d),
         None => ws.join("target"),
     };
-    // This test runs from <target>/debug/deps/; the build above writes <target>/debug/.
-    let beside = std::env::current_exe().ok().and_then(|e| Some(e.parent()?.parent()?.to_path_buf()));
-    let candidates: Vec<PathBuf> = beside.into_iter().chain([target.join("debug")]).collect();
+    let profile = target.join(if release { "release" } else { "debug" });
+    let candidates: Vec<PathBuf> = beside.into_iter().chain([profile]).collect();
     candidates
         .iter()
         .find(|d| d.join(&name).is_file())
