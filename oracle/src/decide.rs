@@ -691,11 +691,6 @@ pub mod ptx {
 
     /// The range of an integer type (at most 64 bits).
     pub fn int_range(t: Type) -> (i128, i128) {
-        let n = t.bits();
-        if t.format().is_signed_int() {
-            (-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1)
-        } else {
-            (0, (1i128 << n) - 1)
-        }
+        t.format().int_range_i128().expect("an integer type")
     }
 }

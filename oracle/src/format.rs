@@ -260,6 +260,16 @@ impl Format {
             _ => None,
         }
     }
+    /// [`Format::int_range`] as machine integers (every integer format
+    /// fits: at most 64 bits).
+    pub fn int_range_i128(self) -> Option<(i128, i128)> {
+        let n = self.container_bits();
+        match self.info().kind {
+            Kind::Int { signed: true } => Some((-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1)),
+            Kind::Int { signed: false } => Some((0, (1i128 << n) - 1)),
+            _ => None,
+        }
+    }
     /// Fractional bits of a fixed-point format.
     #[inline]
     pub fn fixed_frac_bits(self) -> Option<u32> {

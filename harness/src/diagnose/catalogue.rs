@@ -463,24 +463,27 @@ fn mode(p: &Probe, m: Mode) -> Option<AcceptSet> {
 }
 
 fn round_to_odd(p: &Probe) -> Option<AcceptSet> {
-    if !p.rounds() || !p.c.dtype.is_float() || !p.scalar() {
+    if !p.c.dtype.is_float() {
         return None;
     }
-    let z = p.with(&Alt::Mode(Mode::TowardZero))?.single()?;
-    let up = p.with(&Alt::Mode(Mode::Up))?.single()?;
-    let down = p.with(&Alt::Mode(Mode::Down))?.single()?;
+    let (z, up, down) = directed(p)?;
     Some(AcceptSet::exact(p.dst_width, if up == down { z } else { z | 1 }))
 }
 
 /// Away from zero: of `.rp` and `.rm`, the one that is not `.rz`.
 fn round_away(p: &Probe) -> Option<AcceptSet> {
+    let (z, up, down) = directed(p)?;
+    Some(AcceptSet::exact(p.dst_width, if up == z { down } else { up }))
+}
+
+/// The answers toward zero, up and down, where the instruction rounds a
+/// scalar: what the rows built from the directed roundings start from.
+fn directed(p: &Probe) -> Option<(u64, u64, u64)> {
     if !p.rounds() || !p.scalar() {
         return None;
     }
-    let z = p.with(&Alt::Mode(Mode::TowardZero))?.single()?;
-    let up = p.with(&Alt::Mode(Mode::Up))?.single()?;
-    let down = p.with(&Alt::Mode(Mode::Down))?.single()?;
-    Some(AcceptSet::exact(p.dst_width, if up == z { down } else { up }))
+    let at = |m: Mode| p.with(&Alt::Mode(m))?.single();
+    Some((at(Mode::TowardZero)?, at(Mode::Up)?, at(Mode::Down)?))
 }
 
 fn via_float(p: &Probe, mid: Type) -> Option<AcceptSet> {

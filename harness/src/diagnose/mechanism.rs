@@ -307,11 +307,7 @@ fn fault_int(m: Mechanism, x: &LaneCase) -> Option<u64> {
         _ => return None,
     };
     let bits = x.dst.container_bits();
-    let (lo, hi) = if x.dst.is_signed_int() {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    };
+    let (lo, hi) = x.dst.int_range_i128()?;
     let int = |k: u64| {
         let v = if neg { -(k as i128) } else { k as i128 };
         (lo..=hi).contains(&v).then(|| (v as u64) & low_mask(bits))
@@ -359,11 +355,7 @@ pub fn special_as_finite_int(src: Format, src_bits: u64, dst: Format) -> Option<
     let exp = s.exp_field_max() as i64 - s.bias as i64 - s.man_bits as i64;
     let sig = (code & low_mask(s.man_bits) | 1 << s.man_bits) as i128;
     let bits = dst.container_bits();
-    let (lo, hi) = if dst.is_signed_int() {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    };
+    let (lo, hi) = dst.int_range_i128()?;
     // Past 2^100 every integer type is saturated: no need to form the value.
     let mag = if exp >= 100 - s.man_bits as i64 {
         i128::MAX
