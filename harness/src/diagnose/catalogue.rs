@@ -428,27 +428,22 @@ fn nan_to_inf(p: &Probe) -> Option<AcceptSet> {
     })
 }
 
-/// Every NaN source lane as +0, or as a zero with the NaN's sign.
+/// Every NaN source lane as a zero of either sign (+0, the NaN's sign, or
+/// the other: a format without NaN may take its `-0` code for one).
 fn nan_to_zero(p: &Probe) -> Option<AcceptSet> {
     let c = p.c;
     let l = c.dtype.format().float_layout()?;
     let lanes = Lanes::of(c);
-    let s = lanes.src.float_layout()?;
     let expected = p.expected_bits()?;
-    let (mut plus, mut signed) = (expected, expected);
+    let (mut value, mut mask) = (expected, width_mask(p.dst_width));
     for i in 0..lanes.n {
-        let bits = lanes.source(p.ops, i)?;
-        if ptx_cvt::exact::decode(lanes.src, bits).is_nan() {
-            let neg = (bits >> s.shift) & s.sign_bit() != 0;
-            plus = lanes.with_lane(plus, i, 0);
-            signed = lanes.with_lane(signed, i, if neg { l.sign_bit() << l.shift } else { 0 });
+        if ptx_cvt::exact::decode(lanes.src, lanes.source(p.ops, i)?).is_nan() {
+            value = lanes.with_lane(value, i, 0);
+            mask = lanes.with_lane(mask, i, lanes.lane(mask, i) & !(l.sign_bit() << l.shift));
         }
     }
-    (plus != expected || signed != expected).then(|| {
-        let mut set = AcceptSet::exact(p.dst_width, plus);
-        set.union(AcceptSet::exact(p.dst_width, signed));
-        set
-    })
+    (value != expected || mask != width_mask(p.dst_width))
+        .then(|| AcceptSet { width: p.dst_width, alts: std::iter::once(Bits::Bits { value, mask }).collect() })
 }
 
 fn wide_dst(p: &Probe) -> bool {

@@ -276,6 +276,26 @@ mod tests {
         assert!(why("cvt.rzi.u8.f32", (0x4396_0000, 32), 8, 44).contains(&"wraps"));
     }
 
+    /// NaN into fp4, which has no NaN: PTX gives +MAX (`7`, docs/semantics.md
+    /// §5.9); a zero of either sign in that lane is "a NaN source gives ±0",
+    /// also the `-0` code (`8`) from a positive NaN, as a port that takes a
+    /// NaN-less format's "NaN" for its -0 code answers. A +0 in the other,
+    /// non-NaN lane is not.
+    #[test]
+    fn nan_to_zero_takes_either_sign() {
+        let c = instr::parse("cvt.rn.satfinite.e2m1x2.f16x2").unwrap();
+        // high lane 2.0 (e2m1 `4`), low lane a positive NaN.
+        let ops = [Operand { bits: 0x4000_7e00, width: 32 }];
+        let e = evaluate_accept(&c, &ops, 8, Profile::Sm90).unwrap();
+        assert_eq!(e.single(), Some(0x47));
+        for got in [0x40, 0x48] {
+            let names = diagnose(&c, &ops, 8, Profile::Sm90, &e, &AcceptSet::exact(8, got)).hyps().names();
+            assert!(names.contains(&"nan-to-zero"), "{got:02x}: {names:?}");
+        }
+        let names = diagnose(&c, &ops, 8, Profile::Sm90, &e, &AcceptSet::exact(8, 0x07)).hyps().names();
+        assert!(!names.contains(&"nan-to-zero"), "{names:?}");
+    }
+
     /// The PTX 9.4 modifiers ignored (values from docs/semantics.md §5.15:
     /// `.pzo` writes −0 as +0; the n1 scale divides both lanes, so 1.0 with
     /// a scale of 2^1 (`80`) is 0.5, e4m3 `30`, and 1.0 itself is `38`).
