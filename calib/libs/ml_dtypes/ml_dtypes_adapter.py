@@ -32,6 +32,7 @@ NAN_FP6 = "nan-to-signed-zero"  # fp6/fp4 have no NaN: quiet_NaN() is -0 (sign f
 NO_SATFINITE = "satfinite-ignored"  # overflow/Inf -> Inf (e5m2, bf16) or NaN (e4m3fn)
 RND = "rounding-modifier-ignored"
 UNEXPLAINED = "unexplained"
+INTERACTION = "interaction"  # only correcting several differences together fixes it
 
 
 class Fmt:
@@ -138,28 +139,54 @@ def lib_cast(src, dst, bits):
     return int(a.astype(dst.dtype).view(storage(dst))[0])
 
 
+def lib_rounding(dst, v, r, relu):
+    """The library with the rounding mode `r` honoured and nothing else
+    changed: an overflow is Inf or MAX as IEEE 754 rounds it in `r` (NaN in
+    e4m3fn, which has no Inf), an Inf source stays Inf, `.relu` still zeroes
+    only negative non-NaN results."""
+    if v[0] == "inf":
+        s, enc = v[1], dst.inf if dst.ieee else None
+    else:
+        s, enc = v[1], round_mag(dst, v[1], v[2], v[3], r)
+    if enc is None:
+        if dst.ieee:
+            enc = dst.max_enc if {"rn": False, "rz": True, "rp": s, "rm": not s}[r] else dst.inf
+        elif dst.e4m3_nan:
+            return dst.sign_bit - 1 | (dst.sign_bit if s else 0)
+        else:
+            enc = dst.max_enc
+    if relu and s:
+        return 0
+    return enc | dst.sign_bit if s else enc
+
+
 def is_nan(f, bits):
     return decode(f, bits)[0] == "nan"
 
 
 def lane(mods, rnd, src, dst, bits):
-    """One lane: the library's answer and the cause of a difference from PTX."""
+    """One lane: the library's answer and the causes of a difference from PTX."""
     got = lib_cast(src, dst, bits) & ((1 << dst.width) - 1)
     if "relu" in mods and got & dst.sign_bit and not is_nan(dst, got):
         got = 0
     v = decode(src, bits)
     want = ptx_convert(dst, v, rnd or "rn", "satfinite" in mods, "relu" in mods)
     if got == want:
-        return got, None
+        return got, []
+    # The ground truth, as for the mutants: each documented difference whose
+    # correction alone gives PTX's answer; `interaction` where none does.
+    sat, relu = "satfinite" in mods, "relu" in mods
     if v[0] == "nan":
-        cause = NAN_FP6 if not dst.ieee and not dst.e4m3_nan else NAN_SIGN
-    elif rnd not in (None, "rn"):
-        cause = RND
-    elif "satfinite" in mods and (is_nan(dst, got) or decode(dst, got)[0] == "inf"):
-        cause = NO_SATFINITE
+        causes = [NAN_FP6 if not dst.ieee and not dst.e4m3_nan else NAN_SIGN]
     else:
-        cause = UNEXPLAINED
-    return got, cause
+        causes = []
+        if rnd not in (None, "rn") and lib_rounding(dst, v, rnd, relu) == want:
+            causes.append(RND)
+        if sat and ptx_convert(dst, v, "rn", True, relu) == want:
+            causes.append(NO_SATFINITE)
+        if not causes:
+            causes = [INTERACTION if rnd not in (None, "rn") or sat else UNEXPLAINED]
+    return got, causes
 
 
 def parse(instr):
@@ -190,15 +217,13 @@ def answer(instr, ops, widths):
         if rnd not in ("rn", "rz", "rm", "rp"):
             raise ValueError("ml_dtypes adapter: rounding not mapped")
         src, dst = FMTS[a], FMTS[d]
-        got, c = lane(mods, rnd, src, dst, ops[0] & ((1 << src.width) - 1))
-        return got, [c] if c else []
+        return lane(mods, rnd, src, dst, ops[0] & ((1 << src.width) - 1))
     # Widening bf16 -> f32 (exact).
     if d == "f32" and a == "bf16" and not mods and len(ops) == 1:
         got, c = lane(mods, rnd, BF16, F32, ops[0] & 0xFFFF)
-        if c and is_nan(BF16, ops[0] & 0xFFFF):
-            c = None  # PTX accepts any NaN here
-            got = got
-        return got, [c] if c else []
+        if is_nan(BF16, ops[0] & 0xFFFF):
+            c = []  # PTX accepts any NaN here
+        return got, c
     # Packed narrowing to bf16x2 / fp8x2 / fp6x2 / fp4x2.
     dn = d[:-2] if d.endswith("x2") else None
     if dn in ("bf16",) + FP8ISH and rnd in ("rn", "rz"):
@@ -213,8 +238,7 @@ def answer(instr, ops, widths):
         for x in lanes:
             g, c = lane(mods, rnd, src, dst, x)
             res.append(g)
-            if c:
-                defects.append(c)
+            defects.extend(c)
         step = 16 if dn == "bf16" else (4 if dn == "e2m1" else 8)
         return res[0] << step | res[1], defects
     # Packed widening fp8x2/fp6x2/fp4x2 -> f16x2/bf16x2.
@@ -227,8 +251,7 @@ def answer(instr, ops, widths):
         for x in ((ops[0] >> step) & lmask, ops[0] & lmask):
             g, c = lane(mods, rnd, src, dst, x)
             res.append(g)
-            if c:
-                defects.append(c)
+            defects.extend(c)
         return res[0] << 16 | res[1], defects
     raise ValueError("ml_dtypes adapter: form not mapped")
 
