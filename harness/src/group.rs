@@ -1045,6 +1045,23 @@ mod tests {
         assert!(g.classes[0].text(16).contains("no hypothesis reproduces these"));
     }
 
+    /// The bf16 rounding trick with no NaN check (`(x + 0x7fff + lsb) >> 16`,
+    /// a common port): a NaN with a small payload rounds into Inf, one with
+    /// every bit set carries into the sign (`8000`), the rest keep a payload.
+    /// Three NaN answers of one branch are "a NaN source into a float gives
+    /// another value than the rule's", one class.
+    #[test]
+    fn one_nan_branch_is_one_class() {
+        let t = run(&["cvt.rn.bf16.f32"], |_, ops, _| {
+            let x = ops[0].bits as u32;
+            f32::from_bits(x).is_nan().then(|| u64::from((x.wrapping_add(0x7fff + (x >> 16 & 1)) >> 16) as u16))
+        });
+        let g = t.group();
+        let text = t.text(&g, false);
+        assert_eq!(g.classes.len(), 1, "{text}");
+        assert_eq!(g.classes[0].cause().map(|c| c.name), Some("nan-to-float"), "{text}");
+    }
+
     /// Two defects of one rounding routine: `.rn` always rounds up and `.rp`
     /// truncates. Both are "another mode's answer", but the modes form no
     /// cycle (no switch maps one onto the other): two classes.

@@ -364,6 +364,11 @@ pub static CAUSES: &[Cause] = &[
         members: &["overflow-keeps-fraction", "overflow-all-ones", "overflow-exponent-wraps", "overflow-into-sign"],
     },
     Cause {
+        name: "nan-to-float",
+        meaning: "a NaN source into a float gives another value than the rule's",
+        members: &["nan-payload-kept", "nan-canonical", "nan-sign-kept", "nan-to-inf", "nan-to-zero"],
+    },
+    Cause {
         name: "nan-to-int",
         meaning: "NaN → integer gives another value than the rule's",
         members: &["nan-int-zero", "nan-int-sign-bit", "nan-int-all-ones", "x86-indefinite"],
