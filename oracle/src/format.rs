@@ -251,14 +251,7 @@ impl Format {
     }
     /// Smallest and largest integer value (integer formats only).
     pub fn int_range(self) -> Option<(Integer, Integer)> {
-        match self.info().kind {
-            Kind::Int { signed: true } => {
-                let n = self.container_bits();
-                Some((-(Integer::from(1) << (n - 1)), (Integer::from(1) << (n - 1)) - 1u32))
-            }
-            Kind::Int { signed: false } => Some((Integer::new(), (Integer::from(1) << self.container_bits()) - 1u32)),
-            _ => None,
-        }
+        self.int_range_i128().map(|(lo, hi)| (Integer::from(lo), Integer::from(hi)))
     }
     /// [`Format::int_range`] as machine integers (every integer format
     /// fits: at most 64 bits).

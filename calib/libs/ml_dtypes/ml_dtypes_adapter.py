@@ -115,6 +115,11 @@ def round_mag(f, s, m, e, r):
     return None if enc > f.max_enc else enc
 
 
+def overflow_to_max(r, s):
+    """IEEE 754: whether rounding mode `r` takes an overflow of sign `s` to MAX (else Inf)."""
+    return {"rn": False, "rz": True, "rp": s, "rm": not s}[r]
+
+
 def ptx_convert(dst, v, r, satfinite, relu):
     if v[0] == "nan":
         return dst.nan
@@ -124,7 +129,7 @@ def ptx_convert(dst, v, r, satfinite, relu):
         s = v[1]
         enc = round_mag(dst, s, v[2], v[3], r)
         if enc is None:
-            to_max = satfinite or not dst.ieee or {"rn": False, "rz": True, "rp": s, "rm": not s}[r]
+            to_max = satfinite or not dst.ieee or overflow_to_max(r, s)
             enc = dst.max_enc if to_max else dst.inf
     if relu and s:
         return 0
@@ -150,7 +155,7 @@ def lib_rounding(dst, v, r, relu):
         s, enc = v[1], round_mag(dst, v[1], v[2], v[3], r)
     if enc is None:
         if dst.ieee:
-            enc = dst.max_enc if {"rn": False, "rz": True, "rp": s, "rm": not s}[r] else dst.inf
+            enc = dst.max_enc if overflow_to_max(r, s) else dst.inf
         elif dst.e4m3_nan:
             return dst.sign_bit - 1 | (dst.sign_bit if s else 0)
         else:
@@ -170,12 +175,12 @@ def lane(mods, rnd, src, dst, bits):
     if "relu" in mods and got & dst.sign_bit and not is_nan(dst, got):
         got = 0
     v = decode(src, bits)
-    want = ptx_convert(dst, v, rnd or "rn", "satfinite" in mods, "relu" in mods)
+    sat, relu = "satfinite" in mods, "relu" in mods
+    want = ptx_convert(dst, v, rnd or "rn", sat, relu)
     if got == want:
         return got, []
     # The ground truth, as for the mutants: each documented difference whose
     # correction alone gives PTX's answer; `interaction` where none does.
-    sat, relu = "satfinite" in mods, "relu" in mods
     if v[0] == "nan":
         causes = [NAN_FP6 if not dst.ieee and not dst.e4m3_nan else NAN_SIGN]
     else:
