@@ -9,7 +9,7 @@
 //! ignored (`.sat/.ftz`: those whose own `no-…` row reproduces some case of
 //! the class, else every modifier written).
 
-use ptx_cvt::accept::{width_mask, Alt as Bits};
+use ptx_cvt::accept::{width_mask, Alt as Bits, LaneSet};
 use ptx_cvt::instr::Family;
 use ptx_cvt::round::Mode;
 use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rounding, Type};
@@ -398,7 +398,55 @@ fn drop(p: &Probe, has: fn(&Cvt) -> bool, strip: fn(&mut Cvt)) -> Option<AcceptS
     }
     let mut c = *p.c;
     strip(&mut c);
-    p.eval(&c).or_else(|| p.eval_any(&c))
+    p.eval(&c).or_else(|| p.eval_any(&c).map(|set| overflow_nan_either_sign(p, set)))
+}
+
+/// A spelling the ISA does not allow (e4m3 without `.satfinite`) has no PTX
+/// rule for the sign of the NaN its overflow gives (`7f` or `ff`, both NaN
+/// codes); a converter without the clamp takes the value's sign. So a
+/// finite source lane's NaN answer is accepted with either sign.
+fn overflow_nan_either_sign(p: &Probe, set: AcceptSet) -> AcceptSet {
+    let Some(l) = p.c.dtype.format().float_layout() else {
+        return set;
+    };
+    let lanes = Lanes::of(p.c);
+    let sign = l.sign_bit() << l.shift;
+    // Lane i (0 the lowest) has its sign open where its source is finite
+    // and its answer a NaN code.
+    let open = |i: u32, code: u64| {
+        let finite = lanes.source(p.ops, i).is_some_and(|s| !ptx_cvt::exact::decode(lanes.src, s).is_nan());
+        finite && l.is_nan_code(code >> l.shift)
+    };
+    let alts = set
+        .alts
+        .iter()
+        .map(|a| match a {
+            Bits::Bits { value, mask } => {
+                let mut m = *mask;
+                for i in (0..lanes.n).filter(|&i| open(i, lanes.lane(*value, i))) {
+                    m = lanes.with_lane(m, i, lanes.lane(m, i) & !sign);
+                }
+                Bits::Bits { value: *value, mask: m }
+            }
+            // Lanes are listed high lane first.
+            Bits::Lanes { bits, lanes: ls } => {
+                let n = ls.len() as u32;
+                let ls = ls
+                    .iter()
+                    .enumerate()
+                    .map(|(k, x)| match x {
+                        LaneSet::Bits { value, mask } if open(n - 1 - k as u32, *value) => {
+                            LaneSet::Bits { value: *value, mask: mask & !sign }
+                        }
+                        x => x.clone(),
+                    })
+                    .collect();
+                Bits::Lanes { bits: *bits, lanes: ls }
+            }
+            a => a.clone(),
+        })
+        .collect();
+    AcceptSet { width: set.width, alts }
 }
 
 /// The scaled forms with the scale operand (the last) replaced by 2^0 in

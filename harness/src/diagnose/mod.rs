@@ -296,6 +296,23 @@ mod tests {
         assert!(!names.contains(&"nan-to-zero"), "{names:?}");
     }
 
+    /// `.satfinite` ignored in an fp8 form: the overflow gives a NaN, of
+    /// either sign (e4m3's NaN codes are `7f` and `ff`, docs/semantics.md
+    /// §1.2; `.satfinite` gives −MAX_NORM `fe` for −1.7e38, §5.8 [PTX]).
+    /// The high lane bf16 `fe01` answered `ff` (−NaN) or `7f` is the
+    /// hypothesis; `7e` (+MAX_NORM, a sign error, not a NaN) is not.
+    #[test]
+    fn satfinite_ignored_overflows_to_either_nan() {
+        let c = instr::parse("cvt.rn.satfinite.e4m3x2.bf16x2").unwrap();
+        let ops = [Operand { bits: 0xfe01_3f80, width: 32 }];
+        let e = evaluate_accept(&c, &ops, 16, Profile::Sm90).unwrap();
+        assert_eq!(e.single(), Some(0xfe38));
+        for (got, want) in [(0xff38, true), (0x7f38, true), (0x7e38, false)] {
+            let names = diagnose(&c, &ops, 16, Profile::Sm90, &e, &AcceptSet::exact(16, got)).hyps().names();
+            assert_eq!(names.contains(&"no-satfinite"), want, "{got:04x}: {names:?}");
+        }
+    }
+
     /// The PTX 9.4 modifiers ignored (values from docs/semantics.md §5.15:
     /// `.pzo` writes −0 as +0; the n1 scale divides both lanes, so 1.0 with
     /// a scale of 2^1 (`80`) is 0.5, e4m3 `30`, and 1.0 itself is `38`).
