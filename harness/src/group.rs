@@ -340,7 +340,19 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
     // Two causes at once: a unit nothing explains whose answer another
     // established cause reproduces on top of a rewrite chosen in its variant
     // (a rounding ignored, a modifier dropped) belongs to both classes.
-    for (j, extra) in composites(&units, &chosen, mismatches, profile) {
+    let mut found = composites(&units, &chosen, mismatches, profile, None);
+    // A hypothesis chosen only for answers that two causes established
+    // elsewhere reproduce together is not a third cause (a clamp and a
+    // rounding both ignored look like an unchecked overflow).
+    let keys: BTreeSet<usize> = chosen.iter().flatten().copied().collect();
+    for h in keys {
+        let n = chosen.iter().filter(|&&c| c == Some(h)).count();
+        let two = composites(&units, &chosen, mismatches, profile, Some(h));
+        if two.len() == n {
+            found.extend(two);
+        }
+    }
+    for (j, extra) in found {
         chosen[j] = Some(extra.0);
         adm[j].0 |= 1 << extra.0;
         adm.push(Hyps(1 << extra.1));
@@ -633,41 +645,47 @@ fn reaches(edges: &BTreeSet<ModeEdge>, from: Rounding, to: Rounding) -> bool {
     false
 }
 
-/// For each unit nothing explains: the rewrite hypothesis chosen for other
-/// units of its variant and the established cause that, on top of it,
-/// reproduces the unit (their class keys).
+/// For each unit chosen `of` (`None`: each unit nothing explains): the
+/// rewrite hypothesis chosen for other units of its variant and the
+/// established cause that, on top of it, reproduces the unit (their class
+/// keys), neither of them `of`. For a hypothesis, it stops at the first unit
+/// without such a pair (the caller needs them all).
 fn composites(
     units: &[UnitRef],
     chosen: &[Scoped],
     mismatches: &[Mismatch],
     profile: Profile,
+    of: Option<usize>,
 ) -> Vec<(usize, (ClassKey, ClassKey))> {
-    let keys: BTreeSet<ClassKey> = chosen.iter().flatten().copied().collect();
+    let keys: BTreeSet<ClassKey> = chosen.iter().flatten().copied().filter(|&k| Some(k) != of).collect();
     let established = Hyps(keys.iter().fold(0, |a, k| a | 1 << k));
     let mut in_variant: HashMap<Cvt, BTreeSet<ClassKey>> = HashMap::new();
     for (u, key) in units.iter().zip(chosen) {
-        if let Some(key) = key {
-            in_variant.entry(mismatches[u.k].case.instr).or_default().insert(*key);
+        if let Some(key) = key.filter(|&k| Some(k) != of) {
+            in_variant.entry(mismatches[u.k].case.instr).or_default().insert(key);
         }
     }
     let mut out = Vec::new();
-    for (j, u) in units.iter().enumerate().filter(|(j, _)| chosen[*j].is_none()) {
+    for (j, u) in units.iter().enumerate().filter(|(j, _)| chosen[*j] == of) {
         let m = &mismatches[u.k];
         let c = &m.case.instr;
-        let Some(firsts) = in_variant.get(c) else { continue };
-        let found = firsts.iter().find_map(|&first| {
-            let c1 = diagnose::catalogue::rewrite(CATALOGUE[first].name, c)?;
-            let expected = diagnose::eval_any(&c1, &m.case.operands, m.got.width, profile)?;
-            let d = diagnose_only(&c1, &m.case.operands, m.got.width, profile, &expected, &m.got, established);
-            let unit = d.units.iter().find(|x| x.lane == u.lane_index)?;
-            // A second cause of the same decision is not a second cause.
-            let cause = diagnose::catalogue::cause_key;
-            let second = (0..CATALOGUE.len()).find(|&i| unit.hyps.has(i) && cause(i) != cause(first))?;
-            let key = keys.iter().find(|&&k| k == second)?;
-            Some((first, *key))
+        let found = in_variant.get(c).and_then(|firsts| {
+            firsts.iter().find_map(|&first| {
+                let c1 = diagnose::catalogue::rewrite(CATALOGUE[first].name, c)?;
+                let expected = diagnose::eval_any(&c1, &m.case.operands, m.got.width, profile)?;
+                let d = diagnose_only(&c1, &m.case.operands, m.got.width, profile, &expected, &m.got, established);
+                let unit = d.units.iter().find(|x| x.lane == u.lane_index)?;
+                // A second cause of the same decision is not a second cause.
+                let cause = diagnose::catalogue::cause_key;
+                let second = (0..CATALOGUE.len()).find(|&i| unit.hyps.has(i) && cause(i) != cause(first))?;
+                let key = keys.iter().find(|&&k| k == second)?;
+                Some((first, *key))
+            })
         });
-        if let Some(pair) = found {
-            out.push((j, pair));
+        match found {
+            Some(pair) => out.push((j, pair)),
+            None if of.is_some() => break,
+            None => {}
         }
     }
     out
@@ -1060,6 +1078,35 @@ mod tests {
         let text = t.text(&g, false);
         assert_eq!(g.classes.len(), 1, "{text}");
         assert_eq!(g.classes[0].cause().map(|c| c.name), Some("nan-to-float"), "{text}");
+    }
+
+    /// A converter that ignores both `.rz` and `.satfinite` (rounds to
+    /// nearest, overflows to NaN with the value's sign, as a non-saturating
+    /// e4m3 conversion does: docs/semantics.md §1.2, §5.8). Its `.rz`
+    /// overflows are those two causes together, not an unchecked overflow:
+    /// two classes, the rounding and the clamp.
+    #[test]
+    fn two_ignored_modifiers_are_not_a_third_cause() {
+        use ptx_cvt::Rounding::Rn;
+        let t = run(&["cvt.rn.satfinite.e4m3x2.f32", "cvt.rz.satfinite.e4m3x2.f32"], |c, ops, _| {
+            let nearest = Cvt { rounding: Some(Rn), satfinite: false, ..*c };
+            let e = crate::diagnose::eval_any(&nearest, ops, 16, Profile::Sm90)?.single()?;
+            // The NaN an overflow gives takes the value's sign.
+            let lane = |i: u32| {
+                let (code, src) = (e >> (8 * i) & 0xff, ops[1 - i as usize].bits);
+                if code & 0x7f == 0x7f && !f32::from_bits(src as u32).is_nan() {
+                    code | (src >> 24 & 0x80)
+                } else {
+                    code
+                }
+            };
+            Some(lane(1) << 8 | lane(0))
+        });
+        let g = t.group();
+        let text = t.text(&g, false);
+        let mut n = names(&t);
+        n.sort();
+        assert_eq!(n, [Some("no-satfinite"), Some("rounding-rn")], "{text}");
     }
 
     /// Two defects of one rounding routine: `.rn` always rounds up and `.rp`
