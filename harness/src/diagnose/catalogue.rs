@@ -413,10 +413,7 @@ fn overflow_nan_either_sign(p: &Probe, set: AcceptSet) -> AcceptSet {
     let sign = l.sign_bit() << l.shift;
     // Lane i (0 the lowest) has its sign open where its source is finite
     // and its answer a NaN code.
-    let open = |i: u32, code: u64| {
-        let finite = lanes.source(p.ops, i).is_some_and(|s| !ptx_cvt::exact::decode(lanes.src, s).is_nan());
-        finite && l.is_nan_code(code >> l.shift)
-    };
+    let open = |i: u32, code: u64| lanes.source_is_nan(p.ops, i) == Some(false) && l.is_nan_code(code >> l.shift);
     let alts = set
         .alts
         .iter()
@@ -490,7 +487,7 @@ fn nan_to_zero(p: &Probe) -> Option<AcceptSet> {
     let expected = p.expected_bits()?;
     let (mut value, mut mask) = (expected, width_mask(p.dst_width));
     for i in 0..lanes.n {
-        if ptx_cvt::exact::decode(lanes.src, lanes.source(p.ops, i)?).is_nan() {
+        if lanes.source_is_nan(p.ops, i)? {
             value = lanes.with_lane(value, i, 0);
             mask = lanes.with_lane(mask, i, lanes.lane(mask, i) & !(l.sign_bit() << l.shift));
         }

@@ -58,6 +58,11 @@ impl Lanes {
         ops.get(k).map(|o| (o.bits >> shift) & width_mask(self.src_bits))
     }
 
+    /// Whether lane `i`'s source is a NaN (`None` when the operands lack it).
+    pub fn source_is_nan(&self, ops: &[Operand], i: u32) -> Option<bool> {
+        self.source(ops, i).map(|b| ptx_cvt::exact::decode(self.src, b).is_nan())
+    }
+
     /// The operands with lane `i`'s source replaced by `bits`.
     pub fn with_source(&self, ops: &[Operand], i: u32, bits: u64) -> Vec<Operand> {
         let (k, shift) = self.source_place(i);

@@ -69,7 +69,7 @@ impl Probe<'_> {
     /// Whether the source (some source lane, for packed forms) is a NaN.
     pub fn source_is_nan(&self) -> bool {
         let lanes = super::Lanes::of(self.c);
-        (0..lanes.n).any(|i| lanes.source(self.ops, i).is_some_and(|b| decode(lanes.src, b).is_nan()))
+        (0..lanes.n).any(|i| lanes.source_is_nan(self.ops, i) == Some(true))
     }
 
     /// Whether the rounding in force rounds (a float result narrower than
