@@ -16,7 +16,10 @@ use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rounding, Type};
 
 use super::alt::{Alt, NanInt};
 use super::lanes::Lanes;
-use super::mechanism::{fault, overflows, special_as_finite, special_as_finite_int, LaneCase, Mechanism};
+use super::mechanism::{
+    fault, ieee_special_source, overflows, special_as_finite, special_as_finite_int, top_binade_finite, LaneCase,
+    Mechanism,
+};
 use super::probe::{types_of_width, Probe};
 
 /// One alternative semantics that may explain a wrong answer.
@@ -237,6 +240,11 @@ pub static CATALOGUE: &[Hypothesis] = &[
         "specials-as-finite",
         "NaN and Inf sources go through the finite path (their exponent read as a number; into an integer, the huge value clamps)",
         specials_as_finite
+    ),
+    row!(
+        "ieee-specials",
+        "e4m3, fp6 or fp4 handled as an IEEE format: the top binade read as Inf and NaN, and past it the largest value clamps",
+        ieee_specials
     ),
     row!(
         "value-as-integer",
@@ -707,6 +715,50 @@ fn specials_as_finite(p: &Probe) -> Option<AcceptSet> {
         out = lanes.with_lane(out, i, code);
     }
     Some(AcceptSet::exact(p.dst_width, out))
+}
+
+/// A converter written for IEEE formats, on a format whose top binade is
+/// finite: a source lane there is read as Inf (fraction 0) or NaN, and a
+/// result there (or clamped) becomes the IEEE reading's largest value.
+fn ieee_specials(p: &Probe) -> Option<AcceptSet> {
+    let c = p.c;
+    let lanes = Lanes::of(c);
+    if !top_binade_finite(lanes.src) {
+        return mech(p, Mechanism::IeeeSpecials);
+    }
+    if !c.dtype.is_float() || c.lane_scale() {
+        return None;
+    }
+    let (s, d) = (lanes.src.float_layout()?, lanes.dst.float_layout()?);
+    let mut ops = p.ops.to_vec();
+    // Lanes set afterwards: (lane, code, bits of the lane that are free).
+    let mut set = Vec::new();
+    for i in 0..lanes.n {
+        let Some(r) = ieee_special_source(lanes.src, lanes.source(p.ops, i)?) else { continue };
+        let sign = |l: &ptx_cvt::format::FloatLayout| if r.neg { l.sign_bit() } else { 0 };
+        if r.inf {
+            let code = if c.relu && r.neg { 0 } else { d.inf_code()? | sign(d) };
+            set.push((i, code << d.shift, 0));
+        } else if s.has_nan() {
+            // The format's own NaN with the lane's sign: the policy layer decides its answer.
+            let nan = ptx_cvt::format::low_mask(s.exp_bits + s.man_bits);
+            ops = lanes.with_source(&ops, i, (nan | sign(s)) << s.shift);
+        } else {
+            // A format with no NaN of its own: the converter's NaN, any quiet one.
+            let quiet = d.inf_code()? | d.quiet_bit();
+            set.push((i, quiet << d.shift, (d.sign_bit() | d.man_mask() & !d.quiet_bit()) << d.shift));
+        }
+    }
+    let expected = p.expected_bits()?;
+    let mut out = if ops == p.ops { expected } else { p.eval_ops(c, &ops, p.dst_width)?.single()? };
+    let mut free = 0;
+    for (i, code, lane_free) in set {
+        out = lanes.with_lane(out, i, code);
+        free = lanes.with_lane(free, i, lane_free);
+    }
+    let mask = width_mask(p.dst_width) & !free;
+    (out & mask != expected & mask)
+        .then(|| AcceptSet { width: p.dst_width, alts: vec![Bits::Bits { value: out & mask, mask }].into() })
 }
 
 /// The instruction a *rewrite* hypothesis reads `c` as (a modifier dropped,

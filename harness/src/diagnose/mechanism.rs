@@ -12,7 +12,7 @@
 //! answer only for values that overflow.
 
 use ptx_cvt::exact::{decode, Value};
-use ptx_cvt::format::{low_mask, FloatLayout, Format};
+use ptx_cvt::format::{low_mask, FloatLayout, Format, Specials};
 use ptx_cvt::round::Mode;
 
 /// One mechanism of a faulty converter (each a catalogue row).
@@ -50,6 +50,10 @@ pub enum Mechanism {
     NormalisedKeptSubnormal,
     /// A subnormal result written with exponent field 1 (its implicit leading 1 kept).
     SubnormalResultAsNormal,
+    /// A format whose top binade is finite (e4m3, fp6, fp4) written as if
+    /// it were IEEE's: the largest value is the top of the binade below, where
+    /// `.satfinite` clamps.
+    IeeeSpecials,
 }
 
 /// One lane of a case as a mechanism sees it.
@@ -178,6 +182,10 @@ pub fn fault(m: Mechanism, x: &LaneCase) -> Option<u64> {
     let l = x.dst.float_layout()?;
     let (neg, mag) = match decode(x.src, x.src_bits) {
         Value::Num { neg, mag } if !mag.is_zero() => (neg, mag),
+        // Inf clamped by `.satfinite`, to the IEEE reading's largest value.
+        Value::Inf { neg } if m == Mechanism::IeeeSpecials && !(x.relu && neg) => {
+            return ieee_max(l, neg, x.expected);
+        }
         _ => return None,
     };
     if x.relu && neg || l.shift != 0 && m == Mechanism::ValueAsInteger {
@@ -203,6 +211,10 @@ pub fn fault(m: Mechanism, x: &LaneCase) -> Option<u64> {
             let sign = if neg { l.sign_bit() } else { 0 };
             let code = sign.wrapping_add((r.field as u64) << l.man_bits | r.frac);
             (code & low_mask(l.width())) << l.shift
+        }
+        (Mechanism::IeeeSpecials, None) => return ieee_max(l, neg, x.expected),
+        (Mechanism::IeeeSpecials, Some(_)) if r.field == l.exp_field_max() as i64 => {
+            return ieee_max(l, neg, x.expected);
         }
         (_, None) => return None,
         (Mechanism::SubnormalRoundThenShift, Some(_)) if l.subnormals && v.msb() < l.emin() => {
@@ -271,6 +283,48 @@ pub fn fault(m: Mechanism, x: &LaneCase) -> Option<u64> {
         _ => return None,
     };
     (out != x.expected).then_some(out)
+}
+
+/// Whether a float format's top binade is finite (no Inf; e4m3, fp6, fp4),
+/// where a converter written for IEEE formats would reserve it.
+pub fn top_binade_finite(f: Format) -> bool {
+    f.float_layout().is_some_and(|l| matches!(l.specials, Specials::NanAllOnes | Specials::None))
+}
+
+/// The IEEE reading's largest value (exponent field one below all ones,
+/// fraction all ones) with the sign, for a lane the oracle clamped or that
+/// lies in the top binade; `None` elsewhere.
+fn ieee_max(l: &FloatLayout, neg: bool, expected: u64) -> Option<u64> {
+    if !matches!(l.specials, Specials::NanAllOnes | Specials::None) {
+        return None;
+    }
+    let code = (expected >> l.shift) & low_mask(l.width());
+    let field = (code >> l.man_bits) & l.exp_field_max();
+    // The oracle's answer is in the top binade (clamped there or rounded to it); a NaN is not.
+    if field != l.exp_field_max() || l.is_nan_code(code) || (code & l.sign_bit() != 0) != neg {
+        return None;
+    }
+    Some(raw(l, neg, (l.exp_field_max() - 1) << l.man_bits | l.man_mask()))
+}
+
+/// A source lane a converter written for IEEE formats reads as Inf or NaN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadAsSpecial {
+    pub inf: bool,
+    pub neg: bool,
+}
+
+/// How a converter written for IEEE formats reads a source lane of a
+/// format whose top binade is finite: its exponent field all ones is Inf
+/// (fraction 0) or NaN. `None` for other lanes and formats.
+pub fn ieee_special_source(src: Format, src_bits: u64) -> Option<ReadAsSpecial> {
+    let l = src.float_layout().filter(|_| top_binade_finite(src))?;
+    let code = (src_bits >> l.shift) & low_mask(l.width());
+    let neg = code & l.sign_bit() != 0;
+    if (code >> l.man_bits) & l.exp_field_max() != l.exp_field_max() || l.is_nan_code(code) {
+        return None;
+    }
+    Some(ReadAsSpecial { inf: code & l.man_mask() == 0, neg })
 }
 
 /// The rounding and exponent mechanisms where the destination is an
@@ -492,6 +546,38 @@ mod tests {
         // decided it) makes every mechanism give up.
         let x = lane(Format::F32, Format::E4m3, Mode::NearestEven, 0x3f80_0000, 0x00);
         assert_eq!(fault(Mechanism::BiasHigh, &x), None);
+    }
+
+    // OCP FP8 e4m3 (bias 7, no Inf, NaN only S.1111.111): 7e is 448, 78 is 256. Read the
+    // IEEE way (LLVM's f8E4M3, exponent 1111 reserved), the largest value is 77 = 240 and
+    // 78 is Inf; e2m1 (OCP MX, no specials) would top out at 3.0 (5) with 6 (4.0) as Inf.
+    #[test]
+    fn a_finite_top_binade_written_as_ieee() {
+        // f32 300.0 (43960000) rounds to e4m3 288 (79): the IEEE reading clamps to 240 (77).
+        let x = lane(Format::F32, Format::E4m3, Mode::NearestEven, 0x4396_0000, 0x79);
+        assert_eq!(fault(Mechanism::IeeeSpecials, &x), Some(0x77));
+        // -1000.0 (c47a0000) clamped by .satfinite to -448 (fe): -240 (f7).
+        let y = lane(Format::F32, Format::E4m3, Mode::NearestEven, 0xc47a_0000, 0xfe);
+        assert_eq!(fault(Mechanism::IeeeSpecials, &y), Some(0xf7));
+        // Inf (7f800000) clamped to 7e as well; 200.0 (43480000, e4m3 74) is below the top binade.
+        let inf = lane(Format::F32, Format::E4m3, Mode::NearestEven, 0x7f80_0000, 0x7e);
+        assert_eq!(fault(Mechanism::IeeeSpecials, &inf), Some(0x77));
+        let low = lane(Format::F32, Format::E4m3, Mode::NearestEven, 0x4348_0000, 0x74);
+        assert_eq!(fault(Mechanism::IeeeSpecials, &low), None);
+        // e2m1: 4.0 (40800000) is 6; the IEEE reading's largest value 3.0 is 5.
+        let fp4 = lane(Format::F32, Format::E2m1, Mode::NearestEven, 0x4080_0000, 0x6);
+        assert_eq!(fault(Mechanism::IeeeSpecials, &fp4), Some(0x5));
+        // An IEEE destination is not this mechanism's.
+        let f16 = lane(Format::F32, Format::F16, Mode::NearestEven, 0x477f_e000, 0x7bff);
+        assert_eq!(fault(Mechanism::IeeeSpecials, &f16), None);
+        // Sources: e4m3 78 read as +Inf, f9 as -NaN; 7f is NaN anyway; e2m1 7 (6.0) as NaN.
+        let read = |f, b| ieee_special_source(f, b).map(|r| (r.inf, r.neg));
+        assert_eq!(read(Format::E4m3, 0x78), Some((true, false)));
+        assert_eq!(read(Format::E4m3, 0xf9), Some((false, true)));
+        assert_eq!(read(Format::E4m3, 0x7f), None);
+        assert_eq!(read(Format::E4m3, 0x77), None);
+        assert_eq!(read(Format::E2m1, 0x7), Some((false, false)));
+        assert_eq!(read(Format::E5m2, 0x7c), None);
     }
 
     #[test]

@@ -313,6 +313,30 @@ mod tests {
         }
     }
 
+    /// e4m3 taken for an IEEE format (glslang #3981 clamped e4m3 at 256;
+    /// LLVM's f8E4M3 reserves exponent 1111). OCP FP8 e4m3: `78` is 256,
+    /// `40` is 2.0, f16 `5c00` and `4000` (docs/semantics.md §1.2); read the
+    /// IEEE way `78` is Inf, f16 `7c00`. Into e4m3, f32 300.0 rounds to 288
+    /// (`79`); the IEEE reading's largest value is 240 (`77`).
+    #[test]
+    fn e4m3_handled_as_ieee_is_explained() {
+        let widen = "cvt.rn.f16x2.e4m3x2";
+        assert!(why(widen, (0x7840, 16), 32, 0x7c00_4000).contains(&"ieee-specials"));
+        assert!(!why(widen, (0x7840, 16), 32, 0x7e00_4000).contains(&"ieee-specials"));
+        // e2m1 (OCP MX: no specials) `7` is 6.0, f16 `4600`; read the IEEE way it is a NaN,
+        // which a format with no NaN of its own leaves to the converter: any quiet NaN.
+        for got in [0x0000_7fff, 0x0000_7e00, 0x0000_fe00] {
+            assert!(why("cvt.rn.f16x2.e2m1x2", (0x07, 8), 32, got).contains(&"ieee-specials"), "{got:08x}");
+        }
+        assert!(!why("cvt.rn.f16x2.e2m1x2", (0x07, 8), 32, 0x0000_7c00).contains(&"ieee-specials"));
+        let c = instr::parse("cvt.rn.satfinite.e4m3x2.f32").unwrap();
+        let ops = [Operand { bits: 0x4396_0000, width: 32 }, Operand { bits: 0x3f80_0000, width: 32 }];
+        let e = evaluate_accept(&c, &ops, 16, Profile::Sm90).unwrap();
+        assert_eq!(e.single(), Some(0x7938));
+        let names = diagnose(&c, &ops, 16, Profile::Sm90, &e, &AcceptSet::exact(16, 0x7738)).hyps().names();
+        assert!(names.contains(&"ieee-specials"), "{names:?}");
+    }
+
     /// The PTX 9.4 modifiers ignored (values from docs/semantics.md §5.15:
     /// `.pzo` writes −0 as +0; the n1 scale divides both lanes, so 1.0 with
     /// a scale of 2^1 (`80`) is 0.5, e4m3 `30`, and 1.0 itself is `38`).
