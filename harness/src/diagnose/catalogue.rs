@@ -20,7 +20,7 @@ use super::mechanism::{
     fault, ieee_special_source, overflows, special_as_finite, special_as_finite_int, top_binade_finite, LaneCase,
     Mechanism,
 };
-use super::probe::{types_of_width, Probe};
+use super::probe::{legalize, types_of_width, Probe};
 
 /// One alternative semantics that may explain a wrong answer.
 pub struct Hypothesis {
@@ -133,6 +133,8 @@ pub static CATALOGUE: &[Hypothesis] = &[
     // these change fewer answers, so they are the more specific).
     row!("via-f32", "computed through f32 first (rounded twice)", |p| via_float(p, Type::F32)),
     row!("via-f64", "computed through f64 first (rounded twice)", |p| via_float(p, Type::F64)),
+    row!("via-f16", "f32 pairs computed through f16x2 first (rounded twice)", |p| via_pair(p, Type::F16x2)),
+    row!("via-bf16", "f32 pairs computed through bf16x2 first (rounded twice)", |p| via_pair(p, Type::Bf16x2)),
     row!(
         "via-s32",
         "computed through a 32-bit signed integer first (clamped to its range, then extended or chopped)",
@@ -549,6 +551,28 @@ fn via_float(p: &Probe, mid: Type) -> Option<AcceptSet> {
     let bits = p.eval_ops(&first, p.ops, mid.bits())?.single()?;
     let ops = [Operand { bits, width: mid.bits() }];
     p.eval_ops(&Cvt { atype: mid, ..*p.c }, &ops, p.dst_width)
+}
+
+/// An f32 pair into a narrow packed format through the 16-bit pair `mid`
+/// first, as converters without a direct f32 → fp8 path do. Both steps
+/// must be legal PTX: fp8, fp6 and fp4 from f16x2 or bf16x2, whose every
+/// value those hold, so only the double rounding differs.
+fn via_pair(p: &Probe, mid: Type) -> Option<AcceptSet> {
+    let c = p.c;
+    if c.atype != Type::F32 || !c.dtype.is_packed() || c.lane_scale() || p.ops.len() != 2 {
+        return None;
+    }
+    if Lanes::of(c).dst_bits >= 16 {
+        return None;
+    }
+    // Both steps as written (no rounding swapped in to make one legal).
+    let first = Cvt { dtype: mid, sat: false, relu: false, satfinite: false, ..*c };
+    let second = Cvt { atype: mid, ..*c };
+    if legalize(&first, 32, 32) != Some(first) || legalize(&second, 32, p.dst_width) != Some(second) {
+        return None;
+    }
+    let bits = p.eval_ops(&first, p.ops, 32)?.single()?;
+    p.eval_ops(&second, &[Operand { bits, width: 32 }], p.dst_width)
 }
 
 fn via_int(p: &Probe, mid: Type) -> Option<AcceptSet> {

@@ -337,6 +337,23 @@ mod tests {
         assert!(names.contains(&"ieee-specials"), "{names:?}");
     }
 
+    /// f32 → e4m3 through f16 first, as Triton's removed two-step path did
+    /// (triton-lang/triton pull request 10846). 1.0625 + 2^-13 (`3f880400`)
+    /// is above the midpoint of e4m3 1.0 (`38`) and 1.125 (`39`), so it
+    /// rounds to `39`; f16 rounds it onto the midpoint 1.0625, and the tie
+    /// then goes to the even `38`.
+    #[test]
+    fn fp8_through_f16_is_explained() {
+        let c = instr::parse("cvt.rn.satfinite.e4m3x2.f32").unwrap();
+        let ops = [Operand { bits: 0x3f88_0400, width: 32 }, Operand { bits: 0x3f80_0000, width: 32 }];
+        let e = evaluate_accept(&c, &ops, 16, Profile::Sm90).unwrap();
+        assert_eq!(e.single(), Some(0x3938));
+        let names = diagnose(&c, &ops, 16, Profile::Sm90, &e, &AcceptSet::exact(16, 0x3838)).hyps().names();
+        assert!(names.contains(&"via-f16"), "{names:?}");
+        // bf16 (7 fraction bits) rounds it to 1.0625 as well.
+        assert!(names.contains(&"via-bf16"), "{names:?}");
+    }
+
     /// The PTX 9.4 modifiers ignored (values from docs/semantics.md §5.15:
     /// `.pzo` writes −0 as +0; the n1 scale divides both lanes, so 1.0 with
     /// a scale of 2^1 (`80`) is 0.5, e4m3 `30`, and 1.0 itself is `38`).
