@@ -295,11 +295,7 @@ pub static CATALOGUE: &[Hypothesis] = &[
         p.scalar().then(|| AcceptSet::exact(p.dst_width, p.ops[0].bits & width_mask(p.dst_width)))
     }),
     row!(generic "zero", "every answer is +0 (all bits zero)", |p| Some(AcceptSet::exact(p.dst_width, 0))),
-    row!(generic "zero-sign-lost", "a −0 result becomes +0", |p| {
-        let e = p.expected_bits()?;
-        let l = p.c.dtype.format().float_layout()?;
-        (p.scalar() && e == l.sign_bit()).then(|| AcceptSet::exact(p.dst_width, 0))
-    }),
+    row!(generic "zero-sign-lost", "a −0 result becomes +0", zero_sign_lost),
     row!(generic "low-bits-right", "the low bits are right; the upper register bits are wrong", |p| {
         let e = p.expected_bits()?;
         wide_dst(p).then(|| AcceptSet {
@@ -739,6 +735,21 @@ fn specials_as_finite(p: &Probe) -> Option<AcceptSet> {
         out = lanes.with_lane(out, i, code);
     }
     Some(AcceptSet::exact(p.dst_width, out))
+}
+
+/// Every −0 lane of the answer written as +0 (the sign taken from `x < 0`,
+/// false for −0).
+fn zero_sign_lost(p: &Probe) -> Option<AcceptSet> {
+    let e = p.expected_bits()?;
+    let lanes = Lanes::of(p.c);
+    let l = lanes.dst.float_layout()?;
+    let mut out = e;
+    for i in 0..lanes.n {
+        if lanes.lane(e, i) == l.sign_bit() << l.shift {
+            out = lanes.with_lane(out, i, 0);
+        }
+    }
+    (out != e).then(|| AcceptSet::exact(p.dst_width, out))
 }
 
 /// A converter written for IEEE formats, on a format whose top binade is

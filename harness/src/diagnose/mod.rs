@@ -354,6 +354,15 @@ mod tests {
         assert!(names.contains(&"via-bf16"), "{names:?}");
     }
 
+    /// A −0 lane written as +0 (the sign taken from `x < 0`): e4m3 `80` is
+    /// −0 and `40` is 2.0, f16 `8000` and `4000` (IEEE binary16, OCP FP8).
+    #[test]
+    fn a_negative_zero_lane_written_as_positive_is_explained() {
+        assert!(why("cvt.rn.f16x2.e4m3x2", (0x8040, 16), 32, 0x0000_4000).contains(&"zero-sign-lost"));
+        assert!(!why("cvt.rn.f16x2.e4m3x2", (0x8040, 16), 32, 0x0001_4000).contains(&"zero-sign-lost"));
+        assert!(why("cvt.rn.f16.f32", (0x8000_0000, 32), 16, 0x0000).contains(&"zero-sign-lost"));
+    }
+
     /// The PTX 9.4 modifiers ignored (values from docs/semantics.md §5.15:
     /// `.pzo` writes −0 as +0; the n1 scale divides both lanes, so 1.0 with
     /// a scale of 2^1 (`80`) is 0.5, e4m3 `30`, and 1.0 itself is `38`).
