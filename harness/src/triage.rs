@@ -320,6 +320,7 @@ mod tests {
                 variants: [c].into(),
                 members,
                 lane_units: 0,
+                unexplained_units: 0,
                 seen: Hyps(0),
             })
             .collect();
