@@ -15,6 +15,7 @@
 //!    their units. Units nothing explains form classes by where they come
 //!    from (`hubs`) and the code path they fail on (`unexplained_paths`).
 
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use ptx_cvt::format::Format;
@@ -393,31 +394,7 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
         };
         by_key.entry(key).or_default().push(j);
     }
-    // What nothing explains in variants that all have an established cause
-    // is that cause's other face (the same code where the hypothesis's model
-    // of it stops), not a defect of its own: it joins the cause's class
-    // (the biggest, if several cover its variants), counted apart.
-    let variants_of =
-        |js: &[usize]| -> BTreeSet<Cvt> { js.iter().map(|&j| mismatches[units[j].k].case.instr).collect() };
-    let hosts: Vec<(Key, BTreeSet<Cvt>, usize)> = by_key
-        .iter()
-        .filter(|(k, _)| matches!(k, Key::Explained(_)))
-        .map(|(k, js)| (*k, variants_of(js), js.len()))
-        .collect();
-    let folds: Vec<(Key, Key)> = by_key
-        .iter()
-        .filter(|(k, _)| matches!(k, Key::Unexplained(..)))
-        .filter_map(|(k, js)| {
-            let v = variants_of(js);
-            let host =
-                hosts.iter().filter(|(_, hv, _)| v.is_subset(hv)).max_by_key(|(hk, _, n)| (*n, std::cmp::Reverse(*hk)));
-            host.map(|(hk, _, _)| (*k, *hk))
-        })
-        .collect();
-    for (from, to) in folds {
-        let js = by_key.remove(&from).unwrap_or_default();
-        by_key.entry(to).or_default().extend(js);
-    }
+    join_into_causes(&mut by_key, |k| matches!(k, Key::Explained(_)), |j| mismatches[units[j].k].case.instr);
     let mut classes: Vec<BugClass> = by_key
         .into_iter()
         .map(|(key, js)| {
@@ -497,6 +474,34 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
     }
     let class_of = classes_of.iter().map(|ids| ids.first().copied().unwrap_or(0)).collect();
     Grouping { classes, class_of, classes_of }
+}
+
+/// What nothing explains in variants that all have an established cause
+/// is that cause's other face (the same code where the hypothesis's model
+/// of it stops), not a defect of its own: each such class (`explained`
+/// false) joins the explained class whose variants cover its own (the
+/// biggest, if several do). Its units are counted apart by the caller.
+fn join_into_causes<K: Ord + Copy>(
+    by_key: &mut BTreeMap<K, Vec<usize>>,
+    explained: impl Fn(&K) -> bool,
+    variant: impl Fn(usize) -> Cvt,
+) {
+    let variants_of = |js: &[usize]| -> BTreeSet<Cvt> { js.iter().map(|&j| variant(j)).collect() };
+    let hosts: Vec<(K, BTreeSet<Cvt>, usize)> =
+        by_key.iter().filter(|(k, _)| explained(k)).map(|(k, js)| (*k, variants_of(js), js.len())).collect();
+    let joins: Vec<(K, K)> = by_key
+        .iter()
+        .filter(|(k, _)| !explained(k))
+        .filter_map(|(k, js)| {
+            let v = variants_of(js);
+            let host = hosts.iter().filter(|(_, hv, _)| v.is_subset(hv)).max_by_key(|(hk, _, n)| (*n, Reverse(*hk)));
+            host.map(|(hk, _, _)| (*k, *hk))
+        })
+        .collect();
+    for (from, to) in joins {
+        let js = by_key.remove(&from).unwrap_or_default();
+        by_key.entry(to).or_default().extend(js);
+    }
 }
 
 /// In a variant whose wrong answers are mostly unexplained (the
