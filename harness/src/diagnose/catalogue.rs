@@ -555,10 +555,8 @@ fn via_float(p: &Probe, mid: Type) -> Option<AcceptSet> {
 /// value those hold, so only the double rounding differs.
 fn via_pair(p: &Probe, mid: Type) -> Option<AcceptSet> {
     let c = p.c;
-    if c.atype != Type::F32 || !c.dtype.is_packed() || c.lane_scale() || p.ops.len() != 2 {
-        return None;
-    }
-    if Lanes::of(c).dst_bits >= 16 {
+    let narrow = Lanes::of(c).dst_bits < 16;
+    if c.atype != Type::F32 || !c.dtype.is_packed() || !narrow || c.lane_scale() || p.ops.len() != 2 {
         return None;
     }
     // Both steps as written (no rounding swapped in to make one legal).
@@ -759,7 +757,8 @@ fn ieee_specials(p: &Probe) -> Option<AcceptSet> {
     let c = p.c;
     let lanes = Lanes::of(c);
     if !top_binade_finite(lanes.src) {
-        return mech(p, Mechanism::IeeeSpecials);
+        // Only a result in such a format can be written the IEEE way.
+        return top_binade_finite(lanes.dst).then(|| mech(p, Mechanism::IeeeSpecials)).flatten();
     }
     if !c.dtype.is_float() || c.lane_scale() {
         return None;

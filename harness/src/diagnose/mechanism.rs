@@ -12,7 +12,7 @@
 //! answer only for values that overflow.
 
 use ptx_cvt::exact::{decode, Value};
-use ptx_cvt::format::{low_mask, FloatLayout, Format, Specials};
+use ptx_cvt::format::{low_mask, FloatLayout, Format};
 use ptx_cvt::round::Mode;
 
 /// One mechanism of a faulty converter (each a catalogue row).
@@ -288,14 +288,19 @@ pub fn fault(m: Mechanism, x: &LaneCase) -> Option<u64> {
 /// Whether a float format's top binade is finite (no Inf; e4m3, fp6, fp4),
 /// where a converter written for IEEE formats would reserve it.
 pub fn top_binade_finite(f: Format) -> bool {
-    f.float_layout().is_some_and(|l| matches!(l.specials, Specials::NanAllOnes | Specials::None))
+    f.float_layout().is_some_and(finite_top)
+}
+
+/// The format table's largest finite code lies in the all-ones binade.
+fn finite_top(l: &FloatLayout) -> bool {
+    l.max_finite_code() >> l.man_bits == l.exp_field_max()
 }
 
 /// The IEEE reading's largest value (exponent field one below all ones,
 /// fraction all ones) with the sign, for a lane the oracle clamped or that
 /// lies in the top binade; `None` elsewhere.
 fn ieee_max(l: &FloatLayout, neg: bool, expected: u64) -> Option<u64> {
-    if !matches!(l.specials, Specials::NanAllOnes | Specials::None) {
+    if !finite_top(l) {
         return None;
     }
     let code = (expected >> l.shift) & low_mask(l.width());
