@@ -131,8 +131,8 @@ pub static CATALOGUE: &[Hypothesis] = &[
     }),
     // Computed through another format first (before the rounding replaced:
     // these change fewer answers, so they are the more specific).
-    row!("via-f32", "computed through f32 first (rounded twice)", |p| via_float(p, Type::F32)),
-    row!("via-f64", "computed through f64 first (rounded twice)", |p| via_float(p, Type::F64)),
+    row!("via-f32", "computed through f32 first (rounded twice)", |p| via_float(p, p.c, Type::F32)),
+    row!("via-f64", "computed through f64 first (rounded twice)", |p| via_float(p, p.c, Type::F64)),
     row!("via-f16", "f32 pairs computed through f16x2 first (rounded twice)", |p| via_pair(p, Type::F16x2)),
     row!("via-bf16", "f32 pairs computed through bf16x2 first (rounded twice)", |p| via_pair(p, Type::Bf16x2)),
     row!(
@@ -149,6 +149,12 @@ pub static CATALOGUE: &[Hypothesis] = &[
     // it), then ties away (it changes only ties, so it goes before the directed ones).
     row!("rounding-rn", "{rounding} ignored: answers equal round to nearest even (`.rn`/`.rni`)", |p| {
         mode(p, Mode::NearestEven)
+    }),
+    // A library's `(half)(float)x`: it knows no rounding modes, so every
+    // step rounds to nearest even, whatever the instruction writes.
+    row!("via-f32-rn", "{rounding} ignored and computed through f32 first: both steps round to nearest even", |p| {
+        let float = p.c.rounding.is_some_and(|r| !r.is_integer());
+        float.then(|| via_float(p, &Cvt { rounding: Some(Rounding::Rn), ..*p.c }, Type::F32)).flatten()
     }),
     row!("rounding-rna", "{rounding} replaced: ties round away from zero (`.rna`)", |p| mode(p, Mode::NearestAway)),
     row!("rounding-rz", "{rounding} replaced: answers equal round toward zero (`.rz`/`.rzi`)", |p| {
@@ -537,16 +543,16 @@ fn directed(p: &Probe) -> Option<(u64, u64, u64)> {
     Some((at(Mode::TowardZero)?, at(Mode::Up)?, at(Mode::Down)?))
 }
 
-fn via_float(p: &Probe, mid: Type) -> Option<AcceptSet> {
-    let (a, d) = (p.c.atype, p.c.dtype);
+fn via_float(p: &Probe, c: &Cvt, mid: Type) -> Option<AcceptSet> {
+    let (a, d) = (c.atype, c.dtype);
     let narrower = d.is_float() && d.bits() < mid.bits() || d == Type::F32 && mid == Type::F64;
     if !p.scalar() || a == mid || d == mid || !narrower || (a.is_float() && a.bits() <= mid.bits()) {
         return None;
     }
-    let first = Cvt { dtype: mid, sat: false, relu: false, satfinite: false, ..*p.c };
+    let first = Cvt { dtype: mid, sat: false, relu: false, satfinite: false, ..*c };
     let bits = p.eval_ops(&first, p.ops, mid.bits())?.single()?;
     let ops = [Operand { bits, width: mid.bits() }];
-    p.eval_ops(&Cvt { atype: mid, ..*p.c }, &ops, p.dst_width)
+    p.eval_ops(&Cvt { atype: mid, ..*c }, &ops, p.dst_width)
 }
 
 /// An f32 pair into a narrow packed format through the 16-bit pair `mid`

@@ -354,6 +354,23 @@ mod tests {
         assert!(names.contains(&"via-bf16"), "{names:?}");
     }
 
+    /// `(half)(float)x` under `.rp`, as PyTorch's ATen `convert<Half,
+    /// double>` did (pytorch/pytorch, aten/src/aten/Scalar.cpp): a library
+    /// knows no rounding modes. 1 + 2^-11 + 2^-40 (`3ff0020000001000`) is
+    /// above the midpoint of f16 1.0 (`3c00`) and 1 + 2^-10 (`3c01`), so
+    /// `.rp` and `.rn` both give `3c01`; f32 drops 2^-40, and the tie then
+    /// goes to the even `3c00`. Through f32 with `.rp` in both steps gives
+    /// `3c01` (directed roundings compose), so only the row that rounds
+    /// both steps to nearest reproduces it.
+    #[test]
+    fn through_f32_to_nearest_under_rp_is_explained() {
+        let got = why("cvt.rp.f16.f64", (0x3ff0_0200_0000_1000, 64), 16, 0x3c00);
+        assert!(got.contains(&"via-f32-rn"), "{got:?}");
+        assert!(!got.contains(&"via-f32") && !got.contains(&"rounding-rn"), "{got:?}");
+        // Another wrong answer is not its answer.
+        assert!(!why("cvt.rp.f16.f64", (0x3ff0_0200_0000_1000, 64), 16, 0x3c02).contains(&"via-f32-rn"));
+    }
+
     /// A −0 lane written as +0 (the sign taken from `x < 0`): e4m3 `80` is
     /// −0 and `40` is 2.0, f16 `8000` and `4000` (IEEE binary16, OCP FP8).
     #[test]
