@@ -57,6 +57,7 @@ pub static CATALOGUE: &[Hypothesis] = &[
     row!("no-sat", "`.sat` ignored: answers equal the form without `.sat`", |p| drop(p, |c| c.sat, |c| c.sat = false)),
     row!("no-ftz", "`.ftz` ignored: subnormals are not flushed", |p| drop(p, |c| c.ftz, |c| c.ftz = false)),
     row!("no-relu", "`.relu` ignored: negative results are kept", |p| drop(p, |c| c.relu, |c| c.relu = false)),
+    row!("satfinite-skips-inf", "`.satfinite` not applied to ±Inf sources: they give what they give without it", satfinite_skips_inf),
     row!("no-satfinite", "`.satfinite` ignored: overflow and NaN as without it", |p| {
         drop(p, |c| c.satfinite, |c| c.satfinite = false)
     }),
@@ -235,6 +236,11 @@ pub static CATALOGUE: &[Hypothesis] = &[
         "subnormal sources are decoded as normal (an implicit leading 1, exponent field 1)",
         subnormal_source_as_normal
     ),
+    row!(
+        "subnormal-source-field-zero",
+        "subnormal sources are decoded as normal with their exponent field 0 (an implicit leading 1, exponent −bias)",
+        |p| mech(p, Mechanism::SubnormalSourceFieldZero)
+    ),
     row!("normalised-kept-subnormal", "a subnormal source is normalised but written with exponent field 0", |p| mech(
         p,
         Mechanism::NormalisedKeptSubnormal
@@ -411,6 +417,23 @@ fn drop(p: &Probe, has: fn(&Cvt) -> bool, strip: fn(&mut Cvt)) -> Option<AcceptS
     let mut c = *p.c;
     strip(&mut c);
     p.eval(&c).or_else(|| p.eval_any(&c).map(|set| overflow_nan_either_sign(p, set)))
+}
+
+/// `.satfinite` applied after an early return for ±Inf (a special-value
+/// branch that comes before the clamp): the Inf source lanes as without
+/// `.satfinite`, the others as written.
+fn satfinite_skips_inf(p: &Probe) -> Option<AcceptSet> {
+    let without = drop(p, |c| c.satfinite, |c| c.satfinite = false)?.single()?;
+    let (e, lanes) = (p.expected_bits()?, Lanes::of(p.c));
+    let mut out = e;
+    for i in 0..lanes.n {
+        let inf =
+            matches!(ptx_cvt::exact::decode(lanes.src, lanes.source(p.ops, i)?), ptx_cvt::exact::Value::Inf { .. });
+        if inf {
+            out = lanes.with_lane(out, i, lanes.lane(without, i));
+        }
+    }
+    (out != e).then(|| AcceptSet::exact(p.dst_width, out))
 }
 
 /// A spelling the ISA does not allow (e4m3 without `.satfinite`) has no PTX

@@ -50,6 +50,9 @@ pub enum Mechanism {
     NormalisedKeptSubnormal,
     /// A subnormal result written with exponent field 1 (its implicit leading 1 kept).
     SubnormalResultAsNormal,
+    /// A subnormal source read as a normal one with exponent field 0: an
+    /// implicit leading 1 and the exponent −bias (no subnormal branch).
+    SubnormalSourceFieldZero,
     /// A format whose top binade is finite (e4m3, fp6, fp4) written as if
     /// it were IEEE's: the largest value is the top of the binade below, where
     /// `.satfinite` clamps.
@@ -191,6 +194,8 @@ pub fn fault(m: Mechanism, x: &LaneCase) -> Option<u64> {
     if x.relu && neg || l.shift != 0 && m == Mechanism::ValueAsInteger {
         return None;
     }
+    // An unsigned format (ue8m0) takes the magnitude: rounded as positive.
+    let neg = neg && l.signed;
     let v = Fin { neg, sig: mag.sig_u64()?, exp: mag.exp };
     let c = cut(v, quantum(l, v))?;
     let up = away(x.mode, neg, &c)?;
@@ -271,6 +276,18 @@ pub fn fault(m: Mechanism, x: &LaneCase) -> Option<u64> {
         }
         (Mechanism::SubnormalResultAsNormal, Some(_)) if l.subnormals && r.field == 0 && r.frac != 0 => {
             raw(l, neg, 1 << l.man_bits | r.frac)
+        }
+        (Mechanism::SubnormalSourceFieldZero, Some(_)) => {
+            let s = x.src.float_layout()?;
+            let code = (x.src_bits >> s.shift) & low_mask(s.width());
+            let frac = code & low_mask(s.man_bits);
+            if (code >> s.man_bits) & s.exp_field_max() != 0 || frac == 0 {
+                return None;
+            }
+            // (1.frac) · 2^−bias: half the value `subnormal-source-as-normal` reads.
+            let w = Fin { neg, sig: 1 << s.man_bits | frac, exp: -(s.bias as i64) - s.man_bits as i64 };
+            let c = cut(w, quantum(l, w))?;
+            place(l, neg, encode(l, c.kept + away(x.mode, neg, &c)? as u64, c.q))?
         }
         (Mechanism::NormalisedKeptSubnormal, Some(_)) if r.field > 0 => {
             let s = x.src.float_layout()?;

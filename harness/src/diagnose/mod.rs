@@ -371,6 +371,49 @@ mod tests {
         assert!(!why("cvt.rp.f16.f64", (0x3ff0_0200_0000_1000, 64), 16, 0x3c02).contains(&"via-f32-rn"));
     }
 
+    fn why2(instr_text: &str, ops: [u64; 2], dst: u32, got: u64) -> Vec<&'static str> {
+        let c = instr::parse(instr_text).unwrap();
+        let ops = ops.map(|bits| Operand { bits, width: 32 });
+        let e = evaluate_accept(&c, &ops, dst, Profile::Sm90).unwrap();
+        diagnose(&c, &ops, dst, Profile::Sm90, &e, &AcceptSet::exact(dst, got)).hyps().names()
+    }
+
+    /// A decoder with no subnormal branch: exponent field 0 read as a normal
+    /// exponent, as factor/factor issue 2167's half → float did (the half's
+    /// bits shifted, 112 added to the exponent). f16 `0001` is 2^-24 (f32
+    /// `33800000`); read so it is 2^-15 · (1 + 2^-10), f32 `38002000`.
+    /// ue8m0 code c is 2^(c−127) (PTX ISA, "Floating Point Data Types");
+    /// f32 `00000001` (2^-149) rounds up to code `00`, read so (2^-127 ·
+    /// (1 + 2^-23)) to `01`: a converter that takes the f32 exponent field
+    /// as the code and adds 1 under `.rp` when the fraction is not 0.
+    #[test]
+    fn a_subnormal_source_read_with_exponent_field_zero_is_explained() {
+        let got = why("cvt.f32.f16", (0x0001, 16), 32, 0x3800_2000);
+        assert!(got.contains(&"subnormal-source-field-zero"), "{got:?}");
+        assert!(!got.contains(&"subnormal-source-as-normal"), "{got:?}");
+        let got = why2("cvt.rp.satfinite.ue8m0x2.f32", [0x0000_0001, 0x3f80_0000], 16, 0x017f);
+        assert!(got.contains(&"subnormal-source-field-zero"), "{got:?}");
+        // Exponent field 1 reads 2^-126 · (1 + 2^-23): code 02.
+        assert!(!got.contains(&"subnormal-source-as-normal"), "{got:?}");
+    }
+
+    /// `.satfinite` clamps ±Inf too (ue8m0 `fe`, PTX ISA `cvt`); a converter
+    /// whose Inf branch returns before the clamp gives `ff` (NaN) for it but
+    /// clamps a finite overflow (f32 `7f7fffff` under `.rp` is 2^128, past
+    /// `fe`). Whether the clamp covers Inf is a known confusion (onnx/onnx
+    /// issue 5651).
+    #[test]
+    fn satfinite_skipped_for_inf_only_is_explained() {
+        let c = "cvt.rp.satfinite.ue8m0x2.f32";
+        // Lane by lane: the Inf lane wrong, the finite one right (which
+        // refutes `no-satfinite` when the cases are grouped).
+        let got = why2(c, [0x7f80_0000, 0x7f7f_ffff], 16, 0xfffe);
+        assert!(got.contains(&"satfinite-skips-inf"), "{got:?}");
+        // The finite overflow unclamped is another defect.
+        let got = why2(c, [0x7f80_0000, 0x7f7f_ffff], 16, 0xfeff);
+        assert!(got.contains(&"no-satfinite") && !got.contains(&"satfinite-skips-inf"), "{got:?}");
+    }
+
     /// A −0 lane written as +0 (the sign taken from `x < 0`): e4m3 `80` is
     /// −0 and `40` is 2.0, f16 `8000` and `4000` (IEEE binary16, OCP FP8).
     #[test]
