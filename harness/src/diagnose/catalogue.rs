@@ -17,8 +17,8 @@ use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rounding, Type};
 use super::alt::{Alt, NanInt};
 use super::lanes::Lanes;
 use super::mechanism::{
-    fault, ieee_special_source, overflows, special_as_finite, special_as_finite_int, top_binade_finite, LaneCase,
-    Mechanism,
+    fault, ieee_special_source, overflows, special_as_finite, special_as_finite_int, subnormal_fraction,
+    top_binade_finite, LaneCase, Mechanism,
 };
 use super::probe::{legalize, types_of_width, Probe};
 
@@ -706,8 +706,9 @@ fn subnormal_source_as_normal(p: &Probe) -> Option<AcceptSet> {
     let l = lanes.src.float_layout().filter(|l| l.subnormals && !p.c.lane_scale())?;
     let mut ops = p.ops.to_vec();
     for i in 0..lanes.n {
-        let code = (lanes.source(&ops, i)? >> l.shift) & width_mask(l.width());
-        if code >> l.man_bits & l.exp_field_max() == 0 && code & width_mask(l.man_bits) != 0 {
+        let bits = lanes.source(&ops, i)?;
+        if subnormal_fraction(lanes.src, bits).is_some() {
+            let code = (bits >> l.shift) & width_mask(l.width());
             ops = lanes.with_source(&ops, i, (code + (1 << l.man_bits)) << l.shift);
         }
     }

@@ -278,28 +278,27 @@ pub fn fault(m: Mechanism, x: &LaneCase) -> Option<u64> {
             raw(l, neg, 1 << l.man_bits | r.frac)
         }
         (Mechanism::SubnormalSourceFieldZero, Some(_)) => {
-            let s = x.src.float_layout()?;
-            let code = (x.src_bits >> s.shift) & low_mask(s.width());
-            let frac = code & low_mask(s.man_bits);
-            if (code >> s.man_bits) & s.exp_field_max() != 0 || frac == 0 {
-                return None;
-            }
+            let (s, frac) = (x.src.float_layout()?, subnormal_fraction(x.src, x.src_bits)?);
             // (1.frac) · 2^−bias: half the value `subnormal-source-as-normal` reads.
             let w = Fin { neg, sig: 1 << s.man_bits | frac, exp: -(s.bias as i64) - s.man_bits as i64 };
             let c = cut(w, quantum(l, w))?;
             place(l, neg, encode(l, c.kept + away(x.mode, neg, &c)? as u64, c.q))?
         }
         (Mechanism::NormalisedKeptSubnormal, Some(_)) if r.field > 0 => {
-            let s = x.src.float_layout()?;
-            let code = (x.src_bits >> s.shift) & low_mask(s.width());
-            if (code >> s.man_bits) & s.exp_field_max() != 0 {
-                return None;
-            }
+            subnormal_fraction(x.src, x.src_bits)?;
             raw(l, neg, r.frac)
         }
         _ => return None,
     };
     (out != x.expected).then_some(out)
+}
+
+/// The fraction of `bits` if they are a subnormal code of float format `f`.
+pub fn subnormal_fraction(f: Format, bits: u64) -> Option<u64> {
+    let l = f.float_layout().filter(|l| l.subnormals)?;
+    let code = (bits >> l.shift) & low_mask(l.width());
+    let frac = code & low_mask(l.man_bits);
+    (code >> l.man_bits & l.exp_field_max() == 0 && frac != 0).then_some(frac)
 }
 
 /// Whether a float format's top binade is finite (no Inf; e4m3, fp6, fp4),
