@@ -153,7 +153,7 @@ pub static CATALOGUE: &[Hypothesis] = &[
     }),
     // A library's `(half)(float)x`: it knows no rounding modes, so every
     // step rounds to nearest even, whatever the instruction writes.
-    row!("via-f32-rn", "{rounding} ignored and computed through f32 first: both steps round to nearest even", |p| {
+    row!("via-f32-rn", "computed through f32 first, both steps to nearest even (the rounding modifier ignored)", |p| {
         let float = p.c.rounding.is_some_and(|r| !r.is_integer());
         float.then(|| via_float(p, &Cvt { rounding: Some(Rounding::Rn), ..*p.c }, Type::F32)).flatten()
     }),
