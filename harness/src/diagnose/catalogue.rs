@@ -58,9 +58,7 @@ pub static CATALOGUE: &[Hypothesis] = &[
     row!("no-ftz", "`.ftz` ignored: subnormals are not flushed", |p| drop(p, |c| c.ftz, |c| c.ftz = false)),
     row!("no-relu", "`.relu` ignored: negative results are kept", |p| drop(p, |c| c.relu, |c| c.relu = false)),
     row!("satfinite-skips-inf", "`.satfinite` not applied to ±Inf sources: they give what they give without it", satfinite_skips_inf),
-    row!("no-satfinite", "`.satfinite` ignored: overflow and NaN as without it", |p| {
-        drop(p, |c| c.satfinite, |c| c.satfinite = false)
-    }),
+    row!("no-satfinite", "`.satfinite` ignored: overflow and NaN as without it", no_satfinite),
     row!("no-pzo", "`.pzo` ignored: a −0 result stays −0", |p| drop(p, |c| c.pzo, |c| c.pzo = false)),
     row!("no-scale", "the ue8m0 scale ignored: answers equal a scale of 2^0", no_scale),
     row!("sat-keeps-neg-zero", "`.sat` keeps −0 instead of giving +0", |p| {
@@ -419,17 +417,19 @@ fn drop(p: &Probe, has: fn(&Cvt) -> bool, strip: fn(&mut Cvt)) -> Option<AcceptS
     p.eval(&c).or_else(|| p.eval_any(&c).map(|set| overflow_nan_either_sign(p, set)))
 }
 
+fn no_satfinite(p: &Probe) -> Option<AcceptSet> {
+    drop(p, |c| c.satfinite, |c| c.satfinite = false)
+}
+
 /// `.satfinite` applied after an early return for ±Inf (a special-value
 /// branch that comes before the clamp): the Inf source lanes as without
 /// `.satfinite`, the others as written.
 fn satfinite_skips_inf(p: &Probe) -> Option<AcceptSet> {
-    let without = drop(p, |c| c.satfinite, |c| c.satfinite = false)?.single()?;
+    let without = no_satfinite(p)?.single()?;
     let (e, lanes) = (p.expected_bits()?, Lanes::of(p.c));
     let mut out = e;
     for i in 0..lanes.n {
-        let inf =
-            matches!(ptx_cvt::exact::decode(lanes.src, lanes.source(p.ops, i)?), ptx_cvt::exact::Value::Inf { .. });
-        if inf {
+        if lanes.source_is_inf(p.ops, i)? {
             out = lanes.with_lane(out, i, lanes.lane(without, i));
         }
     }

@@ -63,6 +63,11 @@ impl Lanes {
         self.source(ops, i).map(|b| ptx_cvt::exact::decode(self.src, b).is_nan())
     }
 
+    /// Whether lane `i`'s source is ±Inf (`None` when the operands lack it).
+    pub fn source_is_inf(&self, ops: &[Operand], i: u32) -> Option<bool> {
+        self.source(ops, i).map(|b| matches!(ptx_cvt::exact::decode(self.src, b), ptx_cvt::exact::Value::Inf { .. }))
+    }
+
     /// The operands with lane `i`'s source replaced by `bits`.
     pub fn with_source(&self, ops: &[Operand], i: u32, bits: u64) -> Vec<Operand> {
         let (k, shift) = self.source_place(i);

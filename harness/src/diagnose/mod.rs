@@ -229,10 +229,18 @@ mod tests {
     use ptx_cvt::{evaluate_accept, instr};
 
     fn why(instr_text: &str, src: (u64, u32), dst: u32, got: u64) -> Vec<&'static str> {
+        why_ops(instr_text, &[Operand { bits: src.0, width: src.1 }], dst, got)
+    }
+
+    /// `why` for two 32-bit source registers.
+    fn why2(instr_text: &str, ops: [u64; 2], dst: u32, got: u64) -> Vec<&'static str> {
+        why_ops(instr_text, &ops.map(|bits| Operand { bits, width: 32 }), dst, got)
+    }
+
+    fn why_ops(instr_text: &str, ops: &[Operand], dst: u32, got: u64) -> Vec<&'static str> {
         let c = instr::parse(instr_text).unwrap();
-        let ops = [Operand { bits: src.0, width: src.1 }];
-        let e = evaluate_accept(&c, &ops, dst, Profile::Sm90).unwrap();
-        diagnose(&c, &ops, dst, Profile::Sm90, &e, &AcceptSet::exact(dst, got)).hyps().names()
+        let e = evaluate_accept(&c, ops, dst, Profile::Sm90).unwrap();
+        diagnose(&c, ops, dst, Profile::Sm90, &e, &AcceptSet::exact(dst, got)).hyps().names()
     }
 
     #[test]
@@ -369,13 +377,6 @@ mod tests {
         assert!(!got.contains(&"via-f32") && !got.contains(&"rounding-rn"), "{got:?}");
         // Another wrong answer is not its answer.
         assert!(!why("cvt.rp.f16.f64", (0x3ff0_0200_0000_1000, 64), 16, 0x3c02).contains(&"via-f32-rn"));
-    }
-
-    fn why2(instr_text: &str, ops: [u64; 2], dst: u32, got: u64) -> Vec<&'static str> {
-        let c = instr::parse(instr_text).unwrap();
-        let ops = ops.map(|bits| Operand { bits, width: 32 });
-        let e = evaluate_accept(&c, &ops, dst, Profile::Sm90).unwrap();
-        diagnose(&c, &ops, dst, Profile::Sm90, &e, &AcceptSet::exact(dst, got)).hyps().names()
     }
 
     /// A decoder with no subnormal branch: exponent field 0 read as a normal
