@@ -10,6 +10,7 @@
 //! the class, else every modifier written).
 
 use ptx_cvt::accept::{width_mask, Alt as Bits, LaneSet};
+use ptx_cvt::decide::{Decisions, Ptx};
 use ptx_cvt::instr::Family;
 use ptx_cvt::round::Mode;
 use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rounding, Type};
@@ -58,6 +59,10 @@ pub static CATALOGUE: &[Hypothesis] = &[
     row!("no-ftz", "`.ftz` ignored: subnormals are not flushed", |p| drop(p, |c| c.ftz, |c| c.ftz = false)),
     row!("no-relu", "`.relu` ignored: negative results are kept", |p| drop(p, |c| c.relu, |c| c.relu = false)),
     row!("satfinite-skips-inf", "`.satfinite` not applied to ±Inf sources: they give what they give without it", satfinite_skips_inf),
+    row!("sat-skips-nan", "`.sat` not applied to NaN sources: they give a NaN, as without it", |p| {
+        let float = p.scalar() && p.c.sat && p.c.dtype.is_float();
+        (float && p.source_is_nan()).then(|| AcceptSet { width: p.dst_width, alts: vec![Bits::AnyNan(p.c.dtype.format())].into() })
+    }),
     row!("no-satfinite", "`.satfinite` ignored: overflow and NaN as without it", no_satfinite),
     row!("no-pzo", "`.pzo` ignored: a −0 result stays −0", |p| drop(p, |c| c.pzo, |c| c.pzo = false)),
     row!("no-scale", "the ue8m0 scale ignored: answers equal a scale of 2^0", no_scale),
@@ -136,12 +141,12 @@ pub static CATALOGUE: &[Hypothesis] = &[
     row!("via-bf16", "f32 pairs computed through bf16x2 first (rounded twice)", |p| via_pair(p, Type::Bf16x2)),
     row!(
         "via-s32",
-        "computed through a 32-bit signed integer first (clamped to its range, then extended or chopped)",
+        "computed through a 32-bit signed integer first (its overflow clamped, wrapped or x86-indefinite; then extended or chopped)",
         |p| { via_int(p, Type::S32) }
     ),
     row!(
         "via-u32",
-        "computed through a 32-bit unsigned integer first (clamped to its range, then extended or chopped)",
+        "computed through a 32-bit unsigned integer first (its overflow clamped, wrapped or x86-indefinite; then extended or chopped)",
         |p| { via_int(p, Type::U32) }
     ),
     // The rounding replaced: to nearest even (an ignored mode falls back to
@@ -568,7 +573,10 @@ fn directed(p: &Probe) -> Option<(u64, u64, u64)> {
 
 fn via_float(p: &Probe, c: &Cvt, mid: Type) -> Option<AcceptSet> {
     let (a, d) = (c.atype, c.dtype);
-    let narrower = d.is_float() && d.bits() < mid.bits() || d == Type::F32 && mid == Type::F64;
+    // An f64 result through an f32 temporary (a float-only helper on a
+    // double) loses what f32 cannot hold, whatever the destination.
+    let temporary = d == Type::F64 && mid == Type::F32 && a.bits() == 64;
+    let narrower = d.is_float() && d.bits() < mid.bits() || d == Type::F32 && mid == Type::F64 || temporary;
     if !p.scalar() || a == mid || d == mid || !narrower || (a.is_float() && a.bits() <= mid.bits()) {
         return None;
     }
@@ -598,14 +606,26 @@ fn via_pair(p: &Probe, mid: Type) -> Option<AcceptSet> {
     p.eval_ops(&second, &[Operand { bits, width: 32 }], p.dst_width)
 }
 
+/// Through a 32-bit integer temporary (`int t = f;`), whose own overflow is
+/// whatever the host's conversion gives: clamped, wrapped, or the x86
+/// indefinite; then extended or chopped into the destination.
 fn via_int(p: &Probe, mid: Type) -> Option<AcceptSet> {
     let d = p.c.dtype;
     if p.family() != Family::FloatToInt || !p.scalar() || d == mid || d.format().is_signed_int() != (mid == Type::S32) {
         return None;
     }
-    let bits = p.eval_ops(&Cvt { dtype: mid, ..*p.c }, p.ops, 32)?.single()?;
-    let ops = [Operand { bits, width: 32 }];
-    p.eval_ops(&Cvt { atype: mid, ..Cvt::new(d, mid) }, &ops, p.dst_width)
+    let overflows: [&dyn Decisions; 3] = [&Ptx, &Alt::Wraps, &Alt::NanToInt(NanInt::Indefinite)];
+    let mut set: Option<AcceptSet> = None;
+    for o in overflows {
+        let Some(bits) = p.eval_under(&Cvt { dtype: mid, ..*p.c }, p.ops, 32, o).and_then(|s| s.single()) else {
+            continue;
+        };
+        let ops = [Operand { bits, width: 32 }];
+        if let Some(s) = p.eval_ops(&Cvt { atype: mid, ..Cvt::new(d, mid) }, &ops, p.dst_width) {
+            set.get_or_insert_with(|| AcceptSet { width: s.width, alts: Default::default() }).union(s);
+        }
+    }
+    set
 }
 
 fn other_sign(t: Type) -> Option<Type> {

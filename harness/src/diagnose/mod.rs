@@ -415,6 +415,42 @@ mod tests {
         assert!(got.contains(&"no-satfinite") && !got.contains(&"satfinite-skips-inf"), "{got:?}");
     }
 
+    /// A float-only helper on a double (`__saturatef(x)` for f64): 1/3 in
+    /// f64 is 3fd5555555555555; to nearest in f32 it is 3eaaaaab (IEEE 754
+    /// round to nearest even), which widens exactly to 3fd5555560000000.
+    #[test]
+    fn an_f64_result_through_an_f32_temporary_is_explained() {
+        let got = why("cvt.sat.f64.f64", (0x3fd5_5555_5555_5555, 64), 64, 0x3fd5_5555_6000_0000);
+        assert!(got.contains(&"via-f32"), "{got:?}");
+        assert!(!got.contains(&"integer-rounding-applied"), "{got:?}");
+    }
+
+    /// `int t = f;` then widened: 2^32 (4f800000) overflows the 32-bit
+    /// temporary, where x86's cvttss2si gives 80000000, sign-extended into
+    /// the s64; −2^31 (cf000000) into a 32-bit unsigned temporary wraps to
+    /// 80000000, zero-extended into the u64 (Intel SDM, CVTTSS2SI).
+    #[test]
+    fn a_32_bit_integer_temporary_that_overflows_is_explained() {
+        let got = why("cvt.rzi.s64.f32", (0x4f80_0000, 32), 64, 0xffff_ffff_8000_0000);
+        assert!(got.contains(&"via-s32") && !got.contains(&"x86-indefinite"), "{got:?}");
+        let got = why("cvt.rzi.u64.f32", (0xcf00_0000, 32), 64, 0x8000_0000);
+        assert!(got.contains(&"via-u32") && !got.contains(&"wraps-negative"), "{got:?}");
+        // The temporary's own overflow, clamped, is the row it always was.
+        assert!(why("cvt.rzi.s64.f32", (0x4f80_0000, 32), 64, 0x7fff_ffff).contains(&"via-s32"));
+    }
+
+    /// `.sat` turns a NaN into +0 (docs/semantics.md §5.7, rule `sat-nan`,
+    /// a hardware result); a NaN branch that returns before the clamp gives
+    /// a NaN.
+    #[test]
+    fn sat_skipped_for_nan_is_explained() {
+        let got = why("cvt.sat.f32.f32", (0x7fc0_0000, 32), 32, 0x7fff_ffff);
+        assert!(got.contains(&"sat-skips-nan"), "{got:?}");
+        let got = why("cvt.rni.sat.f64.f64", (0x7ff8_0000_0000_0000, 64), 64, 0xfff8_0000_0000_0000);
+        assert!(got.contains(&"sat-skips-nan"), "{got:?}");
+        assert!(!why("cvt.sat.f32.f32", (0x3f00_0000, 32), 32, 0x7fff_ffff).contains(&"sat-skips-nan"));
+    }
+
     /// A −0 lane written as +0 (the sign taken from `x < 0`): e4m3 `80` is
     /// −0 and `40` is 2.0, f16 `8000` and `4000` (IEEE binary16, OCP FP8).
     #[test]

@@ -31,9 +31,14 @@ impl Probe<'_> {
     /// The oracle's answer for `c` (made legal, see [`legalize`]) on `ops`
     /// into a `dst_width`-bit register.
     pub fn eval_ops(&self, c: &Cvt, ops: &[Operand], dst_width: u32) -> Option<AcceptSet> {
+        self.eval_under(c, ops, dst_width, &ptx_cvt::decide::Ptx)
+    }
+
+    /// [`Probe::eval_ops`] under another decision set.
+    pub fn eval_under(&self, c: &Cvt, ops: &[Operand], dst_width: u32, d: &dyn Decisions) -> Option<AcceptSet> {
         let src = ops.first().map_or(c.atype.bits(), |o| o.width);
         let c = legalize(c, src, dst_width)?;
-        evaluate_accept_with(&c, ops, dst_width, self.profile, &ptx_cvt::decide::Ptx).ok()
+        evaluate_accept_with(&c, ops, dst_width, self.profile, d).ok()
     }
 
     /// The policy layer's answer for `c` on the same operands, legal or not:
