@@ -34,6 +34,8 @@ const REFUTED_PER_SUPPORTED: u64 = 8;
 /// A hypothesis is a coincidence in a variant where the wrong answers
 /// nothing else explains outnumber those it reproduces this many times.
 const COINCIDENCE: usize = 3;
+/// A variant's wrong answers read as one constant from this many on.
+const CONSTANT_AT_LEAST: usize = 4;
 
 /// One right answer kept as evidence.
 #[derive(Clone, Debug)]
@@ -156,6 +158,9 @@ pub struct BugClass {
     /// Units of an explained class that no hypothesis reproduces: they
     /// joined it because every one of their variants is the class's.
     pub unexplained_units: usize,
+    /// Units from a wide source that the explanation reproduces only on the
+    /// source narrowed to f32 first (rule 5 of docs/diagnosis.md).
+    pub narrowed_units: usize,
     /// Every hypothesis that reproduces some unit of the class.
     pub seen: Hyps,
 }
@@ -202,13 +207,18 @@ impl BugClass {
     }
     /// The units of the class its explanation does not reproduce, in words.
     fn rest_text(&self) -> String {
-        match self.unexplained_units {
+        let narrowed = match self.narrowed_units {
+            0 => String::new(),
+            n => format!(", 64-bit sources narrowed to f32 (to nearest) first ({n})"),
+        };
+        let rest = match self.unexplained_units {
             0 => String::new(),
             n => format!(
                 "; and {n} wrong answer{} in these variants that no hypothesis reproduces",
                 if n == 1 { "" } else { "s" }
             ),
-        }
+        };
+        narrowed + &rest
     }
     /// The cause of an explained class (catalogue.rs `CAUSES`), if its hypothesis has one.
     pub fn cause(&self) -> Option<&'static diagnose::catalogue::Cause> {
@@ -339,7 +349,10 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
     for (j, u) in units.iter().enumerate() {
         scopes.entry(mismatches[u.k].case.instr).or_default().push(j);
     }
-    drop_coincidences(&scopes, &mut adm);
+    drop_coincidences(&scopes, &mut adm, |j| {
+        let u = &units[j];
+        (u.lane_index.is_none()).then(|| mismatches[u.k].got.single()).flatten()
+    });
     let mut chosen: Vec<Option<usize>> = vec![None; units.len()];
     for (c, members) in &scopes {
         let hyps: Vec<Hyps> = members.iter().map(|&j| adm[j]).collect();
@@ -351,6 +364,13 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
     let mut everywhere: HashMap<usize, bool> = HashMap::new();
     let mut holds = |h: usize| *everywhere.entry(h).or_insert_with(|| holds_everywhere(h, &stats, evidence, profile));
     let mut chosen = merge_shared_causes(chosen, &adm, &families, &mut holds);
+    // A 64-bit source narrowed to f32 first, then the f32 path's defect.
+    let mut narrowed = vec![false; units.len()];
+    for (j, key) in narrowed_sources(&units, &chosen, &adm, mismatches, profile) {
+        chosen[j] = Some(key);
+        adm[j].0 |= 1 << key;
+        narrowed[j] = true;
+    }
     // Two causes at once: a unit nothing explains whose answer another
     // established cause reproduces on top of a rewrite chosen in its variant
     // (a rounding ignored, a modifier dropped) belongs to both classes.
@@ -458,6 +478,7 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
                     Key::Explained(_) => js.iter().filter(|&&j| chosen[j].is_none()).count(),
                     Key::Unexplained(..) => 0,
                 },
+                narrowed_units: js.iter().filter(|&&j| narrowed.get(j).copied().unwrap_or(false)).count(),
                 members,
                 seen,
             }
@@ -509,15 +530,32 @@ fn join_into_causes<K: Ord + Copy>(
 /// hypothesis that reproduces a small part of them (the zeros, the
 /// saturated values) is a coincidence of that defect, not a cause of its
 /// own: there it is not admissible. A part is small when the units nothing
-/// else explains are more than `COINCIDENCE` times as many.
-fn drop_coincidences(scopes: &BTreeMap<Cvt, Vec<usize>>, adm: &mut [Hyps]) {
+/// else explains are more than `COINCIDENCE` times as many. So is a
+/// hypothesis that reproduces only part of a variant's wrong answers where
+/// nearly all of them are the same bits and some of those are unexplained:
+/// the answer does not follow the input, so no reading of the input made
+/// it (`answer`: a whole register's bits, `None` for a lane).
+fn drop_coincidences(scopes: &BTreeMap<Cvt, Vec<usize>>, adm: &mut [Hyps], answer: impl Fn(usize) -> Option<u64>) {
     for members in scopes.values() {
+        let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
+        for b in members.iter().filter_map(|&j| answer(j)) {
+            *counts.entry(b).or_default() += 1;
+        }
+        let top = counts.into_iter().max_by_key(|&(b, n)| (n, std::cmp::Reverse(b)));
+        let same: Vec<usize> = match top {
+            Some((b, n)) if n >= CONSTANT_AT_LEAST && n * 10 >= members.len() * 9 => {
+                members.iter().copied().filter(|&j| answer(j) == Some(b)).collect()
+            }
+            _ => Vec::new(),
+        };
         loop {
             let unexplained = members.iter().filter(|&&j| adm[j].is_empty()).count();
+            let constant_unexplained = same.iter().any(|&j| adm[j].is_empty());
             let mut weak = 0u128;
             for i in 0..CATALOGUE.len() {
                 let n = members.iter().filter(|&&j| adm[j].has(i)).count();
-                if n > 0 && unexplained > COINCIDENCE * n {
+                let part = constant_unexplained && same.iter().any(|&j| adm[j].has(i));
+                if n > 0 && (unexplained > COINCIDENCE * n || part) {
                     weak |= 1 << i;
                 }
             }
@@ -594,6 +632,76 @@ fn merge_shared_causes(
             }
         }
     }
+}
+
+/// A converter written for f32 and handed a wider source (a C function
+/// taking `float`, Python's `struct.pack('f', x)`) narrows it to f32, to
+/// nearest, before its own code runs: where a variant with an f64 or 64-bit
+/// integer source is, nearly unit for unit, its f32 sibling's cause on the
+/// narrowed source, its units are that cause's.
+/// Returns each such unit and the cause (the sibling's most chosen key).
+fn narrowed_sources(
+    units: &[UnitRef],
+    chosen: &[Scoped],
+    adm: &[Hyps],
+    mismatches: &[Mismatch],
+    profile: Profile,
+) -> Vec<(usize, ClassKey)> {
+    let mut by_variant: BTreeMap<Cvt, Vec<usize>> = BTreeMap::new();
+    let mut keys: HashMap<Cvt, BTreeMap<ClassKey, usize>> = HashMap::new();
+    for (j, u) in units.iter().enumerate() {
+        let c = mismatches[u.k].case.instr;
+        by_variant.entry(c).or_default().push(j);
+        if let Some(key) = chosen[j] {
+            *keys.entry(c).or_default().entry(key).or_default() += 1;
+        }
+    }
+    let mut out = Vec::new();
+    for (c, js) in &by_variant {
+        let narrows = c.atype.bits() == 64 && c.dtype.is_float() && c.dtype != Type::F32 && c.dtype.bits() < 32;
+        if !narrows || !c.is_scalar() || c.dtype.is_packed() {
+            continue;
+        }
+        let sibling = Cvt { atype: Type::F32, ..*c };
+        let Some(key) =
+            keys.get(&sibling).and_then(|k| k.iter().max_by_key(|&(k, n)| (*n, Reverse(*k)))).map(|(k, _)| *k)
+        else {
+            continue;
+        };
+        // Where a `via-f32` row already names most of the variant, the narrowing has its class.
+        let via = |k: ClassKey| CATALOGUE[k].name.starts_with("via-f32");
+        if js.iter().filter(|&&j| chosen[j].is_some_and(via)).count() * 2 >= js.len() {
+            continue;
+        }
+        let narrow = Cvt { rounding: Some(Rounding::Rn), ..Cvt::new(Type::F32, c.atype) };
+        let others: BTreeSet<ClassKey> = keys[&sibling].keys().copied().filter(|&k| k != key).collect();
+        // Each unit: reproduced by the cause on the narrowed source (`Some(true)`),
+        // by the narrowing alone, which the cause leaves right (`Some(false)`), or not.
+        let fit = |j: usize| -> Option<bool> {
+            let m = &mismatches[units[j].k];
+            let x = diagnose::eval_any(&narrow, &m.case.operands, 32, profile)?.single()?;
+            let ops = [Operand { bits: x, width: 32 }];
+            let expected = diagnose::eval_any(&sibling, &ops, m.got.width, profile)?;
+            if m.got.is_subset_of(&expected) {
+                return Some(false);
+            }
+            let d = diagnose_only(&sibling, &ops, m.got.width, profile, &expected, &m.got, Hyps(1 << key));
+            d.units.iter().any(|x| x.lane == units[j].lane_index && x.hyps.has(key)).then_some(true)
+        };
+        // Units the cause reproduces as they are need no narrowing: they count, and stay.
+        let fits: Vec<(usize, Option<bool>)> =
+            js.iter().map(|&j| (j, if adm[j].has(key) { None } else { fit(j) })).collect();
+        let by_cause = fits.iter().filter(|(_, f)| *f == Some(true)).count();
+        let held = |j: usize| adm[j].has(key) || chosen[j].is_some_and(|k| others.contains(&k));
+        let elsewhere = fits.iter().filter(|(j, f)| f.is_none() && held(*j)).count();
+        let fitting = fits.iter().filter(|(_, f)| f.is_some()).count();
+        // The cause must carry the variant, not the narrowing alone; the sibling's
+        // other causes (its NaN rule, say) may hold the rest.
+        if by_cause * 4 >= js.len() && (fitting + elsewhere) * 10 >= js.len() * 9 {
+            out.extend(fits.into_iter().filter(|(_, f)| f.is_some()).map(|(j, _)| (j, key)));
+        }
+    }
+    out
 }
 
 /// Whether hypothesis `h` holds wherever the answers can test it: admissible
@@ -1052,6 +1160,45 @@ mod tests {
     fn a_degenerate_implementation_is_one_class() {
         let t = run(&["cvt.rn.f16.f32", "cvt.rzi.s32.f64", "cvt.u16.u8", "cvt.rn.f32.s64"], |_, _, _| Some(0));
         assert_eq!(names(&t).len(), 1, "{}", t.text(&t.group(), false));
+    }
+
+    /// A clamp whose lower bound is +2^15 (GPGPU-Sim's `d2x` computes it as
+    /// `1 << (to_width - 1)`): every f64 → s16 at most 32767 gives 8000. For
+    /// a negative source `source-as-int` gives 8000 too (a negative double's
+    /// bits, read as an s64, clamp to −2^15), but the same answer for the
+    /// positive ones says the input did not make it: no name, one class.
+    #[test]
+    fn a_constant_answer_is_not_named_by_the_half_a_hypothesis_reproduces() {
+        let t = run(&["cvt.rmi.sat.s16.f64", "cvt.rzi.sat.s16.f64"], |_, ops, e| {
+            let x = f64::from_bits(ops[0].bits);
+            if x.is_nan() {
+                return Some(e);
+            }
+            Some(if x.floor() > 32767.0 { 0x7fff } else { 0x8000 })
+        });
+        let g = t.group();
+        let text = t.text(&g, false);
+        assert_eq!(g.classes.len(), 1, "{text}");
+        assert!(!names(&t).contains(&Some("source-as-int")), "{text}");
+    }
+
+    /// A bf16 converter that truncates (`f32 bits >> 16`, a `.rn` that acts
+    /// as `.rz`) handed an f64 narrows it to f32 first (Rust's `as`, to
+    /// nearest even: IEEE 754). The f64 variant is the f32 path's defect on
+    /// the narrowed source: one class, not the mechanisms its double
+    /// rounding happens to resemble.
+    #[test]
+    fn a_wide_source_narrowed_to_f32_joins_the_f32_paths_cause() {
+        let t = run(&["cvt.rn.bf16.f32", "cvt.rn.bf16.f64"], |c, ops, e| {
+            let x = if c.atype == ptx_cvt::Type::F64 {
+                f64::from_bits(ops[0].bits) as f32
+            } else {
+                f32::from_bits(ops[0].bits as u32)
+            };
+            (!x.is_nan()).then(|| u64::from(x.to_bits() >> 16)).or(Some(e))
+        });
+        let g = t.group();
+        assert_eq!(names(&t), [Some("rounding-rz")], "{}", t.text(&g, false));
     }
 
     /// Negative values that wrap into an unsigned type: "wraps" reproduces

@@ -321,6 +321,7 @@ mod tests {
                 members,
                 lane_units: 0,
                 unexplained_units: 0,
+                narrowed_units: 0,
                 seen: Hyps(0),
             })
             .collect();
