@@ -658,7 +658,7 @@ fn narrowed_sources(
     }
     let mut out = Vec::new();
     for (c, js) in &by_variant {
-        let narrows = c.atype.bits() == 64 && c.dtype.is_float() && c.dtype != Type::F32 && c.dtype.bits() < 32;
+        let narrows = c.atype.bits() == 64 && c.dtype.is_float() && c.dtype.bits() < 32;
         if !narrows || !c.is_scalar() || c.dtype.is_packed() {
             continue;
         }
