@@ -127,6 +127,11 @@ pub static CATALOGUE: &[Hypothesis] = &[
     row!("clamp-other-sign", "clamped to the range of the other signedness of the same width", |p| {
         (p.family() == Family::FloatToInt).then(|| p.with(&Alt::ClampOtherSign)).flatten()
     }),
+    row!(
+        "clamp-bound-rounds-up",
+        "the clamp compares in the source's float format, where MAX rounds up to 2^n: 2^n itself is not clamped and wraps (to 0, or to MIN)",
+        clamp_bound_rounds_up
+    ),
     row!("overflow-to-max", "overflow gives ±MAX_NORM where the rounding gives ±Inf", |p| {
         (p.c.dtype.is_float() && p.rounds()).then(|| p.with(&Alt::OverflowToMax)).flatten()
     }),
@@ -569,6 +574,24 @@ fn directed(p: &Probe) -> Option<(u64, u64, u64)> {
     }
     let at = |m: Mode| p.with(&Alt::Mode(m))?.single();
     Some((at(Mode::TowardZero)?, at(Mode::Up)?, at(Mode::Down)?))
+}
+
+/// `if (f > INT_MAX)` with a float `f`: INT_MAX (2^31 − 1) becomes 2^31 in
+/// f32, so 2^31 passes the check and the conversion overflows. Only where
+/// the source format cannot hold the bound, and only for the bound itself.
+fn clamp_bound_rounds_up(p: &Probe) -> Option<AcceptSet> {
+    let d = p.c.dtype;
+    if p.family() != Family::FloatToInt || !p.scalar() {
+        return None;
+    }
+    let k = d.bits() - u32::from(d.format().is_signed_int());
+    if p.c.atype.format().float_layout()?.precision() >= k {
+        return None;
+    }
+    let ptx_cvt::exact::Value::Num { neg: false, mag } = p.source()? else { return None };
+    let sig = mag.sig_u64()?;
+    let bound = sig.is_power_of_two() && mag.exp + i64::from(sig.trailing_zeros()) == i64::from(k);
+    bound.then(|| p.with(&Alt::Wraps)).flatten()
 }
 
 fn via_float(p: &Probe, c: &Cvt, mid: Type) -> Option<AcceptSet> {

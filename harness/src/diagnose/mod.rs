@@ -439,6 +439,19 @@ mod tests {
         assert!(why("cvt.rzi.s64.f32", (0x4f80_0000, 32), 64, 0x7fff_ffff).contains(&"via-s32"));
     }
 
+    /// `if (f > INT_MAX)` with an f32 `f`: INT_MAX becomes 2^31 (4f000000,
+    /// IEEE 754 round to nearest), so 2^31 passes and x86's cvttss2si gives
+    /// 80000000; UINT_MAX becomes 2^32 (4f800000), which wraps to 0. In f64
+    /// INT_MAX is exact: no such bug, and no such name.
+    #[test]
+    fn a_clamp_bound_rounded_up_in_float_is_explained() {
+        let row = "clamp-bound-rounds-up";
+        assert!(why("cvt.rzi.s32.f32", (0x4f00_0000, 32), 32, 0x8000_0000).contains(&row));
+        assert!(why("cvt.rni.u32.f32", (0x4f80_0000, 32), 32, 0).contains(&row));
+        assert!(!why("cvt.rzi.s32.f32", (0x4f00_0001, 32), 32, 0x8000_0100).contains(&row));
+        assert!(!why("cvt.rzi.s32.f64", (0x41e0_0000_0000_0000, 64), 32, 0x8000_0000).contains(&row));
+    }
+
     /// `.sat` turns a NaN into +0 (docs/semantics.md §5.7, rule `sat-nan`,
     /// a hardware result); a NaN branch that returns before the clamp gives
     /// a NaN.
