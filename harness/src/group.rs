@@ -366,7 +366,7 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
     let mut chosen = merge_shared_causes(chosen, &adm, &families, &mut holds);
     // A 64-bit source narrowed to f32 first, then the f32 path's defect.
     let mut narrowed = vec![false; units.len()];
-    for (j, key) in narrowed_sources(&units, &chosen, &adm, mismatches, profile) {
+    for (j, key) in narrowed_sources(&scopes, &units, &chosen, &adm, mismatches, profile) {
         chosen[j] = Some(key);
         adm[j].0 |= 1 << key;
         narrowed[j] = true;
@@ -641,23 +641,26 @@ fn merge_shared_causes(
 /// narrowed source, its units are that cause's.
 /// Returns each such unit and the cause (the sibling's most chosen key).
 fn narrowed_sources(
+    scopes: &BTreeMap<Cvt, Vec<usize>>,
     units: &[UnitRef],
     chosen: &[Scoped],
     adm: &[Hyps],
     mismatches: &[Mismatch],
     profile: Profile,
 ) -> Vec<(usize, ClassKey)> {
-    let mut by_variant: BTreeMap<Cvt, Vec<usize>> = BTreeMap::new();
-    let mut keys: HashMap<Cvt, BTreeMap<ClassKey, usize>> = HashMap::new();
-    for (j, u) in units.iter().enumerate() {
-        let c = mismatches[u.k].case.instr;
-        by_variant.entry(c).or_default().push(j);
-        if let Some(key) = chosen[j] {
-            *keys.entry(c).or_default().entry(key).or_default() += 1;
-        }
-    }
+    // How many units of each variant each key was chosen for.
+    let keys: HashMap<Cvt, BTreeMap<ClassKey, usize>> = scopes
+        .iter()
+        .map(|(c, js)| {
+            let mut n: BTreeMap<ClassKey, usize> = BTreeMap::new();
+            for key in js.iter().filter_map(|&j| chosen[j]) {
+                *n.entry(key).or_default() += 1;
+            }
+            (*c, n)
+        })
+        .collect();
     let mut out = Vec::new();
-    for (c, js) in &by_variant {
+    for (c, js) in scopes {
         let narrows = c.atype.bits() == 64 && c.dtype.is_float() && c.dtype.bits() < 32;
         if !narrows || !c.is_scalar() || c.dtype.is_packed() {
             continue;

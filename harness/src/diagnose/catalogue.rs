@@ -9,6 +9,8 @@
 //! ignored (`.sat/.ftz`: those whose own `no-…` row reproduces some case of
 //! the class, else every modifier written).
 
+use std::collections::BTreeSet;
+
 use ptx_cvt::accept::{width_mask, Alt as Bits, LaneSet};
 use ptx_cvt::decide::{Decisions, Ptx};
 use ptx_cvt::instr::Family;
@@ -182,16 +184,12 @@ pub static CATALOGUE: &[Hypothesis] = &[
         if !p.c.dtype.is_float() || p.c.rounding.is_some_and(Rounding::is_integer) || !p.c.atype.is_float() {
             return None;
         }
-        let mut set: Option<AcceptSet> = None;
-        for r in Rounding::INT4 {
+        let each = Rounding::INT4.iter().map(|&r| {
             let c = Cvt { rounding: Some(r), dtype: p.c.atype, sat: false, ..*p.c };
-            let whole = p.eval_ops(&c, p.ops, p.c.atype.bits())?;
-            let bits = whole.single()?;
-            let ops = [Operand { bits, width: p.ops[0].width }];
-            let s = p.eval_ops(p.c, &ops, p.dst_width)?;
-            set.get_or_insert_with(|| AcceptSet { width: s.width, alts: Default::default() }).union(s);
-        }
-        set
+            let bits = p.eval_ops(&c, p.ops, p.c.atype.bits())?.single()?;
+            p.eval_ops(p.c, &[Operand { bits, width: p.ops[0].width }], p.dst_width)
+        });
+        union_all(each.collect::<Option<Vec<_>>>()?)
     }),
     // The mechanisms of hand-written converters (mechanism.rs), lane by lane:
     // after the plain readings, which a tie prefers (the evidence separates them).
@@ -638,17 +636,21 @@ fn via_int(p: &Probe, mid: Type) -> Option<AcceptSet> {
         return None;
     }
     let overflows: [&dyn Decisions; 3] = [&Ptx, &Alt::Wraps, &Alt::NanToInt(NanInt::Indefinite)];
-    let mut set: Option<AcceptSet> = None;
-    for o in overflows {
-        let Some(bits) = p.eval_under(&Cvt { dtype: mid, ..*p.c }, p.ops, 32, o).and_then(|s| s.single()) else {
-            continue;
-        };
-        let ops = [Operand { bits, width: 32 }];
-        if let Some(s) = p.eval_ops(&Cvt { atype: mid, ..Cvt::new(d, mid) }, &ops, p.dst_width) {
-            set.get_or_insert_with(|| AcceptSet { width: s.width, alts: Default::default() }).union(s);
-        }
-    }
-    set
+    let first = Cvt { dtype: mid, ..*p.c };
+    // In range the three agree: each distinct temporary is extended once.
+    let temps: BTreeSet<u64> =
+        overflows.into_iter().filter_map(|o| p.eval_under(&first, p.ops, 32, o)?.single()).collect();
+    union_all(
+        temps.into_iter().filter_map(|bits| p.eval_ops(&Cvt::new(d, mid), &[Operand { bits, width: 32 }], p.dst_width)),
+    )
+}
+
+/// One set holding every answer of `sets` (`None` when there is none).
+fn union_all(sets: impl IntoIterator<Item = AcceptSet>) -> Option<AcceptSet> {
+    let mut sets = sets.into_iter().peekable();
+    let mut all = AcceptSet { width: sets.peek()?.width, alts: Default::default() };
+    sets.for_each(|s| all.union(s));
+    Some(all)
 }
 
 fn other_sign(t: Type) -> Option<Type> {
@@ -673,13 +675,8 @@ fn reread(p: &Probe, from: fn(Type) -> bool, to: fn(Type) -> bool) -> Option<Acc
     if !p.scalar() || !from(a) {
         return None;
     }
-    let mut set: Option<AcceptSet> = None;
-    for t in types_of_width(a.bits()).filter(|t| *t != a && to(*t) && other_sign(a) != Some(*t)) {
-        if let Some(s) = p.eval(&Cvt { atype: t, ..*p.c }) {
-            set.get_or_insert_with(|| AcceptSet { width: s.width, alts: Default::default() }).union(s);
-        }
-    }
-    set
+    let types = types_of_width(a.bits()).filter(|t| *t != a && to(*t) && other_sign(a) != Some(*t));
+    union_all(types.filter_map(|t| p.eval(&Cvt { atype: t, ..*p.c })))
 }
 
 /// The sources' lanes swapped, or the two lanes of the expected result.
