@@ -323,6 +323,7 @@ mod tests {
                 unexplained_units: 0,
                 narrowed_units: 0,
                 seen: Hyps(0),
+                absorbed: Vec::new(),
             })
             .collect();
         let mut class_of = vec![0; t.mismatches.len()];
