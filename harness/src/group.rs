@@ -1087,6 +1087,21 @@ impl Answer {
     }
 }
 
+/// The representative of `x` in a union-find forest (path halving).
+fn find(root: &mut [usize], mut x: usize) -> usize {
+    while root[x] != x {
+        root[x] = root[root[x]];
+        x = root[x];
+    }
+    x
+}
+
+/// Join the sets of `a` and `b`, the smaller index representing both.
+fn join(root: &mut [usize], a: usize, b: usize) {
+    let (ra, rb) = (find(root, a), find(root, b));
+    root[ra.max(rb)] = ra.min(rb);
+}
+
 /// Within each code path of what nothing explains (`paths`), the group of
 /// each unit by what it answered: units of one path that answer differently
 /// (`Answer`) are apart, unless `SAME_CELLS` of the smaller group's units
@@ -1105,13 +1120,6 @@ fn answer_groups(cells: &[Option<Cell>], variants: &[Cvt], paths: &[usize], answ
     }
     let keys: Vec<(usize, Answer)> = by_group.keys().copied().collect();
     let mut root: Vec<usize> = (0..keys.len()).collect();
-    fn find(root: &mut [usize], mut x: usize) -> usize {
-        while root[x] != x {
-            root[x] = root[root[x]];
-            x = root[x];
-        }
-        x
-    }
     for a in 0..keys.len() {
         for b in a + 1..keys.len() {
             if keys[a].0 != keys[b].0 {
@@ -1122,8 +1130,7 @@ fn answer_groups(cells: &[Option<Cell>], variants: &[Cvt], paths: &[usize], answ
             let (small, big, n) = if na <= nb { (ca, cb, na) } else { (cb, ca, nb) };
             let shared: usize = small.iter().filter(|(c, _)| big.contains_key(*c)).map(|(_, k)| k).sum();
             if shared * SAME_CELLS.1 >= n * SAME_CELLS.0 {
-                let (ra, rb) = (find(&mut root, a), find(&mut root, b));
-                root[ra.max(rb)] = ra.min(rb);
+                join(&mut root, a, b);
             }
         }
     }
@@ -1187,19 +1194,11 @@ fn unexplained_paths(cells: &[Option<Cell>], units: &[UnitRef], mismatches: &[Mi
     }
     let keys: Vec<&Cell> = variants.keys().copied().collect();
     let mut root: Vec<usize> = (0..keys.len()).collect();
-    fn find(root: &mut [usize], mut x: usize) -> usize {
-        while root[x] != x {
-            root[x] = root[root[x]];
-            x = root[x];
-        }
-        x
-    }
     for a in 0..keys.len() {
         for b in a + 1..keys.len() {
             let (va, vb) = (&variants[keys[a]], &variants[keys[b]]);
             if keys[a].0 == keys[b].0 && 2 * va.intersection(vb).count() >= va.len().min(vb.len()) {
-                let (ra, rb) = (find(&mut root, a), find(&mut root, b));
-                root[ra.max(rb)] = ra.min(rb);
+                join(&mut root, a, b);
             }
         }
     }
