@@ -981,10 +981,7 @@ impl Field {
     fn of(m: &Mismatch, lane: Option<u8>) -> Field {
         let (Some(e), Some(g)) = (m.outcome.accept.single(), m.got.single()) else { return Field::Unknown };
         let lanes = Lanes::of(&m.case.instr);
-        let x = match lane {
-            Some(i) => lanes.lane(e ^ g, u32::from(i)),
-            None => (0..lanes.n).map(|i| lanes.lane(e ^ g, i)).find(|&x| x != 0).unwrap_or(e ^ g),
-        };
+        let x = wrong_lane(&lanes, e, g, lane).map_or(e ^ g, |i| lanes.lane(e ^ g, i));
         let Some(l) = lanes.dst.float_layout() else { return Field::Integer };
         let top = 63 - u64::from(x.max(1).leading_zeros());
         if top >= u64::from(l.exp_bits + l.man_bits) {
@@ -995,6 +992,12 @@ impl Field {
             Field::Fraction
         }
     }
+}
+
+/// The lane a unit is about: its own, or for a whole answer the lowest lane
+/// where `got` differs from the oracle's `expected`.
+fn wrong_lane(lanes: &Lanes, expected: u64, got: u64, lane: Option<u8>) -> Option<u32> {
+    lane.map(u32::from).or_else(|| (0..lanes.n).find(|&i| lanes.lane(expected ^ got, i) != 0))
 }
 
 /// The kind of a value in its lane's format.
@@ -1074,10 +1077,7 @@ impl Answer {
     fn of(m: &Mismatch, lane: Option<u8>) -> Answer {
         let (Some(g), Some(e)) = (m.got.single(), m.outcome.accept.single()) else { return Answer::Unknown };
         let lanes = Lanes::of(&m.case.instr);
-        let i = match lane {
-            Some(i) => u32::from(i),
-            None => (0..lanes.n).find(|&i| lanes.lane(e ^ g, i) != 0).unwrap_or(0),
-        };
+        let i = wrong_lane(&lanes, e, g, lane).unwrap_or(0);
         let (right, got) = (ValueKind::of(lanes.dst, lanes.lane(e, i)), ValueKind::of(lanes.dst, lanes.lane(g, i)));
         if right == got {
             Answer::Kept
