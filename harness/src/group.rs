@@ -24,6 +24,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use ptx_cvt::format::Format;
 use ptx_cvt::{AcceptSet, Cvt, Operand, Profile, Rounding, Rule, Type};
 
+use crate::diagnose::misread::{self, Reading};
 use crate::diagnose::{self, diagnose_only, Hyps, Lanes, CATALOGUE, CONSTANT};
 use crate::mismatch::Mismatch;
 
@@ -41,6 +42,12 @@ const COINCIDENCE: usize = 3;
 const FEW_ANSWERS: usize = 8;
 /// A class of fewer than 1/SMALL (2%) of the run's mismatches may join a bigger one.
 const SMALL: usize = 50;
+/// `join_same_readings`: a class reads its sources consistently when at
+/// most 1 in `SELF_AGREE` of them get answers no one value gives.
+const SELF_AGREE: usize = 33;
+/// `join_same_readings`: two classes read the same values on at least
+/// `.0` telling sources, all but 1 in `.1` of them.
+const SAME_READING: (usize, usize) = (8, 10);
 /// A variant's wrong answers read as one constant from this many on.
 const CONSTANT_AT_LEAST: usize = 4;
 /// Two answer groups of one unexplained code path are one branch where at
@@ -178,6 +185,10 @@ pub struct BugClass {
     /// name they had by themselves (`None`: nothing explained them) and
     /// their cases.
     pub absorbed: Vec<(Option<&'static str>, usize)>,
+    /// Classes of other variants that joined it because their answers read
+    /// the same wrong source values (rule 10): what each alone was called,
+    /// and its cases.
+    pub same_readings: Vec<(Option<&'static str>, usize)>,
 }
 
 impl BugClass {
@@ -213,10 +224,11 @@ impl BugClass {
                 format!("every answer is {} whatever the input (a constant)", ptx_cvt::eval::fmt_hex(b, width))
             }
             Explanation::None => format!(
-                "{}{lanes}: no hypothesis reproduces these answers (the rule deciding the first one's wrong bits: {} [{}])",
+                "{}{lanes}: no hypothesis reproduces these answers (the rule deciding the first one's wrong bits: {} [{}]){}",
                 self.source.as_ref().map_or_else(|| self.family.to_string(), Unexplained::text),
                 self.rule.name(),
-                self.rule.evidence().tag()
+                self.rule.evidence().tag(),
+                joined(&self.same_readings, SAME_READINGS_TEXT)
             ),
         }
     }
@@ -233,23 +245,9 @@ impl BugClass {
                 if n == 1 { "" } else { "s" }
             ),
         };
-        let absorbed: Vec<String> = self
-            .absorbed
-            .iter()
-            .map(|&(name, n)| match name {
-                Some(name) => format!("{n} that alone read as `{name}`"),
-                None => format!("{n} that no hypothesis reproduces"),
-            })
-            .collect();
-        let absorbed = if absorbed.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "; with a few more wrong answers in these variants, too few to be a defect apart: {}",
-                absorbed.join(", ")
-            )
-        };
-        narrowed + &rest + &absorbed
+        let absorbed =
+            joined(&self.absorbed, "a few more wrong answers in these variants, too few to be a defect apart");
+        narrowed + &rest + &absorbed + &joined(&self.same_readings, SAME_READINGS_TEXT)
     }
     /// The cause of an explained class (catalogue.rs `CAUSES`), if its hypothesis has one.
     pub fn cause(&self) -> Option<&'static diagnose::catalogue::Cause> {
@@ -278,6 +276,24 @@ impl BugClass {
 
 /// The longest brace glob a class's scope is written as in the text report.
 const MAX_SCOPE_GLOB: usize = 120;
+
+const SAME_READINGS_TEXT: &str = "wrong answers of other variants that read the same wrong source values";
+
+/// The classes that joined another, in words (`why` they joined first).
+fn joined(classes: &[(Option<&str>, usize)], why: &str) -> String {
+    let each: Vec<String> = classes
+        .iter()
+        .map(|&(name, n)| match name {
+            Some(name) => format!("{n} that alone read as `{name}`"),
+            None => format!("{n} that no hypothesis reproduces"),
+        })
+        .collect();
+    if each.is_empty() {
+        String::new()
+    } else {
+        format!("; with {why}: {}", each.join(", "))
+    }
+}
 
 /// The bug classes of a run, most cases first, and each mismatch's classes.
 pub struct Grouping {
@@ -521,10 +537,12 @@ pub fn group(mismatches: &[Mismatch], evidence: &Evidence, profile: Profile) -> 
                 members,
                 seen,
                 absorbed: Vec::new(),
+                same_readings: Vec::new(),
             }
         })
         .collect();
-    let mut classes = absorb_small(classes, mismatches.len());
+    let classes = absorb_small(classes, mismatches.len());
+    let mut classes = join_same_readings(classes, mismatches);
     // Most cases first; ties in the order of the first mismatch.
     classes.sort_by_key(|b| (std::cmp::Reverse(b.members.len()), b.members[0]));
     let mut classes_of: Vec<Vec<usize>> = vec![Vec::new(); mismatches.len()];
@@ -558,17 +576,119 @@ fn absorb_small(mut classes: Vec<BugClass>, mismatches: usize) -> Vec<BugClass> 
         });
         if let Some(big) = target {
             gone[small] = true;
-            let from = std::mem::take(&mut classes[small].members);
-            let name = classes[small].name();
-            let variants = std::mem::take(&mut classes[small].variants);
-            let lanes = classes[small].lane_units;
-            let b = &mut classes[big];
-            let before: std::collections::HashSet<usize> = b.members.iter().copied().collect();
-            let added: Vec<usize> = from.into_iter().filter(|k| !before.contains(k)).collect();
-            b.absorbed.push((name, added.len()));
-            b.members.extend(added);
-            b.variants.extend(variants);
-            b.lane_units += lanes;
+            absorb(&mut classes, small, big, Joined::Few);
+        }
+    }
+    classes.into_iter().zip(gone).filter(|(_, g)| !g).map(|(b, _)| b).collect()
+}
+
+/// Why a class joined another (`BugClass::absorbed`, `same_readings`).
+#[derive(Clone, Copy)]
+enum Joined {
+    Few,
+    SameReadings,
+}
+
+/// Class `from`'s cases join class `to` (`from` is left empty).
+fn absorb(classes: &mut [BugClass], from: usize, to: usize, why: Joined) {
+    let members = std::mem::take(&mut classes[from].members);
+    let name = classes[from].name();
+    let variants = std::mem::take(&mut classes[from].variants);
+    let lanes = classes[from].lane_units;
+    let source = classes[from].source.take();
+    let b = &mut classes[to];
+    if let (Joined::SameReadings, Some(from), Some(to)) = (why, source, b.source.as_mut()) {
+        // One defect: the host's text spans where both fail and what both answered.
+        to.regions.extend(from.regions);
+        to.fields.extend(from.fields);
+        to.answers.extend(from.answers);
+    }
+    let before: std::collections::HashSet<usize> = b.members.iter().copied().collect();
+    let added: Vec<usize> = members.into_iter().filter(|k| !before.contains(k)).collect();
+    match why {
+        Joined::Few => b.absorbed.push((name, added.len())),
+        Joined::SameReadings => b.same_readings.push((name, added.len())),
+    }
+    b.members.extend(added);
+    b.variants.extend(variants);
+    b.lane_units += lanes;
+}
+
+/// Each class's reading of each scalar source (type and bits) it fails
+/// on, met over its answers (`None` where its answers read different
+/// values: `diagnose::misread`).
+type Readings = BTreeMap<(Type, u64), Option<Reading>>;
+
+fn readings(b: &BugClass, mismatches: &[Mismatch]) -> Readings {
+    let mut r = Readings::new();
+    for &k in &b.members {
+        let m = &mismatches[k];
+        let (Some(got), [op]) = (m.got.single(), m.case.operands.as_slice()) else { continue };
+        let Some(x) = misread::reading(&m.case.instr, got) else { continue };
+        let v = match r.get(&(m.case.instr.atype, op.bits)) {
+            None => Some(x),
+            Some(y) => y.as_ref().and_then(|y| y.meet(&x)),
+        };
+        r.insert((m.case.instr.atype, op.bits), v);
+    }
+    r
+}
+
+/// Whether a class reads each source as one value (all but 1/`SELF_AGREE`).
+fn self_consistent(r: &Readings) -> bool {
+    !r.is_empty() && r.values().filter(|v| v.is_none()).count() * SELF_AGREE <= r.len()
+}
+
+/// Whether two classes read the same wrong values: of the sources both fail
+/// on where either reading excludes the true value, at least
+/// `SAME_READING.0` and all but 1/`SAME_READING.1` admit one value.
+fn same_readings(a: &Readings, b: &Readings) -> bool {
+    let (mut n, mut agree) = (0, 0);
+    for (key, x) in a {
+        let Some(y) = b.get(key) else { continue };
+        let format = key.0.format();
+        if ![x, y].iter().any(|r| r.as_ref().is_some_and(|r| r.informative(format, key.1))) {
+            continue;
+        }
+        n += 1;
+        if let (Some(x), Some(y)) = (x, y) {
+            agree += usize::from(x.meet(y).is_some());
+        }
+    }
+    n >= SAME_READING.0 && (n - agree) * SAME_READING.1 <= n
+}
+
+/// Classes nothing explains whose answers are, source by source, the right
+/// conversion of the same wrong value read the source the same wrong way:
+/// one defect of the code that reads it, seen in each family that reads
+/// this source type (rule 10). They join, transitively, into the biggest.
+fn join_same_readings(mut classes: Vec<BugClass>, mismatches: &[Mismatch]) -> Vec<BugClass> {
+    let n = classes.len();
+    let candidates: Vec<usize> = (0..n).filter(|&i| matches!(classes[i].explanation, Explanation::None)).collect();
+    let r: BTreeMap<usize, Readings> = candidates
+        .iter()
+        .map(|&i| (i, readings(&classes[i], mismatches)))
+        .filter(|(_, r)| self_consistent(r))
+        .collect();
+    let mut root: Vec<usize> = (0..n).collect();
+    for (&i, a) in &r {
+        for (&j, b) in r.range(i + 1..) {
+            if same_readings(a, b) {
+                join(&mut root, i, j);
+            }
+        }
+    }
+    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for &i in r.keys() {
+        groups.entry(find(&mut root, i)).or_default().push(i);
+    }
+    let mut gone = vec![false; n];
+    for members in groups.values().filter(|m| m.len() > 1) {
+        let host =
+            *members.iter().max_by_key(|&&i| (classes[i].members.len(), Reverse(i))).expect("a group has members");
+        for &i in members.iter().filter(|&&i| i != host) {
+            gone[i] = true;
+            absorb(&mut classes, i, host, Joined::SameReadings);
         }
     }
     classes.into_iter().zip(gone).filter(|(_, g)| !g).map(|(b, _)| b).collect()
@@ -1716,6 +1836,37 @@ mod tests {
         let text = t.text(&g, false);
         assert_eq!(g.classes.len(), 2, "{text}");
         assert!(text.contains("wrong bits in the exponent field") && text.contains("wrong bits in the fraction field"));
+    }
+
+    /// A decoder that drops the top fraction bit of f32 sources answers, in
+    /// every family, the right conversion of the value it read: the float
+    /// and the integer destinations' classes read the same wrong values and
+    /// are one defect. Where the integer path drops another bit, the two
+    /// read different values and stay apart.
+    #[test]
+    fn one_misread_source_is_one_class_across_families() {
+        let misread = |float_bit: u32, int_bit: u32| {
+            move |c: &Cvt, ops: &[Operand], _| {
+                let b = ops[0].bits;
+                let bit = if c.dtype.format().is_float() { float_bit } else { int_bit };
+                if b >> 23 & 0xff == 0xff || b >> bit & 1 == 0 {
+                    return None;
+                }
+                let o = evaluate(c, &[Operand { bits: b & !(1 << bit), width: 32 }], c.dtype.bits(), Profile::Sm90);
+                o.ok()?.accept.single()
+            }
+        };
+        let variants = ["cvt.rn.f16.f32", "cvt.rni.s32.f32", "cvt.rz.bf16.f32", "cvt.rmi.u16.f32"];
+        let class_of = |t: &Triage, variant: &str| {
+            let g = t.group();
+            g.classes.iter().position(|b| b.variants.iter().any(|c| c.to_string() == variant))
+        };
+        let t = run(&variants, misread(22, 22));
+        let text = t.text(&t.group(), false);
+        assert_eq!(class_of(&t, "cvt.rn.f16.f32"), class_of(&t, "cvt.rni.s32.f32"), "{text}");
+        let t = run(&variants, misread(22, 21));
+        let text = t.text(&t.group(), false);
+        assert_ne!(class_of(&t, "cvt.rn.f16.f32"), class_of(&t, "cvt.rni.s32.f32"), "{text}");
     }
 
     /// One switch over the rounding modes that swaps `.rm` and `.rp` shows

@@ -131,6 +131,7 @@ impl Triage {
                        "hypotheses": hypotheses, "lane_units": b.lane_units,
                        "unexplained_units": b.unexplained_units, "narrowed_units": b.narrowed_units,
                        "absorbed": b.absorbed.iter().map(|&(name, cases)| json!({"name": name, "cases": cases})).collect::<Vec<_>>(),
+                       "same_readings": b.same_readings.iter().map(|&(name, cases)| json!({"name": name, "cases": cases})).collect::<Vec<_>>(),
                        "family": b.family, "rule": b.rule.name(), "evidence": b.rule.evidence().tag(),
                        "unexplained_from": b.source.as_ref().map(crate::group::Unexplained::text),
                        "scope": glob, "scope_exact": exact,

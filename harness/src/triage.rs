@@ -324,6 +324,7 @@ mod tests {
                 narrowed_units: 0,
                 seen: Hyps(0),
                 absorbed: Vec::new(),
+                same_readings: Vec::new(),
             })
             .collect();
         let mut class_of = vec![0; t.mismatches.len()];

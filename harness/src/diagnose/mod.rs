@@ -10,6 +10,7 @@ pub mod catalogue;
 mod glob;
 pub mod lanes;
 pub mod mechanism;
+pub mod misread;
 mod probe;
 
 use std::collections::{BTreeMap, BTreeSet};
