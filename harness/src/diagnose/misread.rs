@@ -72,12 +72,17 @@ fn at(neg: bool, k: Integer, e: i64) -> Bound {
 }
 
 /// The reading of a scalar conversion's answer `got` (`None` for forms
-/// with more than one source value per result).
+/// with more than one source value per result, and for an integer chopped
+/// or extended into another without `.sat`: its bits keep the source's low
+/// bits, not its value).
 pub fn reading(c: &Cvt, got: u64) -> Option<Reading> {
     if c.dtype.lanes() > 1 || c.atype.lanes() > 1 || c.scaled || c.scaled_n1 {
         return None;
     }
     let dst = c.dtype.format();
+    if dst.int_range().is_some() && c.atype.format().int_range().is_some() && !c.sat {
+        return None;
+    }
     let (neg, mag) = match decode(dst, got) {
         Value::Nan(_) => return Some(Reading::Nan),
         Value::Inf { neg } => {
@@ -217,7 +222,10 @@ mod tests {
         let f = reading(&cvt("cvt.rn.f16.f32"), 0x63d0).unwrap();
         assert!(f.meet(&reading(&cvt("cvt.rni.s32.f32"), 1000).unwrap()).is_some());
         assert!(f.meet(&reading(&cvt("cvt.rni.s32.f32"), 2000).unwrap()).is_none());
-        // Packed results have no one reading.
+        // Packed results have no one reading, nor a chopped integer
+        // (cvt.s8.s32 of 300 gives 44, PTX ISA: low bits kept).
         assert!(reading(&cvt("cvt.rn.f16x2.f32"), 0).is_none());
+        assert!(reading(&cvt("cvt.s8.s32"), 44).is_none());
+        assert!(reading(&cvt("cvt.sat.s8.s32"), 0x7f).is_some());
     }
 }
