@@ -616,27 +616,34 @@ fn absorb(classes: &mut [BugClass], from: usize, to: usize, why: Joined) {
 
 /// Each class's reading of each scalar source (type and bits) it fails
 /// on, met over its answers (`None` where its answers read different
-/// values: `diagnose::misread`).
-type Readings = BTreeMap<(Type, u64), Option<Reading>>;
+/// values: `diagnose::misread`), and whether it tells a wrong value
+/// (`Reading::informative`).
+type Readings = BTreeMap<(Type, u64), (Option<Reading>, bool)>;
 
 fn readings(b: &BugClass, mismatches: &[Mismatch]) -> Readings {
-    let mut r = Readings::new();
+    let mut met: BTreeMap<(Type, u64), Option<Reading>> = BTreeMap::new();
     for &k in &b.members {
         let m = &mismatches[k];
         let (Some(got), [op]) = (m.got.single(), m.case.operands.as_slice()) else { continue };
         let Some(x) = misread::reading(&m.case.instr, got) else { continue };
-        let v = match r.get(&(m.case.instr.atype, op.bits)) {
+        let key = (m.case.instr.atype, op.bits);
+        let v = match met.get(&key) {
             None => Some(x),
             Some(y) => y.as_ref().and_then(|y| y.meet(&x)),
         };
-        r.insert((m.case.instr.atype, op.bits), v);
+        met.insert(key, v);
     }
-    r
+    met.into_iter()
+        .map(|(key, r)| {
+            let telling = r.as_ref().is_some_and(|r| r.informative(key.0.format(), key.1));
+            (key, (r, telling))
+        })
+        .collect()
 }
 
 /// Whether a class reads each source as one value (all but 1/`SELF_AGREE`).
 fn self_consistent(r: &Readings) -> bool {
-    !r.is_empty() && r.values().filter(|v| v.is_none()).count() * SELF_AGREE <= r.len()
+    !r.is_empty() && r.values().filter(|(v, _)| v.is_none()).count() * SELF_AGREE <= r.len()
 }
 
 /// Whether two classes read the same wrong values: of the sources both fail
@@ -644,10 +651,9 @@ fn self_consistent(r: &Readings) -> bool {
 /// `SAME_READING.0` and all but 1/`SAME_READING.1` admit one value.
 fn same_readings(a: &Readings, b: &Readings) -> bool {
     let (mut n, mut agree) = (0, 0);
-    for (key, x) in a {
-        let Some(y) = b.get(key) else { continue };
-        let format = key.0.format();
-        if ![x, y].iter().any(|r| r.as_ref().is_some_and(|r| r.informative(format, key.1))) {
+    for (key, (x, tells_x)) in a {
+        let Some((y, tells_y)) = b.get(key) else { continue };
+        if !(*tells_x || *tells_y) {
             continue;
         }
         n += 1;

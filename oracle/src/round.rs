@@ -47,7 +47,7 @@ impl Mode {
 /// The set of values a result may take: multiples of 2^q with at most
 /// `precision` significant bits, q ≥ `qmin`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Grid {
+pub struct Grid {
     pub precision: Option<u32>,
     pub qmin: i64,
 }

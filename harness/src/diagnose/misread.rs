@@ -14,13 +14,14 @@ use ptx_cvt::rug::Integer;
 
 use ptx_cvt::exact::{decode, Dyadic, Value};
 use ptx_cvt::format::Format;
+use ptx_cvt::round::Grid;
 use ptx_cvt::Cvt;
 
-/// A signed exact value `m · 2^e`, or an infinity.
+/// A signed exact value, or an infinity (−0 and +0 are equal).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Bound {
     NegInf,
-    At { m: Integer, e: i64 },
+    At { neg: bool, mag: Dyadic },
     PosInf,
 }
 
@@ -28,7 +29,14 @@ impl Bound {
     fn rank(&self) -> i8 {
         match self {
             Bound::NegInf => -2,
-            Bound::At { m, .. } => m.cmp0() as i8,
+            Bound::At { mag, .. } if mag.is_zero() => 0,
+            Bound::At { neg, .. } => {
+                if *neg {
+                    -1
+                } else {
+                    1
+                }
+            }
             Bound::PosInf => 2,
         }
     }
@@ -36,16 +44,10 @@ impl Bound {
 
 impl Ord for Bound {
     fn cmp(&self, o: &Self) -> Ordering {
-        match (self, o) {
-            (Bound::At { m: a, e: x }, Bound::At { m: b, e: y }) if a.cmp0() == b.cmp0() => {
-                let mag = Dyadic::new(a.clone().abs(), *x).cmp(&Dyadic::new(b.clone().abs(), *y));
-                if a.cmp0() == Ordering::Less {
-                    mag.reverse()
-                } else {
-                    mag
-                }
-            }
-            _ => self.rank().cmp(&o.rank()),
+        match (self.rank(), o.rank(), self, o) {
+            (-1, -1, Bound::At { mag: a, .. }, Bound::At { mag: b, .. }) => b.cmp(a),
+            (1, 1, Bound::At { mag: a, .. }, Bound::At { mag: b, .. }) => a.cmp(b),
+            (x, y, ..) => x.cmp(&y),
         }
     }
 }
@@ -67,8 +69,10 @@ pub enum Reading {
     Range { lo: Bound, hi: Bound, nan: bool, narrow: bool },
 }
 
+/// `±k · 2^e` for a signed `k`, negated where `neg`.
 fn at(neg: bool, k: Integer, e: i64) -> Bound {
-    Bound::At { m: if neg { -k } else { k }, e }
+    let neg = neg != (k < 0);
+    Bound::At { neg, mag: Dyadic::new(k.abs(), e) }
 }
 
 /// The reading of a scalar conversion's answer `got` (`None` for forms
@@ -86,18 +90,15 @@ pub fn reading(c: &Cvt, got: u64) -> Option<Reading> {
     let (neg, mag) = match decode(dst, got) {
         Value::Nan(_) => return Some(Reading::Nan),
         Value::Inf { neg } => {
-            let max = dst.float_layout()?.max_finite();
-            let edge = at(neg, max.sig().into_owned(), max.exp);
+            let edge = Bound::At { neg, mag: dst.float_layout()?.max_finite() };
             let (lo, hi) = if neg { (Bound::NegInf, edge) } else { (edge, Bound::PosInf) };
             return Some(Reading::Range { lo, hi, nan: false, narrow: false });
         }
         Value::Num { neg, mag } => (neg, mag),
     };
-    // The answer as k units of its last place 2^q.
-    let q = match dst.float_layout() {
-        Some(l) => mag.msb_exp().map_or(l.qmin(), |m| (m - l.man_bits as i64).max(l.qmin())),
-        None => 0,
-    };
+    // The answer as k units of its last place 2^q (the rounding core's grid).
+    let grid = dst.float_layout().map_or_else(Grid::integers, Grid::float);
+    let q = mag.msb_exp().map_or(grid.qmin, |m| grid.quantum(m));
     let k = mag.scaled_to(q);
     let unit = |d: i64| at(neg, k.clone() + d, q);
     let (mut lo, mut hi) = if neg { (unit(1), unit(-1)) } else { (unit(-1), unit(1)) };
@@ -107,8 +108,8 @@ pub fn reading(c: &Cvt, got: u64) -> Option<Reading> {
         (Some(l), _) => {
             if zero {
                 // A flushed result: anything below the smallest normal.
-                lo = at(true, Integer::from(1), l.emin());
-                hi = at(false, Integer::from(1), l.emin());
+                lo = Bound::At { neg: true, mag: Dyadic::word(1, l.emin()) };
+                hi = Bound::At { neg: false, mag: Dyadic::word(1, l.emin()) };
                 if c.sat || c.relu {
                     lo = Bound::NegInf;
                     nan = true;
@@ -172,7 +173,7 @@ impl Reading {
                 *narrow
                     && match decode(format, src) {
                         Value::Num { neg, mag } => {
-                            let v = at(neg, mag.sig().into_owned(), mag.exp);
+                            let v = Bound::At { neg, mag };
                             v < *lo || v > *hi
                         }
                         _ => true,
